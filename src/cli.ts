@@ -1,0 +1,1 @@
+console.log('agent-fix: not yet wired');

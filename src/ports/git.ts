@@ -1,0 +1,55 @@
+/** What the story needs from git, named by intent. Implemented by adapters/git.ts (simple-git). */
+
+export interface FileChange {
+  path: string;
+  status: 'added' | 'modified' | 'deleted' | 'renamed';
+  oldPath?: string;
+  additions: number;
+  deletions: number;
+  binary: boolean;
+}
+
+export interface CommitInfo {
+  sha: string;
+  authorName: string;
+  authorEmail: string;
+  committerEmail: string;
+  subject: string;
+}
+
+export interface Identity {
+  name: string;
+  email: string;
+}
+
+export type PushResult =
+  | { kind: 'pushed'; sha: string }
+  | { kind: 'rejected'; reason: string };
+
+export interface GitPort {
+  readonly root: string;
+  /** sha of HEAD. */
+  headSha(): Promise<string>;
+  /** A git tree id capturing the working tree: tracked and untracked files, minus ignored ones. Does not touch HEAD or the index. */
+  snapshot(): Promise<string>;
+  /** Makes the working tree equal to a snapshot (files absent from it that are untracked and not ignored are removed). */
+  restore(tree: string): Promise<void>;
+  /** Unified diff between two trees. */
+  diff(fromTree: string, toTree: string): Promise<string>;
+  /** Per-file change summary between two trees. */
+  changes(fromTree: string, toTree: string): Promise<FileChange[]>;
+  /** Tracked plus untracked-not-ignored files, repo-relative with '/' separators, sorted. */
+  listFiles(): Promise<string[]>;
+  /** Creates a commit object for `tree` on top of `parent`; does not move any ref. */
+  commitTree(tree: string, parent: string, message: string, author: Identity): Promise<string>;
+  /** Fetches refs/heads/<branch> from the remote; returns its sha or null when the branch does not exist there. */
+  fetchBranch(remote: string, branch: string): Promise<string | null>;
+  /** Commits reachable from `tip` and not from `base`, newest first. */
+  commitsBetween(base: string, tip: string): Promise<CommitInfo[]>;
+  /** Is `ancestor` an ancestor of (or equal to) `descendant`? */
+  isAncestor(ancestor: string, descendant: string): Promise<boolean>;
+  /** Pushes `sha` to refs/heads/<branch>; `expected` is the lease (null: the branch must not exist). */
+  push(remote: string, sha: string, branch: string, expected: string | null): Promise<PushResult>;
+  /** Points a local branch at `sha` (creating or moving it) without touching the working tree. */
+  setLocalBranch(branch: string, sha: string): Promise<void>;
+}

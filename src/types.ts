@@ -1,0 +1,143 @@
+/** Domain types shared by the modules of the story (see README, Architecture). */
+import type { FileChange } from './ports/git.js';
+
+// ---------------------------------------------------------------- settings
+export interface Settings {
+  githubToken: string;
+  apiKey: string;
+  baseUrl: string;
+  model: string;
+  /** null: detect from the repository. */
+  testCommand: string | null;
+  setupCommand: string | null;
+  label: string;
+  maxIterations: number;
+  maxChangedFiles: number;
+  maxChangedLines: number;
+  draft: boolean;
+  /** Timeout of one setup or test command. */
+  commandTimeoutMs: number;
+  /** Glob patterns the model may never edit (always includes .github/workflows/**). */
+  protectedPaths: string[];
+}
+
+// ---------------------------------------------------------------- triggers
+export type Trigger =
+  | { kind: 'issue'; via: 'label' | 'comment' | 'dispatch'; issueNumber: number; actor: string; extraInstructions: string; triggeredAt: string }
+  | { kind: 'skip'; reason: string };
+
+// ---------------------------------------------------------------- task
+export interface Task {
+  /** Stable identity of the task: `issue-42`. Names the branch and the comment marker. */
+  key: string;
+  title: string;
+  /** Sanitized goal text for the model (untrusted text already cleaned). */
+  goal: string;
+  issueNumber?: number;
+  issueUrl?: string;
+}
+
+// ---------------------------------------------------------------- verification
+export type TestStatus = 'passed' | 'failed' | 'skipped';
+
+export interface TestCase {
+  /** Stable id: `file > suite > name` or the runner's own full name. */
+  id: string;
+  status: TestStatus;
+  message?: string;
+  durationMs?: number;
+}
+
+export type ParsedFrom = 'jest' | 'vitest' | 'node-test' | 'tap' | 'mocha' | 'pytest' | 'go' | 'none';
+
+export interface TestRun {
+  command: string;
+  exitCode: number | null;
+  timedOut: boolean;
+  durationMs: number;
+  /** Exit code 0, not timed out. */
+  succeeded: boolean;
+  tests: TestCase[];
+  counts: { passed: number; failed: number; skipped: number };
+  parsedFrom: ParsedFrom;
+  /** Redacted, capped tail of the output for humans and the model. */
+  outputTail: string;
+}
+
+export interface Verdict {
+  /** The command succeeded and nothing that passed at baseline fails now. */
+  ok: boolean;
+  newlyFailing: string[];
+  nowPassing: string[];
+  stillFailing: string[];
+  /** One line for humans. */
+  summary: string;
+}
+
+// ---------------------------------------------------------------- the loop
+export type Outcome = 'fixed' | 'not-fixed' | 'skipped' | 'error';
+
+export type Reason =
+  | 'verified'
+  | 'tests-still-failing'
+  | 'budget-exhausted'
+  | 'model-gave-up'
+  | 'baseline-already-passes'
+  | 'no-changes'
+  | 'human-commits-on-branch'
+  | 'push-rejected'
+  | 'unauthorized'
+  | 'not-applicable'
+  | 'setup-failed'
+  | 'internal-error';
+
+export interface Attempt {
+  iteration: number;
+  summary: string;
+  verdict: Verdict;
+  changedFiles: string[];
+  rolledBack: boolean;
+}
+
+export interface TokenUsage {
+  promptTokens: number;
+  completionTokens: number;
+  requests: number;
+}
+
+export interface LoopResult {
+  reason: Reason;
+  /** Model's summary of the accepted change (or the last attempt). */
+  summary: string;
+  iterations: number;
+  attempts: Attempt[];
+  final: TestRun | null;
+  usage: TokenUsage;
+}
+
+/** Everything the report renderers need; produced once at the end of a run. */
+export interface RunReport {
+  status: Outcome;
+  reason: Reason;
+  /** Human explanation of the reason, one or two sentences. */
+  detail: string;
+  task: Task;
+  model: string;
+  scripted?: boolean;
+  setupCommand: string | null;
+  testCommand: string | null;
+  baseline: TestRun | null;
+  final: TestRun | null;
+  summary: string;
+  iterations: number;
+  maxIterations: number;
+  attempts: Attempt[];
+  changes: FileChange[];
+  diff: string;
+  usage: TokenUsage;
+  durationMs: number;
+  branch?: string;
+  prNumber?: number;
+  prUrl?: string;
+  runUrl?: string;
+}
