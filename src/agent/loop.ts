@@ -1,0 +1,220 @@
+/**
+ * The agent loop: model <-> tools until a verified fix or a budget runs out.
+ * The harness owns verification: `finish` triggers a real test run, compared with the baseline.
+ * Tool failures are data for the model, never exceptions. After a failed attempt the working
+ * tree goes back to the best snapshot so far.
+ */
+import type { ChatMessage, ChatModel, ModelReply, ToolCall } from '../ports/llm.js';
+import type { FileChange, GitPort } from '../ports/git.js';
+import type { Attempt, LoopResult, Reason, Task, TestRun, TokenUsage, Verdict } from '../types.js';
+import { TOOL_SPECS, type ToolBox } from './tools.js';
+import { firstUserMessage, systemPrompt } from './prompt.js';
+import { compareRuns } from '../verify/compare.js';
+import { failureFeedback } from '../verify/test-run.js';
+
+export type LoopEvent =
+  | { type: 'model-request'; turn: number; newMessages: ChatMessage[] }
+  | { type: 'model-reply'; turn: number; reply: ModelReply }
+  | { type: 'tool'; turn: number; name: string; arguments: string; ok: boolean; display: string; result: string }
+  | { type: 'test-run'; purpose: 'run_tests' | 'verify'; iteration: number; run: TestRun; verdict?: Verdict }
+  | { type: 'rollback'; iteration: number; toTree: string; reason: string }
+  | { type: 'note'; message: string };
+
+export interface LoopLimits {
+  maxIterations: number;
+  maxChangedFiles: number;
+  maxChangedLines: number;
+  /** Model requests in total (a guard against a model that never calls finish). */
+  maxTurns: number;
+  /** Prompt+completion tokens in total; 0 = unlimited. */
+  maxTokens: number;
+}
+
+export interface LoopDeps {
+  model: ChatModel;
+  tools: ToolBox;
+  git: GitPort;
+  /** Runs the repository's test command (the harness's own run). */
+  runTests: () => Promise<TestRun>;
+  baseline: TestRun;
+  baselineTree: string;
+  limits: LoopLimits;
+  /** Applied to every message before it leaves the process. */
+  redact: (text: string) => string;
+  emit?: (e: LoopEvent) => void;
+}
+
+export interface LoopOutput extends LoopResult {
+  /** The tree of the accepted fix (reason 'verified') or of the best attempt. */
+  tree: string;
+  /** Files the model wrote (repo-relative), in order of first touch. */
+  touched: string[];
+}
+
+function score(run: TestRun): number {
+  if (run.succeeded) return 0;
+  return Math.max(1, run.counts.failed) + (run.timedOut ? 1000 : 0);
+}
+
+export function sizeOf(changes: FileChange[]): { files: number; lines: number } {
+  return { files: changes.length, lines: changes.reduce((n, c) => n + c.additions + c.deletions, 0) };
+}
+
+export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutput> {
+  const { model, tools, git, limits } = deps;
+  const emit = deps.emit ?? (() => undefined);
+  const usage: TokenUsage = { promptTokens: 0, completionTokens: 0, requests: 0 };
+  const attempts: Attempt[] = [];
+  const touched: string[] = [];
+  const messages: ChatMessage[] = [
+    { role: 'system', content: systemPrompt(limits) },
+    { role: 'user', content: deps.redact(firstUserMessage(task, deps.baseline, failureFeedback(deps.baseline))) },
+  ];
+  let sent = 0;
+  let best = { tree: deps.baselineTree, score: score(deps.baseline) };
+  let iteration = 0;
+  let nudges = 0;
+  let lastSummary = '';
+  let final: TestRun | null = null;
+
+  const done = (reason: Reason, tree: string): LoopOutput => ({
+    reason,
+    summary: lastSummary,
+    iterations: iteration,
+    attempts,
+    final,
+    usage,
+    tree,
+    touched,
+  });
+
+  for (let turn = 1; ; turn++) {
+    if (turn > limits.maxTurns || (limits.maxTokens > 0 && usage.promptTokens + usage.completionTokens >= limits.maxTokens)) {
+      emit({ type: 'note', message: `budget exhausted after ${turn - 1} model requests and ${usage.promptTokens + usage.completionTokens} tokens` });
+      await git.restore(best.tree);
+      return done('budget-exhausted', best.tree);
+    }
+    emit({ type: 'model-request', turn, newMessages: messages.slice(sent) });
+    sent = messages.length;
+    const reply = await model.complete(messages, TOOL_SPECS);
+    usage.requests++;
+    usage.promptTokens += reply.usage.promptTokens;
+    usage.completionTokens += reply.usage.completionTokens;
+    emit({ type: 'model-reply', turn, reply });
+    messages.push({ role: 'assistant', content: reply.content, toolCalls: reply.toolCalls.length ? reply.toolCalls : undefined });
+
+    if (reply.toolCalls.length === 0) {
+      nudges++;
+      if (nudges > 3) {
+        lastSummary = lastSummary || (reply.content ?? '').trim();
+        await git.restore(best.tree);
+        return done('model-gave-up', best.tree);
+      }
+      const why = reply.finishReason === 'length' ? 'Your answer was cut off at the token limit. Make smaller steps.' : 'Please continue by calling a tool.';
+      messages.push({ role: 'user', content: `${why} Use the tools to inspect and edit files, and call finish when the fix is complete.` });
+      continue;
+    }
+
+    let finished = false;
+    for (const call of reply.toolCalls) {
+      if (finished) {
+        messages.push(toolMessage(call, 'Not executed: finish was called earlier in the same reply.'));
+        continue;
+      }
+      if (call.name === 'finish') {
+        finished = true;
+        const outcome = await verifyAttempt(call);
+        messages.push(toolMessage(call, deps.redact(outcome.message)));
+        if (outcome.stop) return done(outcome.stop, outcome.tree);
+        continue;
+      }
+      if (call.name === 'run_tests') {
+        const run = await deps.runTests();
+        emit({ type: 'test-run', purpose: 'run_tests', iteration, run });
+        const verdict = compareRuns(deps.baseline, run);
+        const text = run.succeeded ? `Tests pass. ${verdict.summary}` : `${verdict.summary}\n\n${failureFeedback(run)}`;
+        emit({ type: 'tool', turn, name: call.name, arguments: call.arguments, ok: true, display: `run_tests: ${verdict.summary}`, result: text });
+        messages.push(toolMessage(call, deps.redact(text)));
+        continue;
+      }
+      const result = await tools.execute(call.name, call.arguments);
+      if (result.changedPath && !touched.includes(result.changedPath)) touched.push(result.changedPath);
+      emit({ type: 'tool', turn, name: call.name, arguments: call.arguments, ok: result.ok, display: result.display, result: result.content });
+      messages.push(toolMessage(call, deps.redact(result.content)));
+    }
+  }
+
+  async function verifyAttempt(call: ToolCall): Promise<{ message: string; stop?: Reason; tree: string }> {
+    iteration++;
+    lastSummary = parseSummary(call.arguments);
+    const tree = await git.snapshot();
+    const changes = (await git.changes(deps.baselineTree, tree)).filter((c) => touched.includes(c.path) || (c.oldPath !== undefined && touched.includes(c.oldPath)));
+    const size = sizeOf(changes);
+    const changedFiles = changes.map((c) => c.path);
+    const outOfAttempts = iteration >= limits.maxIterations;
+    const noVerdict = (summary: string): Verdict => ({ ok: false, newlyFailing: [], nowPassing: [], stillFailing: [], summary });
+
+    if (changes.length === 0) {
+      attempts.push({ iteration, summary: lastSummary, verdict: noVerdict('no changes'), changedFiles, rolledBack: false });
+      if (outOfAttempts) return { message: 'No changes.', stop: 'no-changes', tree: best.tree };
+      return { message: 'You have not changed any file yet, so there is nothing to verify. Edit the code, then call finish.', tree };
+    }
+    if (size.files > limits.maxChangedFiles || size.lines > limits.maxChangedLines) {
+      const msg = `The change is too large: ${size.files} files and ${size.lines} changed lines; the limits are ${limits.maxChangedFiles} files and ${limits.maxChangedLines} lines. Shrink it to the smallest change that fixes the problem, then call finish again.`;
+      attempts.push({ iteration, summary: lastSummary, verdict: noVerdict('diff over the size limits'), changedFiles, rolledBack: false });
+      if (outOfAttempts) {
+        await git.restore(best.tree);
+        return { message: msg, stop: 'tests-still-failing', tree: best.tree };
+      }
+      return { message: msg, tree };
+    }
+
+    const run = await deps.runTests();
+    final = run;
+    const verdict = compareRuns(deps.baseline, run);
+    emit({ type: 'test-run', purpose: 'verify', iteration, run, verdict });
+    if (verdict.ok) {
+      attempts.push({ iteration, summary: lastSummary, verdict, changedFiles, rolledBack: false });
+      return { message: `Verified: ${verdict.summary}`, stop: 'verified', tree };
+    }
+    const s = score(run);
+    let rolledBack = false;
+    let note: string;
+    if (s < best.score) {
+      best = { tree, score: s };
+      note = 'This attempt is the best so far (fewer failures than before), so your edits are kept; continue from here.';
+    } else {
+      await git.restore(best.tree);
+      rolledBack = true;
+      emit({ type: 'rollback', iteration, toTree: best.tree, reason: 'attempt did not improve on the best state' });
+      note = 'This attempt did not improve on the best state so far, so the working tree was ROLLED BACK to it: re-read files before editing them again.';
+    }
+    attempts.push({ iteration, summary: lastSummary, verdict, changedFiles, rolledBack });
+    if (outOfAttempts) {
+      return { message: `Verification failed: ${verdict.summary}`, stop: 'tests-still-failing', tree: best.tree };
+    }
+    const msg = [
+      `Verification FAILED (attempt ${iteration} of ${limits.maxIterations}): ${verdict.summary}`,
+      verdict.newlyFailing.length ? `Tests that passed before and fail now: ${verdict.newlyFailing.join(', ')}` : '',
+      verdict.stillFailing.length ? `Still failing: ${verdict.stillFailing.join(', ')}` : '',
+      failureFeedback(run),
+      note,
+    ]
+      .filter(Boolean)
+      .join('\n\n');
+    return { message: msg, tree };
+  }
+}
+
+function toolMessage(call: ToolCall, content: string): ChatMessage {
+  return { role: 'tool', toolCallId: call.id, content };
+}
+
+function parseSummary(raw: string): string {
+  try {
+    const v = JSON.parse(raw) as { summary?: unknown };
+    return typeof v.summary === 'string' ? v.summary : '';
+  } catch {
+    return raw.slice(0, 2000);
+  }
+}

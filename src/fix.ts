@@ -1,0 +1,192 @@
+/**
+ * The story shared by the action and the CLI, depending only on ports:
+ * detect commands → setup → baseline → agent loop → report data.
+ * Publishing (branch, PR, comment) is done by the callers, which differ.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { ChatModel } from './ports/llm.js';
+import type { GitPort } from './ports/git.js';
+import type { Shell, CommandResult } from './ports/shell.js';
+import type { Reason, RunReport, Settings, Task, TestRun } from './types.js';
+import { ToolBox } from './agent/tools.js';
+import { runAgentLoop, type LoopEvent } from './agent/loop.js';
+import { detectCommands } from './verify/detect.js';
+import { childEnv } from './verify/env.js';
+import { toTestRun } from './verify/test-run.js';
+import type { Redactor } from './redact.js';
+
+export interface FixDeps {
+  git: GitPort;
+  shell: Shell;
+  model: ChatModel;
+  settings: Settings;
+  redactor: Redactor;
+  /** Environment the child processes derive from (filtered by childEnv). */
+  parentEnv: NodeJS.ProcessEnv;
+  log: (message: string) => void;
+  emit?: (event: LoopEvent | { type: 'command'; purpose: string; result: Omit<CommandResult, 'output'> & { outputTail: string } }) => void;
+  scripted?: boolean;
+}
+
+export interface FixResult {
+  report: RunReport;
+  /** Tree to publish (checkout + the verified fix) when status is 'fixed'. */
+  tree: string | null;
+  /** sha the fix is based on. */
+  baseSha: string;
+  /** The checkout as it was before the run (to put the working tree back). */
+  pristineTree: string;
+}
+
+const OUTPUT_CAP = 400_000;
+
+export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
+  const started = Date.now();
+  const { git, shell, settings, redactor, log } = deps;
+  const emit = deps.emit ?? (() => undefined);
+  const baseSha = await git.headSha();
+  // The tree as checked out, before setup or tests could leave anything behind.
+  const pristineTree = await git.snapshot();
+  const report: RunReport = {
+    status: 'error',
+    reason: 'internal-error',
+    detail: '',
+    task,
+    model: deps.model.model,
+    scripted: deps.scripted,
+    setupCommand: settings.setupCommand,
+    testCommand: settings.testCommand,
+    baseline: null,
+    final: null,
+    summary: '',
+    iterations: 0,
+    maxIterations: settings.maxIterations,
+    attempts: [],
+    changes: [],
+    diff: '',
+    usage: { promptTokens: 0, completionTokens: 0, requests: 0 },
+    durationMs: 0,
+  };
+  const finish = (status: RunReport['status'], reason: Reason, detail: string, tree: string | null = null): FixResult => {
+    report.status = status;
+    report.reason = reason;
+    report.detail = redactor.redact(detail);
+    report.durationMs = Date.now() - started;
+    return { report, tree, baseSha, pristineTree };
+  };
+
+  if (!settings.testCommand) {
+    const detected = await detectCommands(git.root);
+    if (!detected.test) return finish('error', 'not-applicable', `No test command: ${detected.reason}`);
+    report.testCommand = detected.test;
+    report.setupCommand = settings.setupCommand ?? detected.setup;
+    log(`Detected ${detected.stack}: setup \`${report.setupCommand ?? 'none'}\`, tests \`${report.testCommand}\``);
+  }
+  const testCommand = report.testCommand as string;
+  const env = childEnv(deps.parentEnv);
+  const run = (command: string) =>
+    shell.run(command, { cwd: git.root, timeoutMs: settings.commandTimeoutMs, env, maxOutputChars: OUTPUT_CAP });
+
+  if (report.setupCommand) {
+    log(`Setup: ${report.setupCommand}`);
+    const r = await run(report.setupCommand);
+    const setupRun = toTestRun(r, redactor);
+    emit({ type: 'command', purpose: 'setup', result: { ...r, output: undefined as never, outputTail: setupRun.outputTail } });
+    if (r.exitCode !== 0 || r.timedOut) {
+      report.baseline = null;
+      const why = r.timedOut ? 'timed out' : `exited with ${r.exitCode ?? r.signal ?? 'no code'}`;
+      return finish('error', 'setup-failed', `The setup command \`${report.setupCommand}\` ${why}; nothing was changed. Last output:\n${tail(setupRun.outputTail, 1500)}`);
+    }
+  }
+
+  const runTests = async (): Promise<TestRun> => {
+    const r = await run(testCommand);
+    return toTestRun(r, redactor);
+  };
+
+  log(`Baseline: ${testCommand}`);
+  const baselineTree = await git.snapshot();
+  const baseline = await runTests();
+  report.baseline = baseline;
+  emit({ type: 'test-run', purpose: 'verify', iteration: 0, run: baseline });
+  if (baseline.exitCode === 127 && baseline.tests.length === 0) {
+    return finish('error', 'not-applicable', `The test command \`${testCommand}\` could not be run (exit 127: command not found). Set the \`test-command\` input. Output:\n${tail(baseline.outputTail, 800)}`);
+  }
+  // The test run may itself leave files behind; the model's change is measured against this tree.
+  const tools = new ToolBox({ root: git.root, listFiles: () => git.listFiles(), protectedPaths: settings.protectedPaths });
+  const loop = await runAgentLoop(task, {
+    model: deps.model,
+    tools,
+    git,
+    runTests,
+    baseline,
+    baselineTree,
+    limits: {
+      maxIterations: settings.maxIterations,
+      maxChangedFiles: settings.maxChangedFiles,
+      maxChangedLines: settings.maxChangedLines,
+      maxTurns: settings.maxIterations * 25,
+      maxTokens: 0,
+    },
+    redact: (t) => redactor.redact(t),
+    emit: deps.emit,
+  });
+
+  report.iterations = loop.iterations;
+  report.attempts = loop.attempts;
+  report.final = loop.final;
+  report.usage = loop.usage;
+  report.summary = redactor.redact(loop.summary);
+  // Publish exactly the files the model wrote, on top of the checkout as it was: whatever setup
+  // or the test runs left in the working tree stays out of the change.
+  const tree = await composeChange(git, pristineTree, loop.touched);
+  report.changes = await git.changes(pristineTree, tree);
+  report.diff = redactor.redact(await git.diff(pristineTree, tree));
+  if (loop.reason === 'verified' && report.changes.length === 0) {
+    return finish('not-fixed', 'no-changes', 'Verification passed but no file differs from the checkout; nothing to publish.');
+  }
+
+  switch (loop.reason) {
+    case 'verified':
+      return finish('fixed', 'verified', `The test command \`${testCommand}\` ${baseline.succeeded ? 'passed before and still passes (no failing test reproduced the problem)' : 'failed before and passes now'}, and nothing that passed before fails.`, tree);
+    case 'tests-still-failing':
+      return finish('not-fixed', loop.reason, `No attempt passed verification in ${loop.iterations} iteration(s); no pull request was opened.`);
+    case 'budget-exhausted':
+      return finish('not-fixed', loop.reason, `The budget ran out after ${loop.usage.requests} model requests without a verified fix; no pull request was opened.`);
+    case 'model-gave-up':
+      return finish('not-fixed', loop.reason, 'The model stopped calling tools without a verified fix; no pull request was opened.');
+    case 'no-changes':
+      return finish('not-fixed', loop.reason, 'The model made no change; no pull request was opened.');
+    default:
+      return finish('not-fixed', loop.reason, `Stopped: ${loop.reason}.`);
+  }
+}
+
+/**
+ * Working tree := pristine checkout + the current content of the touched files; returns its snapshot.
+ * Files the model deleted stay deleted.
+ */
+export async function composeChange(git: GitPort, pristineTree: string, touched: string[]): Promise<string> {
+  const contents = new Map<string, Buffer | null>();
+  for (const rel of touched) {
+    const abs = path.join(git.root, rel);
+    contents.set(rel, existsSync(abs) ? await readFile(abs) : null);
+  }
+  await git.restore(pristineTree);
+  for (const [rel, data] of contents) {
+    const abs = path.join(git.root, rel);
+    if (data === null) {
+      await rm(abs, { force: true });
+    } else {
+      await mkdir(path.dirname(abs), { recursive: true });
+      await writeFile(abs, data);
+    }
+  }
+  return git.snapshot();
+}
+
+function tail(text: string, max: number): string {
+  return text.length <= max ? text : `…${text.slice(-max)}`;
+}
