@@ -1,0 +1,309 @@
+/**
+ * ChatModel adapter over the `openai` SDK, for any OpenAI-compatible chat-completions
+ * endpoint (OpenAI, GitHub Models, Azure, Ollama, vLLM, gateways, the scripted server).
+ *
+ * Retries of 429 / 408 / 409 / 5xx / connection errors are the SDK's own (it honours
+ * `retry-after` and `retry-after-ms`). A 429 asking to wait longer than `maxRetryAfterMs`
+ * is not waited for: it fails at once with an actionable message. Every other failure
+ * becomes a `ModelError` whose message names the status, the server's message, the base
+ * URL and the model, and never contains the API key.
+ */
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import type {
+  ChatCompletion,
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from 'openai/resources/chat/completions';
+import type { ChatMessage, ChatModel, ModelReply, ToolCall, ToolSpec } from '../ports/llm.js';
+
+export interface ChatModelOptions {
+  baseUrl: string;
+  apiKey: string;
+  model: string;
+  /** Per request, default 300 000 ms. */
+  timeoutMs?: number;
+  /** SDK retries of 429 / 5xx / connection errors, default 3. */
+  maxRetries?: number;
+  temperature?: number;
+  log?: (m: string) => void;
+  /** A 429 whose retry-after exceeds this is reported instead of waited for. Default 60 000 ms. */
+  maxRetryAfterMs?: number;
+}
+
+export type ModelErrorKind =
+  | 'auth'
+  | 'forbidden'
+  | 'not-found'
+  | 'tools-unsupported'
+  | 'context-length'
+  | 'bad-request'
+  | 'rate-limited'
+  | 'quota'
+  | 'server'
+  | 'timeout'
+  | 'connection'
+  | 'bad-response'
+  | 'unknown';
+
+/** A failed model call, already described for humans (and free of the API key). */
+export class ModelError extends Error {
+  override readonly name = 'ModelError';
+  constructor(
+    message: string,
+    readonly kind: ModelErrorKind,
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+}
+
+export function makeChatModel(opts: ChatModelOptions): ChatModel {
+  const log = opts.log ?? (() => {});
+  const maxRetryAfterMs = opts.maxRetryAfterMs ?? 60_000;
+  const where = `${safeUrl(opts.baseUrl)} (model "${opts.model}")`;
+  const client = new OpenAI({
+    baseURL: opts.baseUrl,
+    apiKey: opts.apiKey,
+    timeout: opts.timeoutMs ?? 300_000,
+    maxRetries: opts.maxRetries ?? 3,
+    fetch: watchfulFetch(log, maxRetryAfterMs),
+  });
+  let temperature = opts.temperature;
+
+  async function complete(messages: ChatMessage[], tools: ToolSpec[]): Promise<ModelReply> {
+    const params: ChatCompletionCreateParamsNonStreaming = {
+      model: opts.model,
+      messages: messages.map(toSdkMessage),
+    };
+    if (tools.length) params.tools = tools.map(toSdkTool);
+    for (;;) {
+      if (temperature !== undefined) params.temperature = temperature;
+      else delete params.temperature;
+      let completion: ChatCompletion;
+      try {
+        completion = await client.chat.completions.create(params);
+      } catch (e) {
+        // Some models (reasoning models) only accept their default temperature.
+        if (temperature !== undefined && e instanceof APIError && e.status === 400 && /temperature/i.test(serverMessage(e))) {
+          log(`model "${opts.model}" rejected temperature ${temperature}; retrying with the server default`);
+          temperature = undefined;
+          continue;
+        }
+        throw toModelError(e, where, tools.length > 0, opts.apiKey);
+      }
+      return fromCompletion(completion, messages, tools, where);
+    }
+  }
+
+  return { model: opts.model, complete };
+}
+
+// ---------------------------------------------------------------- mapping
+
+export function toSdkMessage(m: ChatMessage): ChatCompletionMessageParam {
+  switch (m.role) {
+    case 'system':
+      return { role: 'system', content: m.content };
+    case 'user':
+      return { role: 'user', content: m.content };
+    case 'tool':
+      return { role: 'tool', tool_call_id: m.toolCallId, content: m.content };
+    case 'assistant': {
+      const calls = m.toolCalls ?? [];
+      if (!calls.length) return { role: 'assistant', content: m.content ?? '' };
+      return {
+        role: 'assistant',
+        content: m.content,
+        tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
+      };
+    }
+  }
+}
+
+function toSdkTool(t: ToolSpec): ChatCompletionTool {
+  return { type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } };
+}
+
+function fromCompletion(c: ChatCompletion, messages: ChatMessage[], tools: ToolSpec[], where: string): ModelReply {
+  const choice = c?.choices?.[0];
+  if (!choice || !choice.message) {
+    throw new ModelError(`model endpoint ${where} answered without any choice (not a chat.completion?)`, 'bad-response');
+  }
+  const msg = choice.message;
+  const toolCalls: ToolCall[] = [];
+  (msg.tool_calls ?? []).forEach((tc, i) => {
+    if (tc.type !== undefined && tc.type !== 'function') return;
+    const fn = (tc as { function?: { name?: unknown; arguments?: unknown } }).function;
+    if (!fn || typeof fn.name !== 'string') return;
+    const args = fn.arguments;
+    toolCalls.push({
+      id: tc.id || `call_${c.id ?? 'x'}_${i}`,
+      name: fn.name,
+      // Some non-compliant servers send an object; the port wants the raw text.
+      arguments: typeof args === 'string' ? args : args === undefined || args === null ? '' : JSON.stringify(args),
+    });
+  });
+  const content = typeof msg.content === 'string' ? msg.content : null;
+  const finishReason = choice.finish_reason ?? (toolCalls.length ? 'tool_calls' : 'stop');
+  const u = c.usage;
+  const usage = {
+    promptTokens: typeof u?.prompt_tokens === 'number' ? u.prompt_tokens : estimatePrompt(messages, tools),
+    completionTokens:
+      typeof u?.completion_tokens === 'number'
+        ? u.completion_tokens
+        : Math.ceil(((content ?? '').length + toolCalls.reduce((n, t) => n + t.name.length + t.arguments.length, 0)) / 4),
+  };
+  return { content, toolCalls, finishReason, usage };
+}
+
+function estimatePrompt(messages: ChatMessage[], tools: ToolSpec[]): number {
+  let chars = 0;
+  for (const m of messages) {
+    chars += (m.content ?? '').length;
+    if (m.role === 'assistant') for (const c of m.toolCalls ?? []) chars += c.name.length + c.arguments.length;
+  }
+  for (const t of tools) chars += JSON.stringify(t).length;
+  return Math.ceil(chars / 4);
+}
+
+// ---------------------------------------------------------------- transport
+
+/** Logs what the SDK is about to retry and refuses to wait for very long retry-after. */
+function watchfulFetch(log: (m: string) => void, maxRetryAfterMs: number) {
+  return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    let res: Response;
+    try {
+      res = await fetch(input, init);
+    } catch (e) {
+      if (!(init?.signal?.aborted ?? false)) log(`model endpoint unreachable (${causeText(e)})`);
+      throw e;
+    }
+    if (res.status !== 429 && res.status < 500 && res.status !== 408) return res;
+    const waitMs = retryAfterMs(res.headers);
+    if (res.status === 429 && waitMs !== undefined && waitMs > maxRetryAfterMs) {
+      const headers = new Headers(res.headers);
+      headers.set('x-should-retry', 'false');
+      log(`model endpoint rate-limited the request and asks to wait ${Math.ceil(waitMs / 1000)}s; not waiting`);
+      return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+    }
+    log(`model endpoint answered HTTP ${res.status}${waitMs !== undefined ? ` (retry-after ${Math.ceil(waitMs / 1000)}s)` : ''}`);
+    return res;
+  };
+}
+
+function retryAfterMs(h: Headers): number | undefined {
+  const ms = parseFloat(h.get('retry-after-ms') ?? '');
+  if (!Number.isNaN(ms)) return ms;
+  const ra = h.get('retry-after');
+  if (!ra) return undefined;
+  const s = parseFloat(ra);
+  if (!Number.isNaN(s)) return s * 1000;
+  const at = Date.parse(ra);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+}
+
+// ---------------------------------------------------------------- errors
+
+function toModelError(e: unknown, where: string, sentTools: boolean, apiKey: string): ModelError {
+  const desc = describe(e, where, sentTools);
+  return new ModelError(redact(desc.message, apiKey), desc.kind, desc.status);
+}
+
+/** One short, actionable line for any error thrown by a ChatModel (or the SDK). Never contains secrets. */
+export function describeModelError(e: unknown): string {
+  if (e instanceof ModelError) return redact(e.message);
+  if (e instanceof APIError || e instanceof Error) return redact(describe(e, 'the model endpoint', false).message);
+  return redact(`model request failed: ${String(e)}`);
+}
+
+function describe(e: unknown, where: string, sentTools: boolean): { message: string; kind: ModelErrorKind; status?: number } {
+  if (e instanceof APIUserAbortError) return { message: `model request to ${where} was aborted`, kind: 'unknown' };
+  if (e instanceof APIConnectionTimeoutError) {
+    return { message: `model request to ${where} timed out (after the SDK's retries); the model may be overloaded or the timeout too short`, kind: 'timeout' };
+  }
+  if (e instanceof APIConnectionError) {
+    return {
+      message: `could not reach the model endpoint ${where}: ${causeText(e)}. Check base-url and network access`,
+      kind: 'connection',
+    };
+  }
+  if (e instanceof APIError && typeof e.status === 'number') {
+    const status = e.status;
+    const msg = serverMessage(e);
+    const said = msg ? `: ${msg}` : '';
+    const code = String((e as { code?: unknown }).code ?? '');
+    const head = `model endpoint ${where} answered HTTP ${status}${said}`;
+    if (status === 401) return { status, kind: 'auth', message: `${head}. The API key was rejected: check the api-key input (for GitHub Models the workflow needs "permissions: models: read")` };
+    if (status === 403) return { status, kind: 'forbidden', message: `${head}. The key has no access to this model: check its permissions or pick another model` };
+    if (status === 404) return { status, kind: 'not-found', message: `${head}. Check the model name and that base-url is the API root (the part before /chat/completions, e.g. https://api.openai.com/v1)` };
+    if (status === 429) {
+      if (/quota|billing|insufficient/i.test(`${code} ${msg}`)) return { status, kind: 'quota', message: `${head}. The account's quota is exhausted: check billing or use another key` };
+      const wait = e.headers ? retryAfterMs(e.headers) : undefined;
+      const asks = wait !== undefined && wait > 0 ? ` (the server asks to wait ${Math.ceil(wait / 1000)}s)` : '';
+      return { status, kind: 'rate-limited', message: `${head}. Still rate-limited${asks}: try again later or use a model with a higher limit` };
+    }
+    if (status === 413 || /context.?length|maximum context|too many tokens|prompt is too long/i.test(`${code} ${msg}`)) {
+      return { status, kind: 'context-length', message: `${head}. The conversation no longer fits the model's context window` };
+    }
+    if ((status === 400 || status === 422) && sentTools && /tool|function/i.test(msg) && /support|enable-auto-tool-choice|tool-call-parser/i.test(msg)) {
+      return { status, kind: 'tools-unsupported', message: `${head}. This model or server seems not to support tool calling: choose a model with tool/function calling support` };
+    }
+    if (status >= 500) return { status, kind: 'server', message: `${head}. The server kept failing after retries: try again later` };
+    return { status, kind: 'bad-request', message: `${head}. The server rejected the request` };
+  }
+  if (e instanceof Error) return { message: `model request to ${where} failed: ${e.message}`, kind: 'unknown' };
+  return { message: `model request to ${where} failed: ${String(e)}`, kind: 'unknown' };
+}
+
+/** The server's own message: JSON error message if any, else the raw text, shortened. */
+function serverMessage(e: APIError): string {
+  const err = e.error as unknown;
+  let text = '';
+  if (err && typeof err === 'object') {
+    const m = (err as { message?: unknown }).message;
+    text = typeof m === 'string' ? m : JSON.stringify(err);
+  } else if (typeof err === 'string') text = err;
+  else text = e.message.replace(/^\d{3}\s*/, '').replace(/^status code \(no body\)$/, '');
+  text = text.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
+  return text.length > 300 ? `${text.slice(0, 300)}…` : text;
+}
+
+function causeText(e: unknown): string {
+  const cause = (e as { cause?: unknown })?.cause;
+  const parts: string[] = [];
+  if (e instanceof Error && e.message) parts.push(e.message);
+  let c: unknown = cause;
+  for (let i = 0; c && i < 3; i++) {
+    const code = (c as { code?: unknown }).code;
+    const message = (c as { message?: unknown }).message;
+    if (typeof code === 'string') parts.push(code);
+    else if (typeof message === 'string' && message) parts.push(message);
+    c = (c as { cause?: unknown }).cause;
+  }
+  return [...new Set(parts)].join(': ') || 'connection failed';
+}
+
+/** Origin and path only: no credentials, no query string. */
+function safeUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
+  } catch {
+    return '(invalid base-url)';
+  }
+}
+
+const TOKEN_PATTERNS = [
+  /\bsk-[A-Za-z0-9_\-*.]{6,}/g,
+  /\bgh[pousr]_[A-Za-z0-9]{10,}/g,
+  /\bgithub_pat_[A-Za-z0-9_]{10,}/g,
+  /\bBearer\s+[A-Za-z0-9_\-.=:+/]{8,}/gi,
+];
+
+function redact(text: string, apiKey?: string): string {
+  let out = text;
+  if (apiKey && apiKey.length >= 8) out = out.split(apiKey).join('***');
+  for (const p of TOKEN_PATTERNS) out = out.replace(p, '***');
+  return out;
+}

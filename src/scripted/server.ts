@@ -1,0 +1,308 @@
+/**
+ * A scripted OpenAI-compatible chat-completions server on loopback (node:http only).
+ * Each POST /chat/completions consumes the next step of the script and answers in the
+ * exact chat.completion shape (or as SSE chunks when `stream: true`). Used by the tests
+ * and by the keyless `agent-fix demo`, so it ships in the bundle.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parseScript, stepKind, type Script, type Step } from './script.js';
+
+export interface ScriptedModel {
+  /** Base URL ending in `/v1`, usable as the openai SDK's `baseURL`. */
+  readonly url: string;
+  /** Parsed bodies of every chat-completions request, in order. */
+  readonly requests: any[];
+  /** Bearer key (or `api-key` header) of every chat-completions request; null when absent. */
+  readonly receivedKeys: (string | null)[];
+  /** Failed `expect`s and requests that arrived without credentials. */
+  readonly mismatches: string[];
+  /** True once a request arrived after the last step. */
+  readonly exhausted: boolean;
+  /** Number of steps consumed so far. */
+  readonly consumed: number;
+  close(): Promise<void>;
+}
+
+export interface ScriptedModelOptions {
+  host?: string;
+  onRequest?: (body: unknown) => void;
+}
+
+type Json = Record<string, unknown>;
+
+const EXHAUSTED_TEXT = '(script exhausted)';
+
+export async function startScriptedModel(script: Script, opts: ScriptedModelOptions = {}): Promise<ScriptedModel> {
+  const parsed = parseScript(script);
+  const steps = parsed.steps as Step[];
+  const label = parsed.label ?? 'script';
+  const host = opts.host ?? '127.0.0.1';
+  const state = {
+    requests: [] as any[],
+    receivedKeys: [] as (string | null)[],
+    mismatches: [] as string[],
+    exhausted: false,
+    next: 0,
+    seq: 0,
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((e: unknown) => {
+      if (!res.headersSent) sendError(res, 500, `scripted server failure: ${e instanceof Error ? e.message : String(e)}`);
+      else res.end();
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0].replace(/\/+$/, '');
+    if (req.method === 'GET' && (path === '/models' || path === '/v1/models')) {
+      sendJson(res, 200, {
+        object: 'list',
+        data: [{ id: 'scripted', object: 'model', created: 0, owned_by: 'agent-fix' }],
+      });
+      return;
+    }
+    if (path !== '/chat/completions' && path !== '/v1/chat/completions') {
+      sendError(res, 404, `no route ${req.method} ${path}`, 'not_found');
+      return;
+    }
+    if (req.method !== 'POST') {
+      sendError(res, 405, `method ${req.method} not allowed`);
+      return;
+    }
+    const raw = await readBody(req);
+    let body: any;
+    try {
+      body = JSON.parse(raw);
+    } catch {
+      sendError(res, 400, 'request body is not valid JSON');
+      return;
+    }
+    if (!body || typeof body !== 'object' || !Array.isArray(body.messages)) {
+      sendError(res, 400, "'messages' is required and must be an array");
+      return;
+    }
+
+    const key = bearerKey(req);
+    state.requests.push(body);
+    state.receivedKeys.push(key);
+    opts.onRequest?.(body);
+    if (!key) {
+      state.mismatches.push(`request ${state.requests.length}: no Authorization header`);
+      sendError(res, 401, 'Missing bearer authentication in header', 'invalid_api_key');
+      return;
+    }
+
+    const model = typeof body.model === 'string' ? body.model : 'scripted';
+    const stream = body.stream === true;
+    const includeUsage = stream && body.stream_options?.include_usage === true;
+    const index = state.next;
+    const step = steps[index];
+    if (!step) {
+      state.exhausted = true;
+      const reply = buildReply({ content: EXHAUSTED_TEXT }, index, body.messages);
+      if (stream) sendStream(res, model, ++state.seq, reply, includeUsage);
+      else sendJson(res, 200, completionJson(model, ++state.seq, reply));
+      return;
+    }
+    state.next++;
+    checkExpect(step, index, body.messages);
+
+    if (step.error) {
+      const { status, headers = {}, body: errBody, message } = step.error;
+      const payload = errBody !== undefined ? errBody : defaultErrorBody(status, message);
+      const text = typeof payload === 'string' ? payload : JSON.stringify(payload);
+      res.writeHead(status, {
+        'content-type': typeof payload === 'string' ? 'text/plain; charset=utf-8' : 'application/json',
+        'content-length': Buffer.byteLength(text),
+        ...headers,
+      });
+      res.end(text);
+      return;
+    }
+    const reply = buildReply(step, index, body.messages);
+    if (stream) sendStream(res, model, ++state.seq, reply, includeUsage);
+    else sendJson(res, 200, completionJson(model, ++state.seq, reply));
+  }
+
+  function checkExpect(step: Step, index: number, messages: unknown[]): void {
+    const want = step.expect?.lastMessageIncludes;
+    if (want === undefined) return;
+    const last = messages[messages.length - 1];
+    const text = messageText(last);
+    if (!text.includes(want)) {
+      const got = text.length > 200 ? `${text.slice(0, 200)}…` : text;
+      state.mismatches.push(
+        `${label} steps[${index}]: last message does not include ${JSON.stringify(want)}; got ${JSON.stringify(got)}`,
+      );
+    }
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  let closed: Promise<void> | null = null;
+
+  return {
+    url: `http://${urlHost}:${port}/v1`,
+    requests: state.requests,
+    receivedKeys: state.receivedKeys,
+    mismatches: state.mismatches,
+    get exhausted() {
+      return state.exhausted;
+    },
+    get consumed() {
+      return state.next;
+    },
+    close() {
+      closed ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closed;
+    },
+  };
+}
+
+// ---------------------------------------------------------------- reply building
+
+interface Reply {
+  content: string | null;
+  toolCalls: { id: string; name: string; arguments: string }[];
+  finishReason: 'stop' | 'tool_calls' | 'length';
+  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+}
+
+function buildReply(step: Step, index: number, messages: unknown[]): Reply {
+  const toolCalls = (step.toolCalls ?? []).map((c, i) => ({
+    id: c.id ?? `call_${index}_${i}`,
+    name: c.name,
+    arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments),
+  }));
+  const content = step.content ?? null;
+  const kind = stepKind(step);
+  const finishReason = kind === 'truncated' ? 'length' : toolCalls.length ? 'tool_calls' : 'stop';
+  const promptChars = messages.reduce<number>((n, m) => n + messageText(m).length, 0);
+  const replyChars = (content ?? '').length + toolCalls.reduce((n, c) => n + c.name.length + c.arguments.length, 0);
+  const prompt = step.usage?.promptTokens ?? Math.ceil(promptChars / 4);
+  const completion = step.usage?.completionTokens ?? Math.ceil(replyChars / 4);
+  return {
+    content,
+    toolCalls,
+    finishReason,
+    usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
+  };
+}
+
+function completionJson(model: string, seq: number, reply: Reply): Json {
+  const message: Json = { role: 'assistant', content: reply.content, refusal: null };
+  if (reply.toolCalls.length) {
+    message.tool_calls = reply.toolCalls.map((c) => ({
+      id: c.id,
+      type: 'function',
+      function: { name: c.name, arguments: c.arguments },
+    }));
+  }
+  return {
+    id: `chatcmpl-scripted-${seq}`,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [{ index: 0, message, logprobs: null, finish_reason: reply.finishReason }],
+    usage: reply.usage,
+  };
+}
+
+function sendStream(res: ServerResponse, model: string, seq: number, reply: Reply, includeUsage: boolean): void {
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+  });
+  const base = { id: `chatcmpl-scripted-${seq}`, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model };
+  const send = (choices: unknown[], extra: Json = {}) =>
+    res.write(`data: ${JSON.stringify({ ...base, choices, ...extra })}\n\n`);
+  const delta = (d: Json, finish: string | null = null) => send([{ index: 0, delta: d, logprobs: null, finish_reason: finish }]);
+
+  delta({ role: 'assistant', content: '' });
+  for (const piece of pieces(reply.content ?? '', 16)) delta({ content: piece });
+  reply.toolCalls.forEach((c, i) => {
+    delta({ tool_calls: [{ index: i, id: c.id, type: 'function', function: { name: c.name, arguments: '' } }] });
+    for (const piece of pieces(c.arguments, 24)) delta({ tool_calls: [{ index: i, function: { arguments: piece } }] });
+  });
+  delta({}, reply.finishReason);
+  if (includeUsage) send([], { usage: reply.usage });
+  res.end('data: [DONE]\n\n');
+}
+
+function pieces(text: string, size: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out;
+}
+
+// ---------------------------------------------------------------- helpers
+
+function messageText(m: unknown): string {
+  if (!m || typeof m !== 'object') return '';
+  const msg = m as { content?: unknown; tool_calls?: unknown };
+  let text = '';
+  if (typeof msg.content === 'string') text = msg.content;
+  else if (Array.isArray(msg.content)) {
+    text = msg.content.map((p) => (p && typeof p === 'object' && typeof p.text === 'string' ? p.text : '')).join('');
+  }
+  if (Array.isArray(msg.tool_calls)) text += JSON.stringify(msg.tool_calls);
+  return text;
+}
+
+function bearerKey(req: IncomingMessage): string | null {
+  const auth = req.headers.authorization;
+  if (typeof auth === 'string') {
+    const m = /^Bearer\s+(.+)$/i.exec(auth.trim());
+    return m ? m[1] : auth.trim() || null;
+  }
+  const apiKey = req.headers['api-key'];
+  return typeof apiKey === 'string' && apiKey ? apiKey : null;
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function sendError(res: ServerResponse, status: number, message: string, code: string | null = null): void {
+  sendJson(res, status, defaultErrorBody(status, message, code));
+}
+
+const DEFAULT_MESSAGES: Record<number, [string, string]> = {
+  400: ['Bad request (scripted)', 'invalid_request_error'],
+  401: ['Incorrect API key provided (scripted)', 'invalid_request_error'],
+  403: ['Permission denied (scripted)', 'permission_error'],
+  404: ['The model does not exist or you do not have access to it (scripted)', 'invalid_request_error'],
+  429: ['Rate limit reached (scripted)', 'rate_limit_error'],
+};
+
+function defaultErrorBody(status: number, message?: string, code: string | null = null): Json {
+  const [defMessage, type] = DEFAULT_MESSAGES[status] ?? [
+    status >= 500 ? 'The server had an error while processing your request (scripted)' : `HTTP ${status} (scripted)`,
+    status >= 500 ? 'server_error' : 'invalid_request_error',
+  ];
+  return { error: { message: message ?? defMessage, type, param: null, code } };
+}
