@@ -1,0 +1,256 @@
+import { applyEdit } from '../src/agent/edit-match.js';
+
+function ok(content: string, oldS: string, newS: string) {
+  const r = applyEdit(content, oldS, newS);
+  if (!r.ok) throw new Error(`expected success, got: ${r.error}`);
+  return r;
+}
+
+function err(content: string, oldS: string, newS: string): string {
+  const r = applyEdit(content, oldS, newS);
+  if (r.ok) throw new Error(`expected failure, got rung ${r.rung}:\n${r.content}`);
+  return r.error;
+}
+
+const SRC = [
+  'export function add(a, b) {',
+  '  return a - b;',
+  '}',
+  '',
+  'export function mul(a, b) {',
+  '  return a * b;',
+  '}',
+  '',
+].join('\n');
+
+describe('guards', () => {
+  test('empty old_string points to write_file', () => {
+    expect(err(SRC, '', 'x')).toMatch(/write_file/);
+  });
+
+  test('identical old and new are refused', () => {
+    expect(err(SRC, 'return a - b;', 'return a - b;')).toMatch(/identical/);
+  });
+});
+
+describe('exact rung', () => {
+  test('unique substring is replaced, line reported', () => {
+    const r = ok(SRC, 'return a - b;', 'return a + b;');
+    expect(r.rung).toBe('exact');
+    expect(r.line).toBe(2);
+    expect(r.content).toBe(SRC.replace('a - b', 'a + b'));
+  });
+
+  test('multi-line exact block', () => {
+    const r = ok(SRC, 'export function mul(a, b) {\n  return a * b;\n}', 'export const mul = (a, b) => a * b;');
+    expect(r.rung).toBe('exact');
+    expect(r.line).toBe(5);
+    expect(r.content.endsWith('}\n\nexport const mul = (a, b) => a * b;\n')).toBe(true);
+    expect(r.content).not.toContain('return a * b');
+  });
+
+  test('ambiguous exact match is refused with count and lines, never falls through', () => {
+    const e = err(SRC, '(a, b) {', '(x, y) {');
+    expect(e).toMatch(/2 places/);
+    expect(e).toMatch(/lines 1, 5/);
+    expect(e).toMatch(/more surrounding lines/);
+    // the loose rungs would also have found something; still refused
+    const e2 = err('  x = 1;\nx = 1;\n', 'x = 1;', 'x = 2;');
+    expect(e2).toMatch(/2 places \(lines 1, 2\)/);
+  });
+
+  test('deletion with an empty new_string', () => {
+    const r = ok(SRC, 'export function mul(a, b) {\n  return a * b;\n}\n', '');
+    expect(r.content).toBe('export function add(a, b) {\n  return a - b;\n}\n\n');
+  });
+
+  test('single-line exact edit in a CRLF file keeps CRLF in multi-line new text', () => {
+    const crlf = 'a();\r\nb();\r\n';
+    const r = ok(crlf, 'b();', 'b1();\nb2();');
+    expect(r.rung).toBe('exact');
+    expect(r.content).toBe('a();\r\nb1();\r\nb2();\r\n');
+  });
+});
+
+describe('whitespace rung', () => {
+  test('CRLF file, model sends LF: matches and keeps CRLF', () => {
+    const file = 'one\r\ntwo\r\nthree\r\nfour\r\n';
+    const r = ok(file, 'two\nthree\n', 'TWO\nTHREE\n');
+    expect(r.rung).toBe('whitespace');
+    expect(r.line).toBe(2);
+    expect(r.content).toBe('one\r\nTWO\r\nTHREE\r\nfour\r\n');
+  });
+
+  test('LF file, model sends CRLF: result stays LF', () => {
+    const file = 'one\ntwo\nthree\n';
+    const r = ok(file, 'one\r\ntwo', 'uno\r\ndos');
+    expect(r.rung).toBe('whitespace');
+    expect(r.content).toBe('uno\ndos\nthree\n');
+  });
+
+  test('trailing whitespace in the file is ignored', () => {
+    const file = 'if (x) {   \n  go();\t\n}\n';
+    const r = ok(file, 'if (x) {\n  go();\n}', 'if (x) {\n  stop();\n}');
+    expect(r.rung).toBe('whitespace');
+    expect(r.line).toBe(1);
+    expect(r.content).toBe('if (x) {\n  stop();\n}\n');
+  });
+
+  test('old_string without a final newline keeps the line break after the region', () => {
+    const file = 'a  \nb  \nc\n';
+    const r = ok(file, 'a\nb', 'x');
+    expect(r.content).toBe('x\nc\n');
+  });
+
+  test('ambiguity is refused at this rung', () => {
+    const file = 'x = 1;  \ny = 2;\n\nx = 1;\ny = 2;  \n';
+    const e = err(file, 'x = 1;\ny = 2;\n', 'z = 3;\n');
+    expect(e).toMatch(/2 places when trailing whitespace and line endings are ignored \(lines 1, 4\)/);
+  });
+});
+
+describe('indentation rung', () => {
+  const py = ['class A:', '    def f(self):', '        if self.x:', '            return 1', '        return 2', ''].join('\n');
+
+  test('dedented block matches and new_string is re-indented', () => {
+    const r = ok(py, 'if self.x:\n    return 1\nreturn 2', 'if self.x:\n    return 10\n\nreturn 20');
+    expect(r.rung).toBe('indentation');
+    expect(r.line).toBe(3);
+    expect(r.content).toBe(
+      ['class A:', '    def f(self):', '        if self.x:', '            return 10', '', '        return 20', ''].join('\n'),
+    );
+  });
+
+  test('over-indented block (model added a prefix) is shifted back', () => {
+    const file = 'function f() {\n  if (a) {\n    b();\n  }\n}\n';
+    const r = ok(file, '      if (a) {\n        b();\n      }', '      if (a) {\n        c();\n      }\n      d();');
+    expect(r.rung).toBe('indentation');
+    expect(r.content).toBe('function f() {\n  if (a) {\n    c();\n  }\n  d();\n}\n');
+  });
+
+  test('new lines less indented than the block base are outdented from the file base', () => {
+    const file = 'def f():\n    x = 1\n    y = 2\n';
+    const r = ok(file, '  x = 1\n  y = 2\n', '  x = 1\ny = 3\n');
+    expect(r.rung).toBe('indentation');
+    expect(r.content).toBe('def f():\n    x = 1\n  y = 3\n');
+  });
+
+  test('ambiguity is refused at this rung', () => {
+    const file = 'a:\n  b: 1\n  c: 2\nd:\n    b: 1\n    c: 2\n';
+    const e = err(file, 'b: 1\nc: 2', 'b: 9\nc: 9');
+    expect(e).toMatch(/2 places when indentation is ignored \(lines 2, 5\)/);
+  });
+
+  test('relative indentation inside the block must agree', () => {
+    const file = 'def f():\n    if x:\n        y()\n';
+    // model's block is flat: not a uniform shift
+    const e = err(file, 'if x:\ny()', 'if x:\nz()');
+    expect(e).toMatch(/not found/);
+  });
+});
+
+describe('elision rung', () => {
+  const file = [
+    'function big() {',
+    '  const a = 1;',
+    '  const b = 2;',
+    '  const c = 3;',
+    '  return a + b + c;',
+    '}',
+    '',
+    'function other() {',
+    '  return 0;',
+    '}',
+    '',
+  ].join('\n');
+
+  test('replaces everything from the first to the last quoted line', () => {
+    const r = ok(file, 'function big() {\n...\n  return a + b + c;\n}', 'function big() {\n  return 6;\n}');
+    expect(r.rung).toBe('elision');
+    expect(r.line).toBe(1);
+    expect(r.content).toBe('function big() {\n  return 6;\n}\n\nfunction other() {\n  return 0;\n}\n');
+  });
+
+  test('comment-style markers count as elision', () => {
+    const r = ok(file, '  const a = 1;\n  // ...\n  return a + b + c;', '  return 6;');
+    expect(r.rung).toBe('elision');
+    expect(r.line).toBe(2);
+    expect(r.content.split('\n').slice(0, 3)).toEqual(['function big() {', '  return 6;', '}']);
+    const r2 = ok('x = 1\ny = 2\nz = 3\n', 'x = 1\n# ...\nz = 3\n', 'w = 0\n');
+    expect(r2.content).toBe('w = 0\n');
+  });
+
+  test('same number of markers in new_string keeps the elided lines', () => {
+    const r = ok(file, 'function big() {\n...\n  return a + b + c;\n', 'function big(): number {\n...\n  return a * b * c;\n');
+    expect(r.rung).toBe('elision');
+    expect(r.content.split('\n').slice(0, 6)).toEqual([
+      'function big(): number {',
+      '  const a = 1;',
+      '  const b = 2;',
+      '  const c = 3;',
+      '  return a * b * c;',
+      '}',
+    ]);
+  });
+
+  test('works on a CRLF file and keeps CRLF', () => {
+    const crlf = file.replace(/\n/g, '\r\n');
+    const r = ok(crlf, 'function big() {\n...\n  return a + b + c;\n}\n', 'function big() {\n  return 6;\n}\n');
+    expect(r.content).toBe('function big() {\r\n  return 6;\r\n}\r\n\r\nfunction other() {\r\n  return 0;\r\n}\r\n');
+  });
+
+  test('the part before ... must be unique', () => {
+    const e = err(file, '}\n...\n  return 0;', 'x');
+    expect(e).toMatch(/part before the first "\.\.\." of old_string matches 2 places/);
+  });
+
+  test('the part after ... must be unique after the first part', () => {
+    const e = err(file, 'function big() {\n...\n}', 'x');
+    expect(e).toMatch(/part after the last "\.\.\." of old_string matches 2 places/);
+  });
+
+  test('order matters: the after-part must come after the before-part', () => {
+    const e = err(file, 'function other() {\n...\n  const a = 1;', 'x');
+    expect(e).toMatch(/part after the last "\.\.\." of old_string was not found/);
+  });
+
+  test('elision at the start or end is refused', () => {
+    expect(err(file, '...\n  return a + b + c;\n}', 'x')).toMatch(/must start and end with real lines/);
+    expect(err(file, 'function big() {\n...', 'x')).toMatch(/must start and end with real lines/);
+  });
+
+  test('mismatched marker counts are refused', () => {
+    const e = err(file, 'function big() {\n...\n  const c = 3;\n...\nfunction other() {', 'a\n...\nb');
+    expect(e).toMatch(/old_string has 2 "\.\.\." lines but new_string has 1/);
+  });
+
+  test('a literal ... in the file is matched exactly first (Python Ellipsis)', () => {
+    const pyFile = 'def f():\n    ...\n';
+    const r = ok(pyFile, 'def f():\n    ...', 'def f():\n    return 1');
+    expect(r.rung).toBe('exact');
+    expect(r.content).toBe('def f():\n    return 1\n');
+  });
+});
+
+describe('no match', () => {
+  test('reports nothing changed and the closest region with line numbers', () => {
+    const e = err(SRC, 'export function mul(a, b) {\n  return a * c;\n}', 'x');
+    expect(e).toMatch(/not found/);
+    expect(e).toMatch(/nothing was changed/);
+    expect(e).toMatch(/Closest region \(lines 5-7/);
+    expect(e).toContain('6|   return a * b;');
+    expect(e).toMatch(/First difference at line 6/);
+  });
+
+  test('error stays short for huge old_string and files', () => {
+    const big = Array.from({ length: 5000 }, (_, i) => `line ${i} ${'x'.repeat(100)}`).join('\n');
+    const old = Array.from({ length: 200 }, (_, i) => `nope ${i} ${'y'.repeat(300)}`).join('\n');
+    const e = err(big, old, 'z');
+    expect(e.length).toBeLessThanOrEqual(1500);
+    expect(e).toMatch(/Closest region/);
+  });
+
+  test('empty file', () => {
+    expect(err('', 'x', 'y')).toMatch(/not found/);
+  });
+});

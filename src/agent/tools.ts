@@ -1,0 +1,545 @@
+/**
+ * The model's tools: specs (JSON Schemas the model sees) and the ToolBox that executes the
+ * file tools against the working tree. Every failure is data for the model (ok: false with an
+ * actionable message); nothing throws out of execute().
+ *
+ * run_tests and finish are executed by the agent loop; only their specs live here.
+ */
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
+import picomatch from 'picomatch';
+import { z } from 'zod';
+import type { ToolSpec } from '../ports/llm.js';
+import { resolveRepoPath } from '../workspace/paths.js';
+import { applyEdit, type Rung } from './edit-match.js';
+
+export interface ToolResult {
+  ok: boolean;
+  /** What the model sees. */
+  content: string;
+  /** One line for humans and the transcript. */
+  display: string;
+  /** Repo-relative path of a file this call changed. */
+  changedPath?: string;
+}
+
+export type ToolName = 'list_files' | 'read_file' | 'search' | 'edit_file' | 'write_file' | 'run_tests' | 'finish';
+
+export const LIST_CAP = 400;
+export const READ_MAX_LINES = 400;
+export const READ_MAX_BYTES = 40_000;
+export const SEARCH_MAX_MATCHES = 100;
+export const SEARCH_MAX_LINE_CHARS = 200;
+export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
+const BINARY_SNIFF_BYTES = 8192;
+const READ_MAX_LINE_CHARS = 2000;
+
+// ------------------------------------------------------------------ specs
+
+export const TOOL_SPECS: ToolSpec[] = [
+  {
+    name: 'list_files',
+    description:
+      'List files of the repository (tracked, plus untracked files that are not git-ignored), sorted. ' +
+      `Optionally narrowed to a directory and/or a glob. At most ${LIST_CAP} paths are returned; narrow with path or pattern to see more.`,
+    parameters: {
+      type: 'object',
+      properties: {
+        path: { type: 'string', description: 'Directory (or file) relative to the repository root, e.g. "src/utils". Default: the whole repository.' },
+        pattern: {
+          type: 'string',
+          description: 'Glob such as "**/*.test.ts" or "*.py". A pattern without "/" matches file names in any directory.',
+        },
+      },
+      additionalProperties: false,
+    },
+  },
+  {
+    name: 'read_file',
+    description:
+      'Read a text file. Lines come back numbered as "  12| text"; the number and "| " are not part of the file, so never copy them into edit_file. ' +
+      `At most ${READ_MAX_LINES} lines or ${READ_MAX_BYTES / 1000} KB per call; use start_line/end_line to read further.`,
+    parameters: {
+      type: 'object',
+      properties: {
+        path: { type: 'string', description: 'File path relative to the repository root.' },
+        start_line: { type: 'integer', minimum: 1, description: 'First line to show (1-based). Default 1.' },
+        end_line: { type: 'integer', minimum: 1, description: 'Last line to show (inclusive).' },
+      },
+      required: ['path'],
+      additionalProperties: false,
+    },
+  },
+  {
+    name: 'search',
+    description:
+      'Search the text files of the repository, line by line, with a JavaScript regular expression (an invalid regex is searched literally). ' +
+      `Returns "file:line: text" lines, at most ${SEARCH_MAX_MATCHES} matches.`,
+    parameters: {
+      type: 'object',
+      properties: {
+        pattern: { type: 'string', description: 'JavaScript regular expression (no slashes or flags), e.g. "function\\s+parseArgs".' },
+        path: { type: 'string', description: 'Directory or file to search in, relative to the repository root. Default: everything.' },
+      },
+      required: ['pattern'],
+      additionalProperties: false,
+    },
+  },
+  {
+    name: 'edit_file',
+    description:
+      'Replace one region of an existing file: old_string must identify exactly one place (copy it from read_file output without the line numbers, ' +
+      'with a few lines of context so it is unique). Exact text is tried first, then the same lines ignoring trailing whitespace/line endings, ' +
+      'then ignoring a uniform indentation shift. To replace a long region, quote its first lines, a line containing only "...", then its last lines: ' +
+      'everything from the first to the last quoted line is replaced by new_string. An ambiguous or missing old_string changes nothing and says why.',
+    parameters: {
+      type: 'object',
+      properties: {
+        path: { type: 'string', description: 'File path relative to the repository root.' },
+        old_string: { type: 'string', description: 'The text to replace; must match exactly one place in the file. Not empty.' },
+        new_string: { type: 'string', description: 'The replacement text (may be empty to delete).' },
+      },
+      required: ['path', 'old_string', 'new_string'],
+      additionalProperties: false,
+    },
+  },
+  {
+    name: 'write_file',
+    description:
+      'Create a file with the given content (parent directories are created). Overwrites an existing file completely, ' +
+      'so prefer edit_file for changing part of an existing file.',
+    parameters: {
+      type: 'object',
+      properties: {
+        path: { type: 'string', description: 'File path relative to the repository root.' },
+        content: { type: 'string', description: 'The complete file content.' },
+      },
+      required: ['path', 'content'],
+      additionalProperties: false,
+    },
+  },
+  {
+    name: 'run_tests',
+    description:
+      "Run the repository's test command (chosen by the harness, not by you) and get a concise summary: counts, failing tests with messages, output tail. " +
+      'Use it to check your change before calling finish.',
+    parameters: {
+      type: 'object',
+      properties: {
+        filter: {
+          type: 'string',
+          description: 'Optional test name or file filter passed to the test runner when it supports one. Default: the full suite.',
+        },
+      },
+      additionalProperties: false,
+    },
+  },
+  {
+    name: 'finish',
+    description:
+      'Call when the change is complete. The harness then runs the full test suite itself; if it fails you get the results and can continue.',
+    parameters: {
+      type: 'object',
+      properties: {
+        summary: { type: 'string', description: 'What you changed and why, in a few sentences, for the pull request description.' },
+      },
+      required: ['summary'],
+      additionalProperties: false,
+    },
+  },
+];
+
+export const TOOL_NAMES: ToolName[] = TOOL_SPECS.map((s) => s.name as ToolName);
+
+// ------------------------------------------------------------------ argument validation
+
+/** Models often send null for an absent optional argument; treat it as absent. */
+const opt = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === null ? undefined : v), schema.optional());
+const lineNo = z.coerce.number().int().min(1);
+
+const ARG_SCHEMAS = {
+  list_files: z.object({ path: opt(z.string()), pattern: opt(z.string()) }),
+  read_file: z.object({ path: z.string(), start_line: opt(lineNo), end_line: opt(lineNo) }),
+  search: z.object({ pattern: z.string(), path: opt(z.string()) }),
+  edit_file: z.object({ path: z.string(), old_string: z.string(), new_string: z.string() }),
+  write_file: z.object({ path: z.string(), content: z.string() }),
+  run_tests: z.object({ filter: opt(z.string()) }),
+  finish: z.object({ summary: z.string() }),
+} satisfies Record<ToolName, z.ZodType>;
+
+export type ToolArgs = { [K in ToolName]: z.infer<(typeof ARG_SCHEMAS)[K]> };
+
+const ARG_EXAMPLES: Record<ToolName, string> = {
+  list_files: '{"path": "src", "pattern": "*.ts"}',
+  read_file: '{"path": "src/index.ts", "start_line": 1, "end_line": 200}',
+  search: '{"pattern": "parseConfig\\\\(", "path": "src"}',
+  edit_file: '{"path": "src/a.ts", "old_string": "return a - b;", "new_string": "return a + b;"}',
+  write_file: '{"path": "src/new.ts", "content": "export const x = 1;\\n"}',
+  run_tests: '{}',
+  finish: '{"summary": "Fixed the off-by-one in parseRange and added a test."}',
+};
+
+function isToolName(name: string): name is ToolName {
+  return (TOOL_NAMES as string[]).includes(name);
+}
+
+/** Parses and validates the JSON arguments the model sent for a tool (the loop uses it for run_tests and finish too). */
+export function validateToolArgs<K extends ToolName>(
+  name: K,
+  rawArgs: string,
+): { ok: true; args: ToolArgs[K] } | { ok: false; error: string } {
+  let parsed: unknown;
+  const text = (rawArgs ?? '').trim();
+  if (text === '') parsed = {};
+  else {
+    try {
+      parsed = JSON.parse(text);
+    } catch (e) {
+      return {
+        ok: false,
+        error:
+          `The arguments of ${name} are not valid JSON (${(e as Error).message}). ` +
+          `Send one JSON object, e.g. ${ARG_EXAMPLES[name]} (escape newlines in strings as \\n and quotes as \\").`,
+      };
+    }
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    return { ok: false, error: `The arguments of ${name} must be a JSON object, e.g. ${ARG_EXAMPLES[name]}.` };
+  }
+  const res = ARG_SCHEMAS[name].safeParse(parsed);
+  if (!res.success) {
+    const problems = res.error.issues
+      .slice(0, 5)
+      .map((i) => {
+        const key = i.path.join('.') || '(arguments)';
+        const got = i.path.length ? (parsed as Record<string, unknown>)[String(i.path[0])] : parsed;
+        return got === undefined ? `${key} is missing` : `${key}: ${i.message}`;
+      })
+      .join('; ');
+    return { ok: false, error: `Invalid arguments for ${name}: ${problems}. Expected e.g. ${ARG_EXAMPLES[name]}.` };
+  }
+  return { ok: true, args: res.data as ToolArgs[K] };
+}
+
+// ------------------------------------------------------------------ helpers
+
+function fail(content: string, display: string): ToolResult {
+  return { ok: false, content, display };
+}
+
+function numbered(lines: string[], firstLine: number, width: number): string[] {
+  return lines.map((l, k) => `${String(firstLine + k).padStart(width)}| ${l}`);
+}
+
+function numberWidth(maxLine: number): number {
+  return Math.max(4, String(maxLine).length);
+}
+
+/** File lines for display: without the '\n' separators and a trailing CR. */
+function displayLines(text: string): string[] {
+  if (text === '') return [];
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  return lines.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+}
+
+function isBinary(buf: Buffer): boolean {
+  return buf.subarray(0, BINARY_SNIFF_BYTES).includes(0);
+}
+
+function capLine(s: string, n: number): string {
+  return s.length > n ? s.slice(0, n) + '…' : s;
+}
+
+function short(s: string, n = 60): string {
+  const one = s.replace(/\s+/g, ' ');
+  return one.length > n ? one.slice(0, n - 1) + '…' : one;
+}
+
+const RUNG_NOTE: Record<Rung, string> = {
+  exact: 'exact match',
+  whitespace: 'matched ignoring trailing whitespace and line endings',
+  indentation: 'matched ignoring indentation; new_string was re-indented to the file',
+  elision: 'matched the quoted lines around "..."; everything between them was replaced',
+};
+
+type Stat = Awaited<ReturnType<typeof fsp.stat>>;
+
+async function statOrNull(p: string): Promise<Stat | null> {
+  try {
+    return await fsp.stat(p);
+  } catch {
+    return null;
+  }
+}
+
+// ------------------------------------------------------------------ the toolbox
+
+export interface ToolBoxOptions {
+  /** Absolute real path of the repository root. */
+  root: string;
+  /** Tracked plus untracked-not-ignored files, repo-relative with '/' separators. */
+  listFiles: () => Promise<string[]>;
+  /** Globs the model may not edit (ALWAYS_PROTECTED is added regardless). */
+  protectedPaths: string[];
+  /** Larger files are neither read, searched, edited nor written. Default 1 MiB. */
+  maxFileBytes?: number;
+}
+
+export class ToolBox {
+  private readonly root: string;
+  private readonly listFilesFn: () => Promise<string[]>;
+  private readonly protectedPaths: string[];
+  private readonly maxFileBytes: number;
+
+  constructor(opts: ToolBoxOptions) {
+    this.root = opts.root;
+    this.listFilesFn = opts.listFiles;
+    this.protectedPaths = opts.protectedPaths;
+    this.maxFileBytes = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  }
+
+  async execute(name: string, rawArgs: string): Promise<ToolResult> {
+    try {
+      if (!isToolName(name)) {
+        return fail(`Unknown tool "${name}". The tools are: ${TOOL_NAMES.join(', ')}.`, `unknown tool ${short(String(name), 40)}`);
+      }
+      const v = validateToolArgs(name, rawArgs);
+      if (!v.ok) return fail(v.error, `${name}: invalid arguments`);
+      switch (name) {
+        case 'list_files':
+          return await this.listFiles(v.args as ToolArgs['list_files']);
+        case 'read_file':
+          return await this.readFile(v.args as ToolArgs['read_file']);
+        case 'search':
+          return await this.search(v.args as ToolArgs['search']);
+        case 'edit_file':
+          return await this.editFile(v.args as ToolArgs['edit_file']);
+        case 'write_file':
+          return await this.writeFile(v.args as ToolArgs['write_file']);
+        case 'run_tests':
+        case 'finish':
+          return fail(`${name} is run by the agent loop, not by the file tools.`, `${name}: not a file tool`);
+      }
+    } catch (e) {
+      const msg = e instanceof Error ? e.message : String(e);
+      return fail(`${name} failed: ${msg}. Nothing else was changed; check the arguments and try again.`, `${name}: error ${short(msg)}`);
+    }
+  }
+
+  /** Normalizes an optional directory/file scope; null path means the whole repository. */
+  private scope(p: string | undefined): { ok: true; rel: string } | { ok: false; error: string } {
+    if (p === undefined || p.trim() === '' || p.trim() === '.' || p.trim() === './') return { ok: true, rel: '' };
+    const r = resolveRepoPath(this.root, p, this.protectedPaths, 'read');
+    return r.ok ? { ok: true, rel: r.rel } : r;
+  }
+
+  private async filesUnder(rel: string): Promise<string[]> {
+    const all = await this.listFilesFn();
+    if (rel === '') return all;
+    return all.filter((f) => f === rel || f.startsWith(rel + '/'));
+  }
+
+  private async listFiles(args: ToolArgs['list_files']): Promise<ToolResult> {
+    const sc = this.scope(args.path);
+    if (!sc.ok) return fail(sc.error, `list_files ${short(args.path ?? '')}: refused`);
+    let files = await this.filesUnder(sc.rel);
+    const label = `list_files ${sc.rel || '.'}${args.pattern ? ` (${short(args.pattern, 40)})` : ''}`;
+    if (args.pattern && args.pattern.trim() !== '') {
+      const glob = args.pattern.trim().replace(/^\.\//, '');
+      const isMatch = picomatch(glob, { dot: true, basename: !glob.includes('/') });
+      const prefix = sc.rel ? sc.rel + '/' : '';
+      files = files.filter((f) => isMatch(f) || (prefix !== '' && f.startsWith(prefix) && isMatch(f.slice(prefix.length))));
+    }
+    if (files.length === 0) {
+      const where = sc.rel ? ` under "${sc.rel}"` : '';
+      const what = args.pattern ? ` matching "${args.pattern}"` : '';
+      return {
+        ok: true,
+        content: `No files${where}${what}. Call list_files without arguments to see the repository layout, or use search.`,
+        display: `${label}: 0 files`,
+      };
+    }
+    const shown = files.slice(0, LIST_CAP);
+    let content = `${files.length} file${files.length === 1 ? '' : 's'}:\n${shown.join('\n')}`;
+    if (files.length > LIST_CAP) content += `\n… and ${files.length - LIST_CAP} more; narrow with path or pattern.`;
+    return { ok: true, content, display: `${label}: ${files.length} files` };
+  }
+
+  private async readFile(args: ToolArgs['read_file']): Promise<ToolResult> {
+    const r = resolveRepoPath(this.root, args.path, this.protectedPaths, 'read');
+    if (!r.ok) return fail(r.error, `read_file ${short(args.path)}: refused`);
+    const label = `read_file ${r.rel}`;
+    const st = await statOrNull(r.abs);
+    if (!st) {
+      return fail(`File "${r.rel}" does not exist. Use list_files or search to find the right path.`, `${label}: not found`);
+    }
+    if (st.isDirectory()) return fail(`"${r.rel || '.'}" is a directory; use list_files with path "${r.rel || '.'}" to see its files.`, `${label}: directory`);
+    if (!st.isFile()) return fail(`"${r.rel}" is not a regular file.`, `${label}: not a file`);
+    if (st.size > this.maxFileBytes) {
+      return fail(
+        `"${r.rel}" is ${st.size} bytes, over the ${this.maxFileBytes}-byte limit; it is not read. Use search with path "${r.rel}" to find the lines you need.`,
+        `${label}: too large`,
+      );
+    }
+    const buf = await fsp.readFile(r.abs);
+    if (isBinary(buf)) return fail(`"${r.rel}" is a binary file; it cannot be read or edited as text.`, `${label}: binary`);
+    const lines = displayLines(buf.toString('utf8'));
+    const total = lines.length;
+    if (total === 0) return { ok: true, content: `${r.rel} is empty (0 lines).`, display: `${label}: empty` };
+
+    const start = args.start_line ?? 1;
+    if (start > total) {
+      return fail(`"${r.rel}" has only ${total} line${total === 1 ? '' : 's'}; start_line ${start} is past the end.`, `${label}: past end`);
+    }
+    const requestedEnd = args.end_line ?? total;
+    if (requestedEnd < start) return fail(`end_line (${requestedEnd}) is before start_line (${start}).`, `${label}: bad range`);
+    let end = Math.min(requestedEnd, total, start + READ_MAX_LINES - 1);
+
+    const width = numberWidth(end);
+    const out: string[] = [];
+    let bytes = 0;
+    for (let n = start; n <= end; n++) {
+      const line = `${String(n).padStart(width)}| ${capLine(lines[n - 1], READ_MAX_LINE_CHARS)}`;
+      bytes += Buffer.byteLength(line) + 1;
+      if (bytes > READ_MAX_BYTES && out.length > 0) {
+        end = n - 1;
+        break;
+      }
+      out.push(line);
+    }
+    let header = `${r.rel} (${total} line${total === 1 ? '' : 's'}`;
+    header += buf.includes('\r\n') ? ', CRLF line endings)' : ')';
+    let content = `${header}\n${out.join('\n')}`;
+    if (end < Math.min(requestedEnd, total)) {
+      content += `\n[Showing lines ${start}-${end} of ${total}. To read further call read_file with start_line=${end + 1}.]`;
+    } else if (start > 1 || end < total) {
+      content += `\n[Showing lines ${start}-${end} of ${total}.]`;
+    }
+    return { ok: true, content, display: `${label}:${start}-${end}` };
+  }
+
+  private async search(args: ToolArgs['search']): Promise<ToolResult> {
+    if (args.pattern === '') return fail('The search pattern is empty; give a word or regular expression to look for.', 'search: empty pattern');
+    const sc = this.scope(args.path);
+    if (!sc.ok) return fail(sc.error, `search ${short(args.path ?? '')}: refused`);
+    let re: RegExp;
+    let literal = false;
+    try {
+      re = new RegExp(args.pattern);
+    } catch {
+      literal = true;
+      re = new RegExp(args.pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+    }
+    const label = `search ${short(args.pattern, 40)}${sc.rel ? ` in ${sc.rel}` : ''}`;
+    const files = await this.filesUnder(sc.rel);
+    const matches: string[] = [];
+    let searched = 0;
+    let more = false;
+    outer: for (const f of files) {
+      // list entries come from git, but still keep to the guard (symlinks out, .git)
+      const r = resolveRepoPath(this.root, f, this.protectedPaths, 'read');
+      if (!r.ok) continue;
+      const st = await statOrNull(r.abs);
+      if (!st || !st.isFile() || st.size > this.maxFileBytes) continue;
+      let buf: Buffer;
+      try {
+        buf = await fsp.readFile(r.abs);
+      } catch {
+        continue;
+      }
+      if (isBinary(buf)) continue;
+      searched++;
+      const lines = displayLines(buf.toString('utf8'));
+      for (let i = 0; i < lines.length; i++) {
+        if (re.test(lines[i])) {
+          if (matches.length >= SEARCH_MAX_MATCHES) {
+            more = true;
+            break outer;
+          }
+          matches.push(`${f}:${i + 1}: ${capLine(lines[i], SEARCH_MAX_LINE_CHARS)}`);
+        }
+      }
+    }
+    const note = literal ? ' (not a valid regular expression; searched for it literally)' : '';
+    if (matches.length === 0) {
+      return {
+        ok: true,
+        content: `No matches for ${JSON.stringify(args.pattern)}${note} in ${searched} text file${searched === 1 ? '' : 's'}${sc.rel ? ` under "${sc.rel}"` : ''}.`,
+        display: `${label}: 0 matches`,
+      };
+    }
+    let content = `${matches.length}${more ? '+' : ''} match${matches.length === 1 && !more ? '' : 'es'}${note}:\n${matches.join('\n')}`;
+    if (more) content += `\n[Stopped after ${SEARCH_MAX_MATCHES} matches; narrow the pattern or the path.]`;
+    return { ok: true, content, display: `${label}: ${matches.length}${more ? '+' : ''} matches` };
+  }
+
+  private async editFile(args: ToolArgs['edit_file']): Promise<ToolResult> {
+    const r = resolveRepoPath(this.root, args.path, this.protectedPaths, 'write');
+    if (!r.ok) return fail(r.error, `edit_file ${short(args.path)}: refused`);
+    const label = `edit_file ${r.rel}`;
+    const st = await statOrNull(r.abs);
+    if (!st) {
+      return fail(
+        `File "${r.rel}" does not exist; nothing was changed. Use write_file to create a new file, or list_files/search to find the right path.`,
+        `${label}: not found`,
+      );
+    }
+    if (!st.isFile()) return fail(`"${r.rel || '.'}" is not a regular file; nothing was changed.`, `${label}: not a file`);
+    if (st.size > this.maxFileBytes) {
+      return fail(`"${r.rel}" is ${st.size} bytes, over the ${this.maxFileBytes}-byte limit; agent-fix does not edit it.`, `${label}: too large`);
+    }
+    const buf = await fsp.readFile(r.abs);
+    if (isBinary(buf)) return fail(`"${r.rel}" is a binary file; it cannot be edited as text.`, `${label}: binary`);
+    const before = buf.toString('utf8');
+    const res = applyEdit(before, args.old_string, args.new_string);
+    if (!res.ok) return fail(`edit_file "${r.rel}": ${res.error}`, `${label}: no edit`);
+    if (res.content === before) {
+      return fail(`edit_file "${r.rel}": the edit leaves the file exactly as it was; nothing was changed.`, `${label}: no change`);
+    }
+    if (Buffer.byteLength(res.content) > this.maxFileBytes) {
+      return fail(`edit_file "${r.rel}": the result would exceed the ${this.maxFileBytes}-byte limit; nothing was changed.`, `${label}: too large`);
+    }
+    await fsp.writeFile(r.abs, res.content);
+
+    const lines = displayLines(res.content);
+    const insertedLines = Math.max(1, displayLines(args.new_string).length);
+    const from = Math.max(1, res.line - 2);
+    const to = Math.min(lines.length, res.line + insertedLines - 1 + 2, from + 29);
+    const snippet = lines.length
+      ? numbered(lines.slice(from - 1, to).map((l) => capLine(l, READ_MAX_LINE_CHARS)), from, numberWidth(to)).join('\n')
+      : '(the file is now empty)';
+    return {
+      ok: true,
+      content: `Edited ${r.rel} at line ${res.line} (${RUNG_NOTE[res.rung]}). Lines ${from}-${to} now:\n${snippet}`,
+      display: `${label}: ${res.rung} match at line ${res.line}`,
+      changedPath: r.rel,
+    };
+  }
+
+  private async writeFile(args: ToolArgs['write_file']): Promise<ToolResult> {
+    const r = resolveRepoPath(this.root, args.path, this.protectedPaths, 'write');
+    if (!r.ok) return fail(r.error, `write_file ${short(args.path)}: refused`);
+    const label = `write_file ${r.rel}`;
+    if (r.rel === '') return fail('write_file needs a file path, not the repository root.', `${label}: refused`);
+    if (args.content.includes('\0')) {
+      return fail(`The content for "${r.rel}" contains NUL bytes; write_file only writes text files. Nothing was written.`, `${label}: binary content`);
+    }
+    const size = Buffer.byteLength(args.content);
+    if (size > this.maxFileBytes) {
+      return fail(`The content for "${r.rel}" is ${size} bytes, over the ${this.maxFileBytes}-byte limit. Nothing was written.`, `${label}: too large`);
+    }
+    const st = await statOrNull(r.abs);
+    if (st && !st.isFile()) return fail(`"${r.rel}" exists and is not a regular file (a directory?). Nothing was written.`, `${label}: not a file`);
+    let previousLines = 0;
+    if (st) previousLines = displayLines(await fsp.readFile(r.abs, 'utf8')).length;
+    await fsp.mkdir(path.dirname(r.abs), { recursive: true });
+    await fsp.writeFile(r.abs, args.content);
+    const n = displayLines(args.content).length;
+    const lines = (k: number) => `${k} line${k === 1 ? '' : 's'}`;
+    const content = st
+      ? `Overwrote ${r.rel} (was ${lines(previousLines)}, now ${lines(n)}, ${size} bytes).`
+      : `Created ${r.rel} (${lines(n)}, ${size} bytes).`;
+    return { ok: true, content, display: `${label}: ${st ? 'overwrote' : 'created'} (${lines(n)})`, changedPath: r.rel };
+  }
+}
