@@ -1,0 +1,544 @@
+/**
+ * GitPort on the git command line (spawned with execa; every call is one plumbing command).
+ *
+ * Design notes:
+ * - The ambient environment is cleaned of variables that would redirect git elsewhere
+ *   (GIT_DIR, GIT_INDEX_FILE, ...) or inject an identity; messages are forced to English
+ *   (LC_ALL=C) so rejections can be recognised; prompts are disabled.
+ * - Hooks never run: every command gets `-c core.hooksPath=/dev/null` (a setup script run by the
+ *   harness could otherwise install hooks, e.g. husky) and push gets `--no-verify`.
+ * - Error messages are redacted: `scheme://user:pass@host` becomes `scheme://***@host`.
+ * - Tree arguments accept any tree-ish (`<commit>^{tree}` works too).
+ */
+import { execa } from 'execa';
+import { mkdtemp, rm, copyFile, unlink, rmdir, lstat, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { CommitInfo, FileChange, GitPort, Identity, PushResult } from '../ports/git.js';
+
+export interface OpenGitOptions {
+  log?: (m: string) => void;
+}
+
+/** Thrown for git failures; the message is already redacted. */
+export class GitCommandError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number | null,
+    readonly stderr: string,
+  ) {
+    super(message);
+    this.name = 'GitCommandError';
+  }
+}
+
+/** Replaces credentials embedded in URLs (`https://user:token@host`) with `***`. */
+export function redactUrls(text: string): string {
+  return text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@]+@/gi, '$1***@');
+}
+
+const UNSAFE_ENV = new Set([
+  'GIT_DIR',
+  'GIT_WORK_TREE',
+  'GIT_INDEX_FILE',
+  'GIT_OBJECT_DIRECTORY',
+  'GIT_ALTERNATE_OBJECT_DIRECTORIES',
+  'GIT_COMMON_DIR',
+  'GIT_NAMESPACE',
+  'GIT_PREFIX',
+  'GIT_CEILING_DIRECTORIES',
+  'GIT_DISCOVERY_ACROSS_FILESYSTEM',
+  'GIT_AUTHOR_NAME',
+  'GIT_AUTHOR_EMAIL',
+  'GIT_AUTHOR_DATE',
+  'GIT_COMMITTER_NAME',
+  'GIT_COMMITTER_EMAIL',
+  'GIT_COMMITTER_DATE',
+  'GIT_EXTERNAL_DIFF',
+  'GIT_EDITOR',
+  'GIT_SEQUENCE_EDITOR',
+  'GIT_PAGER',
+]);
+
+function baseEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v === undefined || UNSAFE_ENV.has(k.toUpperCase())) continue;
+    env[k] = v;
+  }
+  env.LC_ALL = 'C';
+  env.LANGUAGE = 'C';
+  env.GIT_TERMINAL_PROMPT = '0';
+  env.GIT_PAGER = 'cat';
+  return env;
+}
+
+const GLOBAL_CONFIG = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.quotepath=false'];
+
+interface RunOptions {
+  env?: Record<string, string>;
+  input?: string;
+  /** Exit codes that are not failures (default: [0]). */
+  ok?: number[];
+}
+
+interface RunResult {
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+}
+
+const SHA_RE = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+
+export async function openGit(root: string, opts: OpenGitOptions = {}): Promise<GitPort> {
+  const dir = path.resolve(root);
+  let top: string;
+  try {
+    const inside = await execa('git', [...GLOBAL_CONFIG, 'rev-parse', '--is-inside-work-tree'], {
+      cwd: dir,
+      env: baseEnv(),
+      extendEnv: false,
+      reject: false,
+    });
+    if (inside.exitCode !== 0 || String(inside.stdout).trim() !== 'true') throw new Error('no');
+    const t = await execa('git', [...GLOBAL_CONFIG, 'rev-parse', '--show-toplevel'], {
+      cwd: dir,
+      env: baseEnv(),
+      extendEnv: false,
+      reject: false,
+    });
+    if (t.exitCode !== 0) throw new Error('no');
+    top = String(t.stdout).trim();
+  } catch {
+    throw new Error(`not a git repository: ${dir}`);
+  }
+  return new CliGit(top, opts.log ?? (() => {}));
+}
+
+class CliGit implements GitPort {
+  /** Remote of the last fetchBranch; used to deepen a shallow clone. */
+  private lastRemote = 'origin';
+
+  constructor(
+    readonly root: string,
+    private readonly log: (m: string) => void,
+  ) {}
+
+  // ------------------------------------------------------------------ plumbing
+  private async run(args: string[], o: RunOptions = {}): Promise<RunResult> {
+    const env = { ...baseEnv(), ...(o.env ?? {}) };
+    let r;
+    try {
+      r = await execa('git', [...GLOBAL_CONFIG, ...args], {
+        cwd: this.root,
+        env,
+        extendEnv: false,
+        reject: false,
+        stripFinalNewline: false,
+        input: o.input ?? '',
+        maxBuffer: 512 * 1024 * 1024,
+      });
+    } catch (e) {
+      throw new GitCommandError(redactUrls(`git ${args[0]} could not start: ${(e as Error).message}`), null, '');
+    }
+    const stdout = String(r.stdout ?? '');
+    const stderr = String(r.stderr ?? '');
+    const exitCode = typeof r.exitCode === 'number' ? r.exitCode : -1;
+    if (!(o.ok ?? [0]).includes(exitCode)) {
+      const why = r.failed && exitCode === -1 ? (r.shortMessage ?? 'failed') : stderr.trim() || stdout.trim();
+      throw new GitCommandError(
+        redactUrls(`git ${args.join(' ')} failed (exit ${exitCode}): ${why}`),
+        exitCode,
+        redactUrls(stderr),
+      );
+    }
+    return { stdout, stderr, exitCode };
+  }
+
+  private async out(args: string[], o: RunOptions = {}): Promise<string> {
+    return (await this.run(args, o)).stdout.trim();
+  }
+
+  /** Runs `fn` with a private index file (GIT_INDEX_FILE) seeded by `seed`; the real index is never touched. */
+  private async withTempIndex<T>(fn: (env: Record<string, string>) => Promise<T>): Promise<T> {
+    const dir = await mkdtemp(path.join(tmpdir(), 'agent-fix-index-'));
+    try {
+      return await fn({ GIT_INDEX_FILE: path.join(dir, 'index') });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  private async hasHead(): Promise<boolean> {
+    const r = await this.run(['rev-parse', '-q', '--verify', 'HEAD^{commit}'], { ok: [0, 1, 128] });
+    return r.exitCode === 0;
+  }
+
+  // ------------------------------------------------------------------ GitPort
+  async headSha(): Promise<string> {
+    return this.out(['rev-parse', '--verify', 'HEAD^{commit}']);
+  }
+
+  async snapshot(): Promise<string> {
+    return this.withTempIndex(async (env) => {
+      if (await this.hasHead()) {
+        // Seed from the real index when possible so its stat cache spares re-hashing unchanged
+        // files; `read-tree -m HEAD` then makes the content equal to HEAD regardless.
+        const realIndex = path.resolve(this.root, await this.out(['rev-parse', '--git-path', 'index']));
+        let seeded = false;
+        try {
+          await copyFile(realIndex, env.GIT_INDEX_FILE);
+          await this.run(['read-tree', '-m', 'HEAD'], { env });
+          seeded = true;
+        } catch {
+          seeded = false;
+        }
+        if (!seeded) {
+          await rm(env.GIT_INDEX_FILE, { force: true });
+          await this.run(['read-tree', 'HEAD'], { env });
+        }
+      } else {
+        await this.run(['read-tree', '--empty'], { env });
+      }
+      await this.run(['add', '-A', '--', '.'], { env });
+      return this.out(['write-tree'], { env });
+    });
+  }
+
+  async restore(tree: string): Promise<void> {
+    const target = await this.out(['rev-parse', '--verify', `${tree}^{tree}`]);
+    const current = await this.snapshot();
+    if (current === target) return;
+    const raw = await this.out(['diff-tree', '-r', '--no-renames', '-z', current, target]);
+    const toDelete: string[] = [];
+    const toWrite: string[] = [];
+    for (const e of parseRaw(raw)) {
+      if (!isSafeRelPath(e.path)) throw new Error(`refusing to restore unsafe path ${JSON.stringify(e.path)}`);
+      if (e.status === 'D') {
+        if (e.srcMode !== '160000') toDelete.push(e.path);
+      } else if (e.status === 'T' && e.srcMode === '160000') {
+        // a submodule became a file: leave the directory alone, cannot be written safely
+        continue;
+      } else if (e.dstMode !== '160000') {
+        toWrite.push(e.path);
+      }
+    }
+    const dirs = new Set<string>();
+    for (const p of toDelete) {
+      const abs = path.join(this.root, p);
+      await unlink(abs).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT') throw err;
+      });
+      for (let d = path.posix.dirname(p); d !== '.' && d !== '/'; d = path.posix.dirname(d)) dirs.add(d);
+    }
+    // Remove directories left empty, deepest first (rmdir fails on non-empty ones: ignored files survive).
+    for (const d of [...dirs].sort((a, b) => b.length - a.length)) {
+      await rmdir(path.join(this.root, d)).catch(() => {});
+    }
+    if (toWrite.length > 0) {
+      await this.withTempIndex(async (env) => {
+        await this.run(['read-tree', target], { env });
+        // A file being replaced by a directory (or the reverse) must go first.
+        for (const p of toWrite) await this.clearPathConflicts(p);
+        await this.run(['checkout-index', '-f', '-q', '-z', '--stdin'], { env, input: toWrite.join('\0') + '\0' });
+      });
+    }
+    // Refresh stat info of the real index only (never changes what is staged).
+    await this.run(['update-index', '-q', '--refresh'], { ok: [0, 1] }).catch(() => {});
+  }
+
+  /** If a parent of `p` exists as a non-directory, remove it so the file can be written. */
+  private async clearPathConflicts(p: string): Promise<void> {
+    const parts = p.split('/');
+    for (let i = 1; i < parts.length; i++) {
+      const abs = path.join(this.root, ...parts.slice(0, i));
+      const st = await lstat(abs).catch(() => null);
+      if (!st) return;
+      if (!st.isDirectory()) {
+        await unlink(abs);
+        return;
+      }
+    }
+  }
+
+  async diff(fromTree: string, toTree: string): Promise<string> {
+    return (
+      await this.run(['diff-tree', '-r', '-p', '-M', '--no-color', '--no-ext-diff', '--no-textconv', fromTree, toTree])
+    ).stdout;
+  }
+
+  async changes(fromTree: string, toTree: string): Promise<FileChange[]> {
+    const raw = (await this.run(['diff-tree', '-r', '-M', '-z', '--raw', fromTree, toTree])).stdout;
+    const num = (await this.run(['diff-tree', '-r', '-M', '-z', '--numstat', fromTree, toTree])).stdout;
+    const stats = parseNumstat(num);
+    const result: FileChange[] = [];
+    for (const e of parseRaw(raw)) {
+      const s = stats.get(e.path) ?? { additions: 0, deletions: 0, binary: false };
+      const status: FileChange['status'] =
+        e.status === 'A' || e.status === 'C'
+          ? 'added'
+          : e.status === 'D'
+            ? 'deleted'
+            : e.status === 'R'
+              ? 'renamed'
+              : 'modified';
+      const change: FileChange = { path: e.path, status, additions: s.additions, deletions: s.deletions, binary: s.binary };
+      if (e.oldPath !== undefined) change.oldPath = e.oldPath;
+      result.push(change);
+    }
+    return result;
+  }
+
+  async listFiles(): Promise<string[]> {
+    const all = splitZ((await this.run(['ls-files', '-z', '--cached', '--others', '--exclude-standard'])).stdout);
+    const deleted = new Set(splitZ((await this.run(['ls-files', '-z', '--deleted'])).stdout));
+    const set = new Set<string>();
+    for (const f of all) if (!deleted.has(f)) set.add(f.split(path.sep).join('/'));
+    return [...set].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  }
+
+  async commitTree(tree: string, parent: string, message: string, author: Identity): Promise<string> {
+    const env = {
+      GIT_AUTHOR_NAME: author.name,
+      GIT_AUTHOR_EMAIL: author.email,
+      GIT_COMMITTER_NAME: author.name,
+      GIT_COMMITTER_EMAIL: author.email,
+    };
+    const msg = message.endsWith('\n') ? message : `${message}\n`;
+    return this.out(['-c', 'commit.gpgsign=false', 'commit-tree', '--no-gpg-sign', tree, '-p', parent], {
+      env,
+      input: msg,
+    });
+  }
+
+  async fetchBranch(remote: string, branch: string): Promise<string | null> {
+    await this.checkBranchName(branch);
+    this.lastRemote = remote;
+    const dst = trackingRef(remote, branch);
+    const r = await this.run(
+      ['fetch', '--no-tags', '--no-recurse-submodules', '--no-write-fetch-head', remote, `+refs/heads/${branch}:${dst}`],
+      { ok: [0, 1, 128] },
+    );
+    if (r.exitCode !== 0) {
+      if (/couldn't find remote ref|could not find remote ref/i.test(r.stderr)) {
+        // The branch is gone on the remote: drop a stale tracking ref so nobody trusts it.
+        await this.run(['update-ref', '-d', dst], { ok: [0, 1, 128] });
+        return null;
+      }
+      throw new GitCommandError(
+        redactUrls(`could not fetch branch ${branch} from ${remote} (exit ${r.exitCode}): ${r.stderr.trim()}`),
+        r.exitCode,
+        redactUrls(r.stderr),
+      );
+    }
+    return this.out(['rev-parse', '--verify', `${dst}^{commit}`]);
+  }
+
+  async commitsBetween(base: string, tip: string): Promise<CommitInfo[]> {
+    await this.ensureHistory(base, tip, async () => {
+      if (!(await this.hasCommits(base, tip))) return false;
+      const rows = await this.revListParents(tip, base);
+      // A parentless commit here is either a shallow boundary (history cut) or a root commit
+      // that base's truncated history could not exclude: either way the answer is not reliable.
+      return rows.every((r) => r.parents.length > 0);
+    });
+    const fmt = '%H%x1f%an%x1f%ae%x1f%ce%x1f%s%x1e';
+    const out = (await this.run(['log', `--format=${fmt}`, tip, `^${base}`, '--'])).stdout;
+    const commits: CommitInfo[] = [];
+    for (const rec of out.split('\x1e')) {
+      const [sha, authorName, authorEmail, committerEmail, subject] = rec.replace(/^\n+/, '').split('\x1f');
+      if (!sha || subject === undefined) continue;
+      commits.push({ sha, authorName, authorEmail, committerEmail, subject });
+    }
+    return commits;
+  }
+
+  async isAncestor(ancestor: string, descendant: string): Promise<boolean> {
+    const ask = async () =>
+      (await this.run(['merge-base', '--is-ancestor', ancestor, descendant], { ok: [0, 1] })).exitCode === 0;
+    await this.ensureHistory(ancestor, descendant, async () => {
+      if (!(await this.hasCommits(ancestor, descendant))) return false;
+      if (await ask()) return true; // a local path is a real path
+      // "no" is only trustworthy if the walk from `descendant` was not cut by a shallow boundary
+      const shallow = await this.shallowSet();
+      const rows = await this.revListParents(descendant, ancestor);
+      return rows.every((row) => !shallow.has(row.sha));
+    });
+    return ask();
+  }
+
+  async push(remote: string, sha: string, branch: string, expected: string | null): Promise<PushResult> {
+    await this.checkBranchName(branch);
+    const ref = `refs/heads/${branch}`;
+    const lease = `--force-with-lease=${ref}:${expected ?? ''}`;
+    const r = await this.run(['push', '--porcelain', '--no-verify', lease, remote, `${sha}:${ref}`], {
+      ok: [0, 1, 128],
+    });
+    const refLine = r.stdout.split('\n').find((l) => l.includes(`\t${sha}:${ref}\t`) || l.includes(`:${ref}\t`));
+    if (r.exitCode === 0 && !(refLine && refLine.startsWith('!'))) {
+      await this.run(['update-ref', trackingRef(remote, branch), sha], { ok: [0, 1, 128] });
+      return { kind: 'pushed', sha };
+    }
+    if (refLine && refLine.startsWith('!')) {
+      const summary = refLine.split('\t').slice(2).join(' ').trim();
+      const remoteLines = r.stderr
+        .split('\n')
+        .filter((l) => /^remote:/.test(l) || /^(error|hint):/.test(l))
+        .map((l) => l.trim())
+        .filter((l) => l && l !== 'remote:');
+      const reason = redactUrls([summary, ...remoteLines].filter(Boolean).join('\n'));
+      this.log(`push of ${branch} rejected: ${summary}`);
+      return { kind: 'rejected', reason: reason || 'rejected by the remote' };
+    }
+    throw new GitCommandError(
+      redactUrls(`could not push ${branch} to ${remote} (exit ${r.exitCode}): ${r.stderr.trim()}`),
+      r.exitCode,
+      redactUrls(r.stderr),
+    );
+  }
+
+  async setLocalBranch(branch: string, sha: string): Promise<void> {
+    await this.checkBranchName(branch);
+    const ref = `refs/heads/${branch}`;
+    const head = await this.run(['symbolic-ref', '-q', 'HEAD'], { ok: [0, 1, 128] });
+    if (head.exitCode === 0 && head.stdout.trim() === ref) {
+      throw new Error(`refusing to move ${branch}: it is the checked-out branch`);
+    }
+    const commit = await this.out(['rev-parse', '--verify', `${sha}^{commit}`]);
+    await this.run(['update-ref', '-m', 'agent-fix: publish', ref, commit]);
+  }
+
+  // ------------------------------------------------------------------ helpers
+  private async checkBranchName(branch: string): Promise<void> {
+    const r = await this.run(['check-ref-format', '--branch', branch], { ok: [0, 1, 128] });
+    if (r.exitCode !== 0 || branch.startsWith('-')) throw new Error(`invalid branch name: ${JSON.stringify(branch)}`);
+  }
+
+  private async hasCommits(...shas: string[]): Promise<boolean> {
+    for (const s of shas) {
+      const r = await this.run(['cat-file', '-e', `${s}^{commit}`], { ok: [0, 1, 128] });
+      if (r.exitCode !== 0) return false;
+    }
+    return true;
+  }
+
+  private async isShallow(): Promise<boolean> {
+    return (await this.out(['rev-parse', '--is-shallow-repository'])) === 'true';
+  }
+
+  private async shallowSet(): Promise<Set<string>> {
+    const file = path.resolve(this.root, await this.out(['rev-parse', '--git-path', 'shallow']));
+    const text = await readFile(file, 'utf8').catch(() => '');
+    return new Set(text.split('\n').map((s) => s.trim()).filter(Boolean));
+  }
+
+  private async revListParents(tip: string, base: string): Promise<{ sha: string; parents: string[] }[]> {
+    const out = await this.out(['rev-list', '--parents', tip, `^${base}`, '--']);
+    return out
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => {
+        const [sha, ...parents] = l.trim().split(' ');
+        return { sha, parents };
+      });
+  }
+
+  /**
+   * In a shallow clone, deepens history until `reliable()` holds (or the clone is complete).
+   * Steps: --deepen by growing amounts (wanting the two commits, else the configured refspec),
+   * then --unshallow.
+   */
+  private async ensureHistory(a: string, b: string, reliable: () => Promise<boolean>): Promise<void> {
+    for (const depth of [50, 500, 0]) {
+      if (!(await this.isShallow())) return;
+      if (await reliable()) return;
+      const remote = this.lastRemote;
+      const flag = depth > 0 ? `--deepen=${depth}` : '--unshallow';
+      this.log(`shallow clone: fetching more history (${flag}) from ${remote}`);
+      const wants = [a, b].filter((x) => SHA_RE.test(x));
+      const withShas = await this.run(['fetch', '--no-tags', '--no-write-fetch-head', flag, remote, ...wants], {
+        ok: [0, 1, 128],
+      });
+      if (withShas.exitCode !== 0 || wants.length === 0) {
+        await this.run(['fetch', '--no-tags', flag, remote]);
+      }
+    }
+    if (await this.isShallow()) {
+      if (!(await reliable())) {
+        throw new Error('shallow clone: could not fetch enough history to compare commits');
+      }
+    }
+  }
+}
+
+function trackingRef(remote: string, branch: string): string {
+  return /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(remote) ? `refs/remotes/${remote}/${branch}` : `refs/agent-fix/fetched/${branch}`;
+}
+
+/** A repo-relative path that stays inside the work tree and outside `.git`. */
+function isSafeRelPath(p: string): boolean {
+  if (!p || p.startsWith('/') || p.includes('\0')) return false;
+  return p.split('/').every((part) => part !== '' && part !== '.' && part !== '..' && part.toLowerCase() !== '.git');
+}
+
+function splitZ(s: string): string[] {
+  return s.split('\0').filter((x) => x.length > 0);
+}
+
+interface RawEntry {
+  srcMode: string;
+  dstMode: string;
+  status: string;
+  path: string;
+  oldPath?: string;
+}
+
+/** Parses `diff-tree -z --raw` output. */
+function parseRaw(out: string): RawEntry[] {
+  const t = out.split('\0');
+  const entries: RawEntry[] = [];
+  let i = 0;
+  while (i < t.length) {
+    const head = t[i];
+    if (!head || !head.startsWith(':')) {
+      i++;
+      continue;
+    }
+    const [srcMode, dstMode, , , statusField] = head.slice(1).split(' ');
+    const status = statusField.charAt(0);
+    if (status === 'R' || status === 'C') {
+      entries.push({ srcMode, dstMode, status, oldPath: t[i + 1], path: t[i + 2] });
+      i += 3;
+    } else {
+      entries.push({ srcMode, dstMode, status, path: t[i + 1] });
+      i += 2;
+    }
+  }
+  return entries;
+}
+
+/** Parses `diff-tree -z --numstat` output, keyed by the new path. */
+function parseNumstat(out: string): Map<string, { additions: number; deletions: number; binary: boolean }> {
+  const t = out.split('\0');
+  const m = new Map<string, { additions: number; deletions: number; binary: boolean }>();
+  let i = 0;
+  while (i < t.length) {
+    const rec = t[i];
+    if (!rec) {
+      i++;
+      continue;
+    }
+    const [a, d, p] = rec.split('\t');
+    const binary = a === '-' && d === '-';
+    const stat = { additions: binary ? 0 : Number(a), deletions: binary ? 0 : Number(d), binary };
+    if (p === '' || p === undefined) {
+      // rename/copy: "a\td\t" NUL old NUL new
+      m.set(t[i + 2], stat);
+      i += 3;
+    } else {
+      m.set(p, stat);
+      i += 1;
+    }
+  }
+  return m;
+}
