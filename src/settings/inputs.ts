@@ -1,0 +1,184 @@
+/**
+ * Reads and validates the action inputs (see action.yml) into one typed `Settings`.
+ *
+ * `getInput` is injected (in the action it is `@actions/core.getInput`, in the CLI a
+ * lookup in the parsed flags), so this module stays pure. An empty string means "not
+ * given" and selects the documented default, exactly as action.yml does.
+ *
+ * Every problem is reported at once, each naming the input, the bad value (never the
+ * value of a secret input) and what is expected.
+ */
+import { z } from 'zod';
+import type { Settings } from '../types.js';
+
+export class SettingsError extends Error {
+  /** One sentence per invalid input. */
+  readonly problems: string[];
+
+  constructor(problems: string[]) {
+    super(problems.length === 1 ? problems[0] : `Invalid inputs:\n- ${problems.join('\n- ')}`);
+    this.name = 'SettingsError';
+    this.problems = problems;
+  }
+}
+
+/** Always protected, whatever the inputs say. */
+export const ALWAYS_PROTECTED = '.github/workflows/**';
+
+export const DEFAULTS = {
+  baseUrl: 'https://models.github.ai/inference',
+  model: 'openai/gpt-4.1',
+  label: 'agent-fix',
+  maxIterations: 5,
+  maxChangedFiles: 10,
+  maxChangedLines: 200,
+  draft: true,
+  commandTimeoutMinutes: 15,
+} as const;
+
+/** Inputs whose values must never appear in a message. */
+const SECRET_INPUTS = new Set(['github-token', 'api-key']);
+
+interface Field<T> {
+  input: string;
+  schema: z.ZodType<T>;
+  /** Completes "Input "x" must be ...". */
+  expected: string;
+}
+
+const wholeNumber = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\+?\d+$/)
+    .transform((s) => Number(s))
+    .pipe(z.number().int().min(min).max(max));
+
+const token = z.string().regex(/^[\x21-\x7e]+$/);
+
+const fields = {
+  baseUrl: {
+    input: 'base-url',
+    schema: z
+      .string()
+      .refine((s) => {
+        try {
+          const u = new URL(s);
+          return (u.protocol === 'https:' || u.protocol === 'http:') && u.hostname !== '';
+        } catch {
+          return false;
+        }
+      })
+      .transform((s) => s.replace(/\/+$/, '')),
+    expected: 'an http(s) URL of an OpenAI-compatible API, such as "https://models.github.ai/inference"',
+  },
+  model: {
+    input: 'model',
+    schema: z.string().regex(/^[^\s]{1,200}$/),
+    expected: 'a model name without spaces, such as "openai/gpt-4.1"',
+  },
+  label: {
+    input: 'label',
+    // GitHub labels are at most 50 characters.
+    schema: z.string().min(1).max(50).refine((s) => !/[\r\n]/.test(s)),
+    expected: 'a label name of 1 to 50 characters on one line',
+  },
+  maxIterations: { input: 'max-iterations', schema: wholeNumber(1, 50), expected: 'a whole number from 1 to 50' },
+  maxChangedFiles: { input: 'max-changed-files', schema: wholeNumber(1, 1000), expected: 'a whole number from 1 to 1000' },
+  maxChangedLines: { input: 'max-changed-lines', schema: wholeNumber(1, 100000), expected: 'a whole number from 1 to 100000' },
+  commandTimeoutMinutes: {
+    input: 'command-timeout-minutes',
+    // A GitHub-hosted job runs at most 6 hours.
+    schema: wholeNumber(1, 360),
+    expected: 'a whole number of minutes from 1 to 360',
+  },
+  draft: {
+    input: 'draft',
+    schema: z
+      .string()
+      .transform((s) => s.toLowerCase())
+      .pipe(z.enum(['true', 'false']))
+      .transform((s) => s === 'true'),
+    expected: 'true or false',
+  },
+  command: {
+    input: '', // set per use
+    schema: z.string().refine((s) => !s.includes('\0')),
+    expected: 'a shell command (or empty to detect it from the repository)',
+  },
+} satisfies Record<string, Field<unknown>>;
+
+function describeValue(input: string, raw: string): string {
+  if (SECRET_INPUTS.has(input)) return 'the value is secret and not shown';
+  const shown = raw.length > 80 ? `${raw.slice(0, 80)}…` : raw;
+  return `got ${JSON.stringify(shown)}`;
+}
+
+/** Splits a newline- or comma-separated list of globs; trims, drops empties and leading `./`, dedupes. */
+export function parseGlobList(raw: string): string[] {
+  const out: string[] = [];
+  for (const part of raw.split(/[\r\n,]+/)) {
+    let glob = part.trim();
+    while (glob.startsWith('./')) glob = glob.slice(2);
+    if (glob.startsWith('/')) glob = glob.replace(/^\/+/, '');
+    if (glob !== '' && !out.includes(glob)) out.push(glob);
+  }
+  return out;
+}
+
+export function readSettings(getInput: (name: string) => string): Settings {
+  const problems: string[] = [];
+  const read = (name: string): string => {
+    const v = getInput(name);
+    return typeof v === 'string' ? v.trim() : '';
+  };
+
+  function parse<T>(field: Field<T>, fallback: T, input = field.input): T {
+    const raw = read(input);
+    if (raw === '') return fallback;
+    const result = field.schema.safeParse(raw);
+    if (result.success) return result.data;
+    problems.push(`Input "${input}" must be ${field.expected} (${describeValue(input, raw)}).`);
+    return fallback;
+  }
+
+  // Secrets: validated without ever echoing them.
+  let githubToken = read('github-token');
+  if (githubToken === '') {
+    problems.push(
+      'Input "github-token" is required: pass `github-token: ${{ secrets.GITHUB_TOKEN }}` (or another token), ' +
+        'or give the job `permissions` (contents: write, issues: write, pull-requests: write) so the default token can be used.',
+    );
+  } else if (!token.safeParse(githubToken).success) {
+    problems.push('Input "github-token" must be a token without spaces or line breaks (the value is secret and not shown).');
+    githubToken = '';
+  }
+  let apiKey = read('api-key');
+  if (apiKey !== '' && !token.safeParse(apiKey).success) {
+    problems.push('Input "api-key" must be an API key without spaces or line breaks, or empty to use github-token (the value is secret and not shown).');
+    apiKey = '';
+  }
+
+  const commandField = (input: string): string | null => {
+    const v = parse<string>(fields.command, '', input);
+    return v === '' ? null : v;
+  };
+
+  const settings: Settings = {
+    githubToken,
+    apiKey: apiKey === '' ? githubToken : apiKey,
+    baseUrl: parse(fields.baseUrl, DEFAULTS.baseUrl),
+    model: parse(fields.model, DEFAULTS.model),
+    testCommand: commandField('test-command'),
+    setupCommand: commandField('setup-command'),
+    label: parse(fields.label, DEFAULTS.label),
+    maxIterations: parse(fields.maxIterations, DEFAULTS.maxIterations),
+    maxChangedFiles: parse(fields.maxChangedFiles, DEFAULTS.maxChangedFiles),
+    maxChangedLines: parse(fields.maxChangedLines, DEFAULTS.maxChangedLines),
+    draft: parse(fields.draft, DEFAULTS.draft),
+    commandTimeoutMs: parse(fields.commandTimeoutMinutes, DEFAULTS.commandTimeoutMinutes) * 60_000,
+    protectedPaths: [ALWAYS_PROTECTED, ...parseGlobList(read('protected-paths')).filter((g) => g !== ALWAYS_PROTECTED)],
+  };
+
+  if (problems.length > 0) throw new SettingsError(problems);
+  return settings;
+}
