@@ -93,7 +93,8 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     log(`Setup: ${report.setupCommand}`);
     const r = await run(report.setupCommand);
     const setupRun = toTestRun(r, redactor);
-    emit({ type: 'command', purpose: 'setup', result: { ...r, output: undefined as never, outputTail: setupRun.outputTail } });
+    const { output: _output, ...meta } = r;
+    emit({ type: 'command', purpose: 'setup', result: { ...meta, outputTail: setupRun.outputTail } });
     if (r.exitCode !== 0 || r.timedOut) {
       report.baseline = null;
       const why = r.timedOut ? 'timed out' : `exited with ${r.exitCode ?? r.signal ?? 'no code'}`;

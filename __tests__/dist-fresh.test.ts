@@ -1,0 +1,23 @@
+/** check-dist: the committed bundle must be exactly what the sources build to. */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const root = path.resolve(import.meta.dirname ?? path.dirname(new URL(import.meta.url).pathname), '..');
+
+test('dist/ is fresh: rebuilding the sources gives the committed bundle byte for byte', () => {
+  const out = mkdtempSync(path.join(os.tmpdir(), 'agent-fix-dist-'));
+  try {
+    execFileSync(process.execPath, [path.join(root, 'scripts/build.mjs'), out], { cwd: root, stdio: 'pipe' });
+    for (const file of ['index.js', 'cli.js']) {
+      const fresh = readFileSync(path.join(out, file), 'utf8');
+      const committed = readFileSync(path.join(root, 'dist', file), 'utf8');
+      if (fresh !== committed) {
+        throw new Error(`dist/${file} is stale: run \`npm run build\` and commit dist/.`);
+      }
+    }
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});
