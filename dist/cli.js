@@ -41747,6 +41747,11 @@ function parseNodeSpec(lines) {
       if (!line.trim() || /^\s/.test(line)) continue;
       if (afterTestAt && line.startsWith("\u2716")) {
         afterTestAt = false;
+        const m2 = NODE_SPEC_LINE.exec(line);
+        const name2 = m2 ? m2[3].trim() : "";
+        const message2 = messageFrom(lines, i2 + 1, (l) => l.trim() !== "" && indentOf(l) === 0);
+        const target = out.list().find((t) => t.status === "failed" && !t.message && (t.id === name2 || t.id.endsWith(`${SEP}${name2}`)));
+        if (target && message2) out.setMessage(target.id, message2);
         continue;
       }
       if (!NODE_SPEC_LINE.test(line) || line.startsWith("\u2139")) continue;
@@ -42533,9 +42538,12 @@ async function detectPython(root) {
       mentions.push(content);
     }
   }
-  const installable = await exists(path11.join(root, "setup.py")) || pyproject !== null && /^\s*\[(project|build-system|tool\.poetry)\]/m.test(pyproject);
+  const setupPy = await readText(path11.join(root, "setup.py"));
+  if (setupPy !== null) mentions.push(setupPy);
+  const installable = setupPy !== null || pyproject !== null && /^\s*\[(project|build-system|tool\.poetry)\]/m.test(pyproject);
   if (installable) steps.push("pip install -e .");
-  if (!mentions.some((m) => /\bpytest\b/i.test(m))) steps.push("pip install pytest");
+  const withoutConfigHeaders = (m) => m.replace(/^\s*\[(?:tool[.:]pytest[^\]]*|pytest)\]\s*$/gm, "");
+  if (!mentions.some((m) => /\bpytest\b/i.test(withoutConfigHeaders(m)))) steps.push("pip install pytest");
   return {
     setup: steps.join(" && "),
     test: "python -m pytest",

@@ -57,8 +57,12 @@ export async function run(rt: ActionsRuntime = actionsRuntime(), env: NodeJS.Pro
     rt.setFailed(message(e));
     return;
   }
-  rt.setSecret(settings.githubToken);
-  if (settings.apiKey) rt.setSecret(settings.apiKey);
+  for (const secret of new Set([settings.githubToken, settings.apiKey])) {
+    if (!secret) continue;
+    rt.setSecret(secret);
+    rt.setSecret(Buffer.from(secret).toString('base64'));
+    rt.setSecret(Buffer.from(`x-access-token:${secret}`).toString('base64'));
+  }
   const redactor = new Redactor([settings.githubToken, settings.apiKey, ...secretsFromEnv(env)]);
   const say = (m: string) => rt.info(redactor.redact(m));
 
