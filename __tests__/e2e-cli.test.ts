@@ -1,0 +1,82 @@
+/** The CLI bundle (dist/cli.js) under node 24: the keyless demo, and `fix` on a local checkout. */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { startScriptedModel } from '../src/scripted/server.js';
+import { parseScript } from '../src/scripted/script.js';
+import { makeRepo, cleanupFixtures, gitIn, writeFiles } from '../test-support/git-fixture.js';
+import { node24, ROOT } from '../test-support/run-action.js';
+
+afterAll(() => cleanupFixtures());
+
+function cli(args: string[], env: Record<string, string> = {}, cwd = ROOT): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(node24(), [path.join(ROOT, 'dist', 'cli.js'), ...args], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+const sample = (): Record<string, string> => {
+  const dir = path.join(ROOT, 'demo', 'sample-repo');
+  return {
+    'package.json': readFileSync(path.join(dir, 'package.json'), 'utf8'),
+    'src/cart.js': readFileSync(path.join(dir, 'src/cart.js'), 'utf8'),
+    'test/cart.test.js': readFileSync(path.join(dir, 'test/cart.test.js'), 'utf8'),
+  };
+};
+
+test('`agent-fix demo` runs the whole loop with no key and says it is scripted', async () => {
+  const r = await cli(['demo']);
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  expect(r.stdout).toContain('SCRIPTED');
+  expect(r.stdout).toMatch(/before: +FAIL \(exit 1; 2 passed, 2 failed\)/);
+  expect(r.stdout).toMatch(/after: +pass \(exit 0; 4 passed, 0 failed\)/);
+  expect(r.stdout).toMatch(/1\. rejected/);
+  expect(r.stdout).toMatch(/2\. verified/);
+});
+
+test('`agent-fix fix` leaves the verified fix on a local branch and the checkout untouched', async () => {
+  const repo = makeRepo(sample());
+  const script = parseScript(JSON.parse(readFileSync(path.join(ROOT, 'demo', 'script.json'), 'utf8')));
+  const model = await startScriptedModel(script);
+  try {
+    const r = await cli(['fix', 'Cart total is wrong', '--repo', repo.dir, '--test-command', 'npm test', '--base-url', model.url, '--model', 'scripted', '--json'], { OPENAI_API_KEY: 'sk-local-test-key-123456' });
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.status).toBe('fixed');
+    expect(report.branch).toBe('agent-fix/cart-total-is-wrong');
+    const g = gitIn(repo.dir);
+    expect(g('status', '--porcelain')).toBe('');
+    expect(g('rev-parse', 'HEAD')).toBe(repo.sha);
+    expect(g('diff', '--name-only', 'HEAD', 'agent-fix/cart-total-is-wrong')).toBe('src/cart.js');
+    expect(model.receivedKeys.every((k) => k?.includes('sk-local-test-key-123456'))).toBe(true);
+    expect(readFileSync(report.transcriptPath, 'utf8')).not.toContain('sk-local-test-key-123456');
+  } finally {
+    await model.close();
+  }
+});
+
+test('`agent-fix fix` refuses a dirty checkout and changes nothing', async () => {
+  const repo = makeRepo(sample());
+  writeFiles(repo.dir, { 'src/cart.js': '// my work in progress\n' });
+  const r = await cli(['fix', 'anything', '--repo', repo.dir, '--test-command', 'npm test', '--base-url', 'http://127.0.0.1:9/v1'], { OPENAI_API_KEY: 'k-12345678' });
+  expect(r.code).toBe(2);
+  expect(r.stderr).toContain('uncommitted changes (src/cart.js)');
+  expect(readFileSync(path.join(repo.dir, 'src/cart.js'), 'utf8')).toBe('// my work in progress\n');
+});
+
+test('`agent-fix fix` without a key or with a bad flag says what to do', async () => {
+  const noKey = await cli(['fix', 'x']);
+  expect(noKey.code).toBe(2);
+  expect(noKey.stderr).toContain('OPENAI_API_KEY');
+  const bad = await cli(['fix', 'x', '--max-iterations', 'many'], { OPENAI_API_KEY: 'k-12345678' });
+  expect(bad.code).toBe(2);
+  expect(bad.stderr).toContain('--max-iterations must be a whole number');
+});
