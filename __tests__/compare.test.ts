@@ -1,0 +1,155 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { CommandResult } from '../src/ports/shell.js';
+import { Redactor } from '../src/redact.js';
+import type { TestCase, TestRun, TestStatus } from '../src/types.js';
+import { compareRuns } from '../src/verify/compare.js';
+import { failureFeedback, toTestRun } from '../src/verify/test-run.js';
+
+function testRun(exitCode: number | null, tests: Record<string, TestStatus>, over: Partial<TestRun> = {}): TestRun {
+  const list: TestCase[] = Object.entries(tests).map(([id, status]) => ({ id, status }));
+  const counts = { passed: 0, failed: 0, skipped: 0 };
+  for (const t of list) counts[t.status]++;
+  return {
+    command: 'npm test',
+    exitCode,
+    timedOut: false,
+    durationMs: 1000,
+    succeeded: exitCode === 0 && !over.timedOut,
+    tests: list,
+    counts,
+    parsedFrom: list.length ? 'jest' : 'none',
+    outputTail: '',
+    ...over,
+  };
+}
+
+describe('compareRuns', () => {
+  const baseline = testRun(1, { a: 'passed', b: 'passed', c: 'passed', d: 'failed' });
+
+  test('the fix: the failing test passes, nothing else breaks', () => {
+    const v = compareRuns(baseline, testRun(0, { a: 'passed', b: 'passed', c: 'passed', d: 'passed', e: 'passed' }));
+    expect(v.ok).toBe(true);
+    expect(v.nowPassing).toEqual(['d']);
+    expect(v.newlyFailing).toEqual([]);
+    expect(v.stillFailing).toEqual([]);
+    expect(v.summary).toBe('3 passing → 5 passing, 1 failing → 0 failing; exit 1 → 0');
+  });
+
+  test('a regression: fixed one, broke another', () => {
+    const v = compareRuns(baseline, testRun(1, { a: 'failed', b: 'passed', c: 'passed', d: 'passed' }));
+    expect(v.ok).toBe(false);
+    expect(v.newlyFailing).toEqual(['a']);
+    expect(v.nowPassing).toEqual(['d']);
+    expect(v.summary).toContain('1 newly failing');
+  });
+
+  test('still failing', () => {
+    const v = compareRuns(baseline, testRun(1, { a: 'passed', b: 'passed', c: 'passed', d: 'failed' }));
+    expect(v.ok).toBe(false);
+    expect(v.stillFailing).toEqual(['d']);
+    expect(v.newlyFailing).toEqual([]);
+  });
+
+  test('a new failing test, or a skipped one that now fails, is newly failing', () => {
+    const v = compareRuns(testRun(1, { a: 'passed', s: 'skipped', d: 'failed' }), testRun(1, { a: 'passed', s: 'failed', d: 'passed', n: 'failed' }));
+    expect(v.newlyFailing).toEqual(['s', 'n']);
+  });
+
+  test('a failing run is never ok even without failing tests (crash, timeout)', () => {
+    expect(compareRuns(baseline, testRun(1, { a: 'passed', b: 'passed', c: 'passed', d: 'passed' })).ok).toBe(false);
+    const timedOut = testRun(null, { a: 'passed' }, { timedOut: true, succeeded: false });
+    const v = compareRuns(baseline, timedOut);
+    expect(v.ok).toBe(false);
+    expect(v.summary).toContain('exit 1 → timeout');
+  });
+
+  test('failures only listed (jest/go non-verbose): a vanished failure counts as passing when the run succeeds', () => {
+    const base = testRun(1, { 'f.test.js > x': 'failed' });
+    const v = compareRuns(base, testRun(0, {}, { parsedFrom: 'jest' }));
+    expect(v.ok).toBe(true);
+    expect(v.nowPassing).toEqual(['f.test.js > x']);
+    const stillBroken = compareRuns(base, testRun(1, { 'g.test.js > y': 'failed' }));
+    expect(stillBroken.nowPassing).toEqual([]);
+    expect(stillBroken.newlyFailing).toEqual(['g.test.js > y']);
+  });
+
+  test('passing tests at baseline and none recognised now is not ok', () => {
+    const v = compareRuns(baseline, testRun(0, {}));
+    expect(v.ok).toBe(false);
+    expect(v.summary).toContain('no tests recognised');
+  });
+
+  test('nothing parsed on either side: exit codes decide', () => {
+    const fixed = compareRuns(testRun(2, {}), testRun(0, {}));
+    expect(fixed.ok).toBe(true);
+    expect(fixed.summary).toBe('no individual tests recognised; exit 2 → 0');
+    expect(compareRuns(testRun(2, {}), testRun(2, {})).ok).toBe(false);
+  });
+});
+
+function result(over: Partial<CommandResult>): CommandResult {
+  return { command: 'npm test', exitCode: 1, signal: null, timedOut: false, durationMs: 1234, output: '', truncated: false, ...over };
+}
+
+describe('toTestRun', () => {
+  const jestOut = readFileSync(path.join(process.cwd(), '__tests__', 'fixtures', 'verify', 'jest-verbose.txt'), 'utf8');
+
+  test('parses, counts and keeps a redacted tail', () => {
+    const secret = 'ghs_supersecretvalue123';
+    const run = toTestRun(result({ output: `${jestOut}\nleaked ${secret}\n` }), new Redactor([secret]), 200);
+    expect(run.parsedFrom).toBe('jest');
+    expect(run.succeeded).toBe(false);
+    expect(run.counts).toEqual({ passed: 3, failed: 3, skipped: 2 });
+    expect(run.tests.filter((t) => t.status === 'failed')).toHaveLength(3);
+    expect(run.outputTail.length).toBeLessThanOrEqual(200);
+    expect(run.outputTail).toContain('leaked ***');
+    expect(run.outputTail).not.toContain(secret);
+  });
+
+  test('succeeded only with exit 0 and no timeout', () => {
+    expect(toTestRun(result({ exitCode: 0 }), new Redactor()).succeeded).toBe(true);
+    expect(toTestRun(result({ exitCode: 0, timedOut: true }), new Redactor()).succeeded).toBe(false);
+    expect(toTestRun(result({ exitCode: null, signal: 'SIGKILL' }), new Redactor()).succeeded).toBe(false);
+  });
+
+  test('secrets in failure messages are redacted too, and a spawn error is shown', () => {
+    const secret = 'sk-live-abcdefgh12345';
+    const out = `not ok 1 - calls the api\n  ---\n  error: 'bad key ${secret}'\n  ...\n`;
+    const run = toTestRun(result({ output: out, spawnError: undefined }), new Redactor([secret]));
+    expect(run.tests[0].message).toBe('bad key ***');
+    const failed = toTestRun(result({ exitCode: null, spawnError: 'ENOENT: bash' }), new Redactor());
+    expect(failed.outputTail).toContain('could not start the command: ENOENT: bash');
+  });
+});
+
+describe('failureFeedback', () => {
+  test('command, exit, failing tests with messages, then the output tail, capped', () => {
+    const run = toTestRun(result({ output: `${'noise line\n'.repeat(2000)}FINAL LINE\n`, exitCode: 1 }), new Redactor());
+    run.tests = [
+      { id: 'a > one', status: 'failed', message: 'expected 1 to be 2' },
+      { id: 'a > two', status: 'passed' },
+    ];
+    run.counts = { passed: 1, failed: 1, skipped: 0 };
+    const text = failureFeedback(run, 1500);
+    expect(text.length).toBeLessThanOrEqual(1500);
+    expect(text).toContain('Test command: npm test');
+    expect(text).toContain('exit code 1');
+    expect(text).toContain('- a > one: expected 1 to be 2');
+    expect(text).not.toContain('a > two');
+    expect(text.trimEnd().endsWith('FINAL LINE')).toBe(true);
+  });
+
+  test('mentions a timeout', () => {
+    const run = toTestRun(result({ exitCode: null, timedOut: true, durationMs: 600_000, output: 'hanging...' }), new Redactor());
+    expect(failureFeedback(run)).toMatch(/timed out after 600 s/);
+  });
+
+  test('a huge list of failures stays within the budget', () => {
+    const run = toTestRun(result({ output: 'x' }), new Redactor());
+    run.tests = Array.from({ length: 500 }, (_, i) => ({ id: `suite > test ${i}`, status: 'failed' as const, message: 'm'.repeat(300) }));
+    const text = failureFeedback(run, 3000);
+    expect(text.length).toBeLessThanOrEqual(3000);
+    expect(text).toContain('suite > test 0');
+  });
+});
