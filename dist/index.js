@@ -35993,6 +35993,7 @@ import { StringDecoder as StringDecoder3 } from "node:string_decoder";
 var KILL_GRACE_MS = 2e3;
 var DRAIN_MS = 1e3;
 var HEAD_SHARE = 0.2;
+var MAX_TIMER_MS = 2147483647;
 function makeShell() {
   return { run: runCommand };
 }
@@ -36164,7 +36165,7 @@ async function runCommand(command, options) {
       termSentAt = Date.now();
       signalGroup(pid, "SIGTERM");
       killTimer = setTimeout(() => signalGroup(pid, "SIGKILL"), KILL_GRACE_MS);
-    }, Math.max(0, options.timeoutMs));
+    }, Math.min(MAX_TIMER_MS, Math.max(0, options.timeoutMs)));
   }
   try {
     await exited;
@@ -68663,10 +68664,12 @@ var SEP = " > ";
 function stripAnsi(text) {
   return text.replace(/\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)/g, "").replace(/\x1b\[[0-?]*[ -/]*[@-~]/g, "").replace(/\x1b[@-Z\\-_]/g, "");
 }
+var MAX_LINE = 2e3;
 function toLines(text) {
   return text.split(/\r?\n/).map((line) => {
     const cr = line.lastIndexOf("\r");
-    return cr >= 0 ? line.slice(cr + 1) : line;
+    const visible = cr >= 0 ? line.slice(cr + 1) : line;
+    return visible.length > MAX_LINE ? visible.slice(0, MAX_LINE) : visible;
   });
 }
 function indentOf(line) {
@@ -69246,7 +69249,11 @@ function toTestRun(result, redactor, tailChars = DEFAULT_TAIL) {
   const fromTests = { passed: 0, failed: 0, skipped: 0 };
   for (const t of parsed.tests) fromTests[t.status]++;
   const totals = parsed.totals;
-  const useTotals = totals !== void 0 && totals.passed + totals.failed + totals.skipped >= parsed.tests.length;
+  const counts = totals ? {
+    passed: Math.max(totals.passed, fromTests.passed),
+    failed: Math.max(totals.failed, fromTests.failed),
+    skipped: Math.max(totals.skipped, fromTests.skipped)
+  } : fromTests;
   const tail2 = Math.max(0, Math.floor(tailChars));
   return {
     command: redactor.redact(result.command),
@@ -69255,7 +69262,7 @@ function toTestRun(result, redactor, tailChars = DEFAULT_TAIL) {
     durationMs: result.durationMs,
     succeeded: result.exitCode === 0 && !result.timedOut,
     tests: parsed.tests,
-    counts: useTotals && totals ? { ...totals } : fromTests,
+    counts,
     parsedFrom: parsed.parsedFrom,
     outputTail: tail2 === 0 ? "" : output2.slice(-tail2)
   };
@@ -69592,7 +69599,7 @@ async function detectCommands(root) {
 }
 
 // src/redact.ts
-var SECRET_NAME = /TOKEN|SECRET|PASSWORD|PASSWD|API[_-]?KEY|PRIVATE|CREDENTIAL|AUTH/i;
+var SECRET_NAME = /TOKEN|SECRET|PASSWORD|PASSWD|API[_-]?KEY|PRIVATE|CREDENTIAL|AUTH(?!ORS?(?:_|$))/i;
 var MIN_SECRET = 4;
 var MIN_FRAGMENT = 6;
 var MASK = "***";
