@@ -19,6 +19,10 @@ function inputs(given: Record<string, string> = {}): (name: string) => string {
     draft: 'true',
     'command-timeout-minutes': '15',
     'protected-paths': '',
+    'max-tokens': '2000000',
+    'max-cost-usd': '5',
+    'max-run-minutes': '60',
+    'model-prices': '',
   };
   const all = { ...defaults, ...given };
   return (name) => all[name] ?? '';
@@ -50,7 +54,17 @@ describe('readSettings', () => {
       draft: true,
       commandTimeoutMs: 15 * 60_000,
       protectedPaths: [ALWAYS_PROTECTED],
+      budget: { maxTokens: 2_000_000, maxCostUsd: 5, maxWallMs: 60 * 60_000, prices: {} },
     });
+  });
+
+  test('budget inputs: caps and a price table, with errors naming the input', () => {
+    const s = readSettings(inputs({ 'max-tokens': '50000', 'max-cost-usd': '0.75', 'max-run-minutes': '0', 'model-prices': '{"my-model": {"input": 1, "output": 4}}' }));
+    expect(s.budget).toEqual({ maxTokens: 50000, maxCostUsd: 0.75, maxWallMs: 0, prices: { 'my-model': { input: 1, output: 4 } } });
+    const e = errorOf({ 'max-cost-usd': 'lots', 'model-prices': 'my-model: cheap' });
+    expect(e.problems).toHaveLength(2);
+    expect(e.problems[0]).toContain('Input "max-cost-usd"');
+    expect(e.problems[1]).toContain('Input "model-prices"');
   });
 
   test('empty inputs (e.g. from the CLI) fall back to the same defaults', () => {

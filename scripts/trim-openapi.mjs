@@ -32,6 +32,8 @@ export const OPERATIONS = [
   ['get', '/repos/{owner}/{repo}/pulls/{pull_number}'],
   ['patch', '/repos/{owner}/{repo}/pulls/{pull_number}'],
   ['get', '/repos/{owner}/{repo}/contents/{path}'],
+  // policy: allowed-teams
+  ['get', '/orgs/{org}/teams/{team_slug}/memberships/{username}'],
   // CI repair
   ['get', '/repos/{owner}/{repo}/actions/runs'],
   ['get', '/repos/{owner}/{repo}/actions/runs/{run_id}'],

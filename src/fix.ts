@@ -16,6 +16,10 @@ import { detectCommands } from './verify/detect.js';
 import { childEnv } from './verify/env.js';
 import { toTestRun } from './verify/test-run.js';
 import type { Redactor } from './redact.js';
+import { Budget, DEFAULT_BUDGET } from './safety/budget.js';
+import { isolationFor, probeSandbox, type SandboxProbe } from './safety/sandbox.js';
+import { allowListAsProtected } from './policy/apply.js';
+import { repoStateProtections } from './safety/repo-state.js';
 
 export interface FixDeps {
   git: GitPort;
@@ -28,6 +32,8 @@ export interface FixDeps {
   log: (message: string) => void;
   emit?: (event: LoopEvent | { type: 'command'; purpose: string; result: Omit<CommandResult, 'output'> & { outputTail: string } }) => void;
   scripted?: boolean;
+  /** Network isolation to use (default: probed on this machine). */
+  sandbox?: SandboxProbe;
 }
 
 export interface FixResult {
@@ -46,6 +52,11 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
   const started = Date.now();
   const { git, shell, settings, redactor, log } = deps;
   const emit = deps.emit ?? (() => undefined);
+  const budget = new Budget(settings.budget ?? DEFAULT_BUDGET, deps.model.model);
+  const sandbox = deps.sandbox ?? probeSandbox(log);
+  const sb = settings.sandbox ?? { setupNetwork: true, testNetwork: false, requireIsolation: false, memoryMb: 0 };
+  const setupIso = isolationFor('setup', sb.setupNetwork, sandbox);
+  const testIso = isolationFor('tests', sb.testNetwork, sandbox);
   const baseSha = await git.headSha();
   // The tree as checked out, before setup or tests could leave anything behind.
   const pristineTree = await git.snapshot();
@@ -74,8 +85,19 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     report.reason = reason;
     report.detail = redactor.redact(detail);
     report.durationMs = Date.now() - started;
+    report.safety = {
+      policy: settings.policySource ?? 'the action inputs (no repository policy was read)',
+      isolation: [setupIso.line, testIso.line, ...(sb.memoryMb > 0 ? [`memory: ${sb.memoryMb} MiB address space per command`] : [])],
+      budget: budget.describe(),
+      costUsd: budget.costUsd,
+      ...(reason === 'budget-exhausted' && budgetStop ? { budgetStop } : {}),
+    };
     return { report, tree, baseSha, pristineTree };
   };
+  let budgetStop: string | undefined;
+  if (sb.requireIsolation && (setupIso.unavailable || testIso.unavailable)) {
+    return finish('error', 'not-applicable', `The policy requires network isolation (sandbox.require-isolation) but none is available here: ${sandbox.description}. Nothing was run.`);
+  }
 
   if (!settings.testCommand) {
     const detected = await detectCommands(git.root);
@@ -86,12 +108,20 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
   }
   const testCommand = report.testCommand as string;
   const env = childEnv(deps.parentEnv);
-  const run = (command: string) =>
-    shell.run(command, { cwd: git.root, timeoutMs: settings.commandTimeoutMs, env, maxOutputChars: OUTPUT_CAP });
+  const run = (command: string, kind: 'setup' | 'tests' = 'tests') =>
+    shell.run(command, {
+      cwd: git.root,
+      // never beyond the run's wall-time budget
+      timeoutMs: Math.max(1000, Math.min(settings.commandTimeoutMs, budget.remainingMs())),
+      env,
+      maxOutputChars: OUTPUT_CAP,
+      wrapper: (kind === 'setup' ? setupIso : testIso).wrapper,
+      memoryMb: sb.memoryMb,
+    });
 
   if (report.setupCommand) {
     log(`Setup: ${report.setupCommand}`);
-    const r = await run(report.setupCommand);
+    const r = await run(report.setupCommand, 'setup');
     const setupRun = toTestRun(r, redactor);
     const { output: _output, ...meta } = r;
     emit({ type: 'command', purpose: 'setup', result: { ...meta, outputTail: setupRun.outputTail } });
@@ -116,7 +146,8 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     return finish('error', 'not-applicable', `The test command \`${testCommand}\` could not be run (exit 127: command not found). Set the \`test-command\` input. Output:\n${tail(baseline.outputTail, 800)}`);
   }
   // The test run may itself leave files behind; the model's change is measured against this tree.
-  const tools = new ToolBox({ root: git.root, listFiles: () => git.listFiles(), protectedPaths: settings.protectedPaths });
+  const extraProtected = [...allowListAsProtected(settings.allowedPaths ?? []), ...(await repoStateProtections(git.root))];
+  const tools = new ToolBox({ root: git.root, listFiles: () => git.listFiles(), protectedPaths: [...settings.protectedPaths, ...extraProtected] });
   const loop = await runAgentLoop(task, {
     model: deps.model,
     tools,
@@ -133,7 +164,9 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     },
     redact: (t) => redactor.redact(t),
     emit: deps.emit,
+    budget,
   });
+  budgetStop = loop.reason === 'budget-exhausted' ? loop.stopDetail : undefined;
 
   report.iterations = loop.iterations;
   report.attempts = loop.attempts;
@@ -155,7 +188,9 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     case 'tests-still-failing':
       return finish('not-fixed', loop.reason, `No attempt passed verification in ${loop.iterations} iteration(s); no pull request was opened.`);
     case 'budget-exhausted':
-      return finish('not-fixed', loop.reason, `The budget ran out after ${loop.usage.requests} model requests without a verified fix; no pull request was opened.`);
+      return finish('not-fixed', loop.reason, `Stopped because ${loop.stopDetail ?? 'the budget ran out'}, after ${loop.usage.requests} model request(s) and ${loop.iterations} attempt(s), without a verified fix; no pull request was opened. The report below is partial.`);
+    case 'model-error':
+      return finish('not-fixed', loop.reason, `Stopped because the model could not be reached or answered with an error (after retries): ${loop.stopDetail ?? 'unknown error'}. No verified fix was found before that; no pull request was opened.`);
     case 'model-gave-up':
       return finish('not-fixed', loop.reason, 'The model stopped calling tools without a verified fix; no pull request was opened.');
     case 'no-changes':

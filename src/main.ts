@@ -11,7 +11,12 @@ import { makeShell } from './adapters/shell.js';
 import { makeChatModel } from './adapters/openai.js';
 import { readSettings } from './settings/inputs.js';
 import { parseTrigger } from './trigger/parse.js';
-import { authorizeActor } from './trigger/authorize.js';
+import { loadPolicy, type LoadedPolicy } from './policy/load.js';
+import { authorizeByPolicy, isBotLogin, SELF_LOGINS } from './policy/authorize.js';
+import { applyPolicy } from './policy/apply.js';
+import { PolicyError } from './policy/schema.js';
+import { claimMarker, newerClaim, runIdFromEnv, withClaim } from './safety/claim.js';
+import { renderFailureComment } from './safety/failure.js';
 import { buildIssueTask } from './task/issue-task.js';
 import { runFix } from './fix.js';
 import { Redactor, secretsFromEnv } from './redact.js';
@@ -57,7 +62,7 @@ export async function run(rt: ActionsRuntime = actionsRuntime(), env: NodeJS.Pro
     rt.setFailed(message(e));
     return;
   }
-  for (const secret of new Set([settings.githubToken, settings.apiKey])) {
+  for (const secret of new Set([settings.githubToken, settings.apiKey, ...secretsFromEnv(env)])) {
     if (!secret) continue;
     rt.setSecret(secret);
     rt.setSecret(Buffer.from(secret).toString('base64'));
@@ -66,28 +71,64 @@ export async function run(rt: ActionsRuntime = actionsRuntime(), env: NodeJS.Pro
   const redactor = new Redactor([settings.githubToken, settings.apiKey, ...secretsFromEnv(env)]);
   const say = (m: string) => rt.info(redactor.redact(m));
 
-  const trigger = parseTrigger(rt.eventName, rt.payload, { label: settings.label });
-  if (trigger.kind === 'skip') {
+  let trigger = parseTrigger(rt.eventName, rt.payload, { label: settings.label });
+  const senderLogin = String((rt.payload?.sender as { login?: unknown } | undefined)?.login ?? '');
+  // A bot's event is skipped before any API call unless the policy may allow that bot.
+  const maybeAllowedBot = trigger.kind === 'skip' && isBotLogin(senderLogin) && !SELF_LOGINS.includes(senderLogin.toLowerCase());
+  if (trigger.kind === 'skip' && !maybeAllowedBot) {
     say(`agent-fix skipped: ${trigger.reason}`);
     writeOutputs(rt, { status: 'skipped' });
     return;
   }
 
   const github = makeGitHub({ token: settings.githubToken, baseUrl: rt.apiUrl, owner: rt.owner, repo: rt.repo, log: say });
+  // The policy comes from the default branch through the API, never from the working tree.
+  let loaded: LoadedPolicy;
+  let defaultBranch: string;
+  try {
+    defaultBranch = await github.getDefaultBranch();
+    loaded = await loadPolicy(github, defaultBranch);
+  } catch (e) {
+    writeOutputs(rt, { status: 'error' });
+    rt.setFailed(`agent-fix: ${redactor.redact(message(e))}${e instanceof PolicyError ? ' Nothing else was done.' : ''}`);
+    return;
+  }
+  if (maybeAllowedBot) trigger = parseTrigger(rt.eventName, rt.payload, { label: settings.label, allowedBots: loaded.policy.triggers['allowed-bots'] });
+  if (trigger.kind === 'skip') {
+    say(`agent-fix skipped: ${trigger.reason}`);
+    writeOutputs(rt, { status: 'skipped' });
+    return;
+  }
+  settings = applyPolicy(settings, loaded.policy, loaded.source);
+  say(`Policy: ${loaded.source}`);
+  const runId = runIdFromEnv(env);
+  const claim = (body: string) => (runId ? withClaim(body, runId) : body);
+  let pushedBranch: string | undefined;
+  let openedPrUrl: string | undefined;
   let task: Task | null = null;
   let comment: StickyComment | null = null;
   const transcript = new Transcript({ event: rt.eventName, repository: `${rt.owner}/${rt.repo}`, runUrl: rt.runUrl });
   const transcriptPath = path.join(env.RUNNER_TEMP || os.tmpdir(), 'agent-fix', `transcript-${trigger.issueNumber}-${Date.now()}.json`);
   try {
-    const auth = await authorizeActor(github, trigger.actor);
+    const auth = await authorizeByPolicy(github, trigger.actor, loaded.policy);
     if (!auth.ok) {
       say(`agent-fix refused the trigger: ${auth.reason}`);
       writeOutputs(rt, { status: 'skipped' });
       return;
     }
+    say(`Authorized: ${auth.via}`);
     task = await buildIssueTask(github, trigger);
     comment = new StickyComment(github, trigger.issueNumber, commentMarker(task.key));
-    await comment.set(renderStartComment(task, rt.runUrl));
+    await comment.set(claim(renderStartComment(task, rt.runUrl)));
+    const taskMarker = commentMarker(task.key);
+    const issueNumber = trigger.issueNumber;
+    /** True when a newer run claimed this task since: this run then publishes nothing. */
+    const superseded = async (): Promise<boolean> => {
+      if (!runId) return false;
+      const newer = await newerClaim(github, issueNumber, taskMarker, runId);
+      if (newer) say(`A newer run (${newer.id}, attempt ${newer.attempt}) has taken over this task; this run (${runId.id}) yields and publishes nothing.`);
+      return newer !== null;
+    };
 
     const git = await openGit(env.GITHUB_WORKSPACE || process.cwd(), { log: say });
     const model = makeChatModel({ baseUrl: settings.baseUrl, apiKey: settings.apiKey, model: settings.model, log: say });
@@ -95,9 +136,14 @@ export async function run(rt: ActionsRuntime = actionsRuntime(), env: NodeJS.Pro
     const report: RunReport = { ...result.report, runUrl: rt.runUrl };
     const outputs: Outputs = { status: report.status, iterations: report.iterations, transcriptPath };
 
+    if (await superseded()) {
+      transcript.write(transcriptPath, (t) => redactor.redact(t), { ...report, status: 'skipped', reason: 'superseded' });
+      writeOutputs(rt, { status: 'skipped', iterations: report.iterations, transcriptPath });
+      return;
+    }
     if (report.status === 'fixed' && result.tree) {
       const branch = branchForTask(task.key);
-      const base = await github.getDefaultBranch();
+      const base = defaultBranch;
       const pushed = await publishBranch(git, {
         remote: 'origin',
         branch,
@@ -115,18 +161,20 @@ export async function run(rt: ActionsRuntime = actionsRuntime(), env: NodeJS.Pro
         report.reason = 'push-rejected';
         report.detail = `A verified fix was found, but pushing ${branch} was rejected: ${redactor.redact(pushed.reason)}`;
       } else {
+        pushedBranch = branch;
         report.branch = branch;
         outputs.branch = branch;
         const pr = await upsertPullRequest(github, { head: branch, base, title: renderPrTitle(task), body: redactor.redact(renderPrBody(report)), draft: settings.draft });
         report.prNumber = pr.pr.number;
         report.prUrl = pr.pr.url;
+        openedPrUrl = pr.pr.url;
         say(`Pull request ${pr.kind}: ${pr.pr.url} (branch ${pushed.kind})`);
       }
     }
     outputs.status = report.status;
     outputs.prNumber = report.prNumber;
     outputs.prUrl = report.prUrl;
-    await comment.set(redactor.redact(renderFinalComment(report)));
+    await comment.set(claim(redactor.redact(renderFinalComment(report))));
     await rt.appendSummary(redactor.redact(renderReportMarkdown(report, { diff: true })));
     transcript.write(transcriptPath, (t) => redactor.redact(t), report);
     writeOutputs(rt, outputs);
@@ -142,12 +190,13 @@ export async function run(rt: ActionsRuntime = actionsRuntime(), env: NodeJS.Pro
     }
     if (comment && task) {
       try {
-        await comment.set(`${commentMarker(task.key)}\n**agent-fix** stopped with an error and changed nothing: ${why}${rt.runUrl ? `\n\nSee the [workflow run](${rt.runUrl}).` : ''}\n`);
+        const body = renderFailureComment({ marker: commentMarker(task.key), why, pushedBranch, prUrl: openedPrUrl, runUrl: rt.runUrl, policy: loaded.source });
+        await comment.set(claim(redactor.redact(body)));
       } catch (e2) {
         rt.warning(`Could not update the issue comment: ${redactor.redact(message(e2))}`);
       }
     }
-    writeOutputs(rt, { status: 'error', transcriptPath });
+    writeOutputs(rt, { status: 'error', transcriptPath, branch: pushedBranch });
     rt.setFailed(`agent-fix: ${why}`);
   }
 }

@@ -19,11 +19,45 @@ export interface Settings {
   commandTimeoutMs: number;
   /** Glob patterns the model may never edit (always includes .github/workflows/**). */
   protectedPaths: string[];
+  /** Safety settings (see docs/security.md); absent in older callers: no budget beyond maxIterations. */
+  budget?: BudgetLimits;
+  /** When non-empty, the only globs the model may change (policy paths.allowed). */
+  allowedPaths?: string[];
+  sandbox?: SandboxSettings;
+  /** Which policy applied, for the report. */
+  policySource?: string;
+}
+
+/** Hard caps of one run; 0 means no cap. */
+export interface BudgetLimits {
+  maxTokens: number;
+  maxCostUsd: number;
+  /** Wall time of the whole run from its start. */
+  maxWallMs: number;
+  /** Model name -> USD per million tokens, overriding the built-in table. */
+  prices: Record<string, { input: number; output: number }>;
+}
+
+export interface SandboxSettings {
+  setupNetwork: boolean;
+  testNetwork: boolean;
+  requireIsolation: boolean;
+  /** Address-space limit per command in MiB; 0: none. */
+  memoryMb: number;
 }
 
 // ---------------------------------------------------------------- triggers
 export type Trigger =
-  | { kind: 'issue'; via: 'label' | 'comment' | 'dispatch'; issueNumber: number; actor: string; extraInstructions: string; triggeredAt: string }
+  | {
+      kind: 'issue';
+      via: 'label' | 'comment' | 'dispatch';
+      issueNumber: number;
+      actor: string;
+      extraInstructions: string;
+      triggeredAt: string;
+      /** The issue body as the webhook payload carried it at trigger time (absent for dispatch). */
+      issueBodyAtTrigger?: string;
+    }
   | { kind: 'skip'; reason: string };
 
 // ---------------------------------------------------------------- task
@@ -89,6 +123,8 @@ export type Reason =
   | 'unauthorized'
   | 'not-applicable'
   | 'setup-failed'
+  | 'model-error'
+  | 'superseded'
   | 'internal-error';
 
 export interface Attempt {
@@ -140,4 +176,17 @@ export interface RunReport {
   prNumber?: number;
   prUrl?: string;
   runUrl?: string;
+  /** Safety facts for the report: which policy applied, how commands were isolated, what the budget was. */
+  safety?: SafetyFacts;
+}
+
+export interface SafetyFacts {
+  policy: string;
+  /** One line per command kind: e.g. "tests: no network (unshare)". */
+  isolation: string[];
+  /** e.g. "tokens 1234/2000000, cost ~$0.01/$5.00, wall 1 min/60 min". */
+  budget: string;
+  /** Set when the run stopped on a budget: which one. */
+  budgetStop?: string;
+  costUsd?: number | null;
 }

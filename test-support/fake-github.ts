@@ -452,6 +452,17 @@ export class FakeGitHub {
 
   // ------------------------------------------------------------------- state helpers
 
+  /** Members of `org/team-slug` (lower-cased), answered by GET /orgs/{org}/teams/{team_slug}/memberships/{username}. */
+  readonly teamMembers = new Map<string, Set<string>>();
+
+  /** Make `login` an active member of the team `org/team-slug`. */
+  addTeamMember(team: string, login: string): void {
+    this.addUser(login);
+    const key = team.toLowerCase();
+    if (!this.teamMembers.has(key)) this.teamMembers.set(key, new Set());
+    this.teamMembers.get(key)!.add(login.toLowerCase());
+  }
+
   /** Make `login` a collaborator with `permission` (`none` removes the collaborator but keeps the user). */
   setPermission(login: string, permission: FakePermission): void {
     this.addUser(login);
@@ -765,6 +776,18 @@ export class FakeGitHub {
       if (fault.remaining === 0) this.faults.splice(this.faults.indexOf(fault), 1);
       const faultBody = fault.body ?? { message: STATUS_CODES[fault.status] ?? 'Error', documentation_url: DOCS };
       send(typeof faultBody === 'string' ? { status: fault.status, text: faultBody, headers: fault.headers } : { status: fault.status, body: faultBody, headers: fault.headers });
+      return;
+    }
+
+    // teams (not under the repository)
+    if (operation.operationId === 'teams/get-membership-for-user-in-org') {
+      const members = this.teamMembers.get(`${String(params.org)}/${String(params.team_slug)}`.toLowerCase());
+      if (!members || !members.has(String(params.username).toLowerCase())) {
+        send({ status: 404, body: { message: 'Not Found', documentation_url: DOCS, status: '404' } });
+        return;
+      }
+      const url = `${this.url}/organizations/1/team/1/memberships/${String(params.username)}`;
+      send({ status: 200, body: { url, role: 'member', state: 'active' } });
       return;
     }
 

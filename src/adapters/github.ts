@@ -282,6 +282,33 @@ export function makeGitHub(opts: MakeGitHubOptions): GitHubClient {
       return toPull(data);
     },
 
+    async getFileContent(path, ref) {
+      const route = 'GET /repos/{owner}/{repo}/contents/{path}';
+      try {
+        const { data } = await octokit.request(route, { owner, repo, path, ref });
+        if (Array.isArray(data) || (data as { type?: string }).type !== 'file') {
+          throw new GitHubApiError(`GitHub API ${route} failed: ${path} is not a file`, 200, route, 'not a file');
+        }
+        const file = data as { content?: string; encoding?: string };
+        return Buffer.from(file.content ?? '', (file.encoding as BufferEncoding) === 'base64' ? 'base64' : 'utf8').toString('utf8');
+      } catch (error) {
+        if (error instanceof GitHubApiError) throw error;
+        if ((error as RequestErrorLike)?.status === 404) return null;
+        return call(route, () => Promise.reject(error));
+      }
+    },
+
+    async isTeamMember(org, teamSlug, username) {
+      const route = 'GET /orgs/{org}/teams/{team_slug}/memberships/{username}';
+      try {
+        const { data } = await octokit.request(route, { org, team_slug: teamSlug, username });
+        return (data as { state?: string }).state === 'active';
+      } catch (error) {
+        if ((error as RequestErrorLike)?.status === 404) return false;
+        return call(route, () => Promise.reject(error));
+      }
+    },
+
     async getWorkflowRun(runId) {
       const route = 'GET /repos/{owner}/{repo}/actions/runs/{run_id}';
       const { data } = await call(route, () => octokit.request(route, { owner, repo, run_id: runId }));

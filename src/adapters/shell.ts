@@ -168,7 +168,9 @@ async function runCommand(command: string, options: RunOptions): Promise<Command
   try {
     // `exec 2>&1` first: one pipe for both streams keeps their exact arrival order (stderr
     // is still read, for what the shell prints before that, e.g. a syntax error).
-    subprocess = execa(shellPath, ['-c', `exec 2>&1; ${command}`], {
+    const limit = options.memoryMb && options.memoryMb > 0 ? `ulimit -v ${Math.floor(options.memoryMb * 1024)} || exit 126; ` : '';
+    const argv = [...(options.wrapper ?? []), shellPath, '-c', `exec 2>&1; ${limit}${command}`];
+    subprocess = execa(argv[0], argv.slice(1), {
       cwd: options.cwd,
       env: options.env,
       extendEnv: false,

@@ -42,6 +42,13 @@ export interface LoopDeps {
   /** Applied to every message before it leaves the process. */
   redact: (text: string) => string;
   emit?: (e: LoopEvent) => void;
+  /** Token / cost / wall-time caps (safety/budget.ts), checked before every model request and test run. */
+  budget?: LoopBudget;
+}
+
+export interface LoopBudget {
+  record(usage: { promptTokens: number; completionTokens: number }): void;
+  exceeded(): { kind: string; message: string } | null;
 }
 
 export interface LoopOutput extends LoopResult {
@@ -49,6 +56,8 @@ export interface LoopOutput extends LoopResult {
   tree: string;
   /** Files the model wrote (repo-relative), in order of first touch. */
   touched: string[];
+  /** Why the loop stopped early, for reasons 'budget-exhausted' and 'model-error' (one sentence, redacted). */
+  stopDetail?: string;
 }
 
 function score(run: TestRun): number {
@@ -77,7 +86,9 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
   let lastSummary = '';
   let final: TestRun | null = null;
 
+  let stopDetail: string | undefined;
   const done = (reason: Reason, tree: string): LoopOutput => ({
+    stopDetail,
     reason,
     summary: lastSummary,
     iterations: iteration,
@@ -92,11 +103,31 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
     if (turn > limits.maxTurns || (limits.maxTokens > 0 && usage.promptTokens + usage.completionTokens >= limits.maxTokens)) {
       emit({ type: 'note', message: `budget exhausted after ${turn - 1} model requests and ${usage.promptTokens + usage.completionTokens} tokens` });
       await git.restore(best.tree);
+      stopDetail = `the model request cap (${limits.maxTurns}) ran out`;
+      return done('budget-exhausted', best.tree);
+    }
+    const over = deps.budget?.exceeded();
+    if (over) {
+      emit({ type: 'note', message: `budget exhausted: ${over.message}` });
+      await git.restore(best.tree);
+      stopDetail = over.message;
       return done('budget-exhausted', best.tree);
     }
     emit({ type: 'model-request', turn, newMessages: messages.slice(sent) });
     sent = messages.length;
-    const reply = await model.complete(messages, TOOL_SPECS);
+    let reply: ModelReply;
+    try {
+      reply = await model.complete(messages, TOOL_SPECS);
+    } catch (e) {
+      // The adapter already retried what is worth retrying (429 with retry-after, 5xx, timeouts,
+      // connection resets); what reaches here ends the run cleanly with what was verified so far.
+      const why = deps.redact(e instanceof Error ? e.message : String(e));
+      emit({ type: 'note', message: `model request failed: ${why}` });
+      await git.restore(best.tree);
+      stopDetail = why;
+      return done('model-error', best.tree);
+    }
+    deps.budget?.record(reply.usage);
     usage.requests++;
     usage.promptTokens += reply.usage.promptTokens;
     usage.completionTokens += reply.usage.completionTokens;
@@ -169,6 +200,13 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
       return { message: msg, tree };
     }
 
+    const overBeforeTests = deps.budget?.exceeded();
+    if (overBeforeTests) {
+      attempts.push({ iteration, summary: lastSummary, verdict: noVerdict(`not verified: ${overBeforeTests.message}`), changedFiles, rolledBack: true });
+      await git.restore(best.tree);
+      stopDetail = overBeforeTests.message;
+      return { message: `Not verified: ${overBeforeTests.message}.`, stop: 'budget-exhausted', tree: best.tree };
+    }
     const run = await deps.runTests();
     final = run;
     const verdict = compareRuns(deps.baseline, run);

@@ -7,6 +7,10 @@ export interface RunOptions {
   env: Record<string, string>;
   /** Combined stdout+stderr kept; beyond it the head and the tail are kept and `truncated` is set. */
   maxOutputChars: number;
+  /** argv prefix that runs the shell in a sandbox (e.g. `unshare --net --`); see safety/sandbox.ts. */
+  wrapper?: string[];
+  /** Address-space limit (ulimit -v) of the command and its children, in MiB; 0 or absent: none. */
+  memoryMb?: number;
 }
 
 export interface CommandResult {

@@ -98,12 +98,19 @@ export function renderReportMarkdown(r: RunReport, opts: { diff?: boolean } = {}
   if (np) out.push(np);
   out.push(`**Attempts**\n\n${attemptsList(r)}`);
   out.push(`**Cost**: ${costLine(r)}`);
+  if (r.safety) out.push(safetyBlock(r.safety));
   if (r.final && !r.final.succeeded && r.final.outputTail) {
     out.push(`<details><summary>Tail of the last test output</summary>\n\n${fence(cap(r.final.outputTail, 4000))}\n\n</details>`);
   }
   if (opts.diff && r.diff) out.push(`<details><summary>Diff</summary>\n\n${fence(cap(r.diff, 20000), 'diff')}\n\n</details>`);
   if (r.runUrl) out.push(`[Workflow run](${r.runUrl})`);
   return out.join('\n\n');
+}
+
+function safetyBlock(s: NonNullable<RunReport['safety']>): string {
+  const lines = [`**Safety**: policy: ${s.policy}.`, `- Isolation: ${s.isolation.join('; ')}.`, `- Budget: ${s.budget}.`];
+  if (s.budgetStop) lines.push(`- Stopped by the budget: ${s.budgetStop}.`);
+  return lines.join('\n');
 }
 
 export function renderPrTitle(task: Task): string {
@@ -157,6 +164,11 @@ export function renderTerminal(r: RunReport): string {
   for (const c of r.changes) out.push(`  ${c.status.padEnd(8)} ${c.path} (+${c.additions}/-${c.deletions})`);
   if (r.changes.length === 0) out.push('  (nothing)');
   if (r.summary) out.push(`summary:    ${oneLine(r.summary, 500)}`);
+  if (r.safety) {
+    out.push(`policy:     ${r.safety.policy}`);
+    for (const line of r.safety.isolation) out.push(`isolation:  ${line}`);
+    out.push(`budget:     ${r.safety.budget}`);
+  }
   out.push(`cost:       ${r.usage.requests} requests, ${r.usage.promptTokens + r.usage.completionTokens} tokens, ${formatDuration(r.durationMs)}, model ${r.model}`);
   if (r.diff) {
     out.push(bar);

@@ -9,6 +9,7 @@
  * value of a secret input) and what is expected.
  */
 import { z } from 'zod';
+import { parse as parseYaml } from 'yaml';
 import type { Settings } from '../types.js';
 
 export class SettingsError extends Error {
@@ -34,6 +35,9 @@ export const DEFAULTS = {
   maxChangedLines: 200,
   draft: true,
   commandTimeoutMinutes: 15,
+  maxTokens: 2_000_000,
+  maxCostUsd: 5,
+  maxRunMinutes: 60,
 } as const;
 
 /** Inputs whose values must never appear in a message. */
@@ -90,6 +94,32 @@ const fields = {
     // A GitHub-hosted job runs at most 6 hours.
     schema: wholeNumber(1, 360),
     expected: 'a whole number of minutes from 1 to 360',
+  },
+  maxTokens: { input: 'max-tokens', schema: wholeNumber(0, 1_000_000_000), expected: 'a whole number of tokens (0: no cap)' },
+  maxCostUsd: {
+    input: 'max-cost-usd',
+    schema: z
+      .string()
+      .regex(/^\+?\d+(\.\d+)?$/)
+      .transform((s) => Number(s))
+      .pipe(z.number().min(0).max(10000)),
+    expected: 'a number of US dollars from 0 (no cap) to 10000, such as "2.50"',
+  },
+  maxRunMinutes: { input: 'max-run-minutes', schema: wholeNumber(0, 360), expected: 'a whole number of minutes from 0 (no cap) to 360' },
+  modelPrices: {
+    input: 'model-prices',
+    schema: z
+      .string()
+      .transform((s, ctx) => {
+        try {
+          return parseYaml(s) as unknown;
+        } catch {
+          ctx.addIssue({ code: 'custom', message: 'not YAML/JSON' });
+          return z.NEVER;
+        }
+      })
+      .pipe(z.record(z.string().min(1), z.object({ input: z.number().nonnegative(), output: z.number().nonnegative() }).strict())),
+    expected: 'a YAML or JSON mapping of model name to USD per million tokens, such as {"my-model": {"input": 1, "output": 4}}',
   },
   draft: {
     input: 'draft',
@@ -177,6 +207,12 @@ export function readSettings(getInput: (name: string) => string): Settings {
     draft: parse(fields.draft, DEFAULTS.draft),
     commandTimeoutMs: parse(fields.commandTimeoutMinutes, DEFAULTS.commandTimeoutMinutes) * 60_000,
     protectedPaths: [ALWAYS_PROTECTED, ...parseGlobList(read('protected-paths')).filter((g) => g !== ALWAYS_PROTECTED)],
+    budget: {
+      maxTokens: parse(fields.maxTokens, DEFAULTS.maxTokens),
+      maxCostUsd: parse(fields.maxCostUsd, DEFAULTS.maxCostUsd),
+      maxWallMs: parse(fields.maxRunMinutes, DEFAULTS.maxRunMinutes) * 60_000,
+      prices: parse(fields.modelPrices, {}),
+    },
   };
 
   if (problems.length > 0) throw new SettingsError(problems);

@@ -62,8 +62,13 @@ export async function buildIssueTask(github: GitHubPort, trigger: IssueTrigger, 
     : `Fix GitHub issue #${n} of this repository with the smallest change that resolves it, ` + "and keep the repository's tests passing.";
   const head: string[] = [intro];
   if (issue.state === 'closed') head.push(`Note: the ${kind} is closed.`);
-  const body = sanitizeUntrusted(issue.body ?? '', { maxChars: MAX_BODY_CHARS });
+  // The issue body edited after the trigger is an injection vector like a late comment: use the
+  // version the maintainer saw when they triggered the run (the webhook payload carries it).
+  const bodyEditedAfter = trigger.issueBodyAtTrigger !== undefined && trigger.issueBodyAtTrigger !== (issue.body ?? '');
+  const rawBody = bodyEditedAfter ? (trigger.issueBodyAtTrigger as string) : (issue.body ?? '');
+  const body = sanitizeUntrusted(rawBody, { maxChars: MAX_BODY_CHARS });
   head.push(fenceUntrusted(`The ${kind} #${n} by @${author}`, `Title: ${title}\n\n${body || '(no description)'}`));
+  if (bodyEditedAfter) head.push(`Note: the ${kind} description was edited after the run was triggered; the version at the time of the trigger is shown.`);
 
   // ---------------------------------------------------------- instructions of the trigger
   const tail: string[] = [];

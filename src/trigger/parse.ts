@@ -14,6 +14,8 @@ export interface ParseTriggerOptions {
   selfLogin?: string;
   /** ISO time of "now", for triggers whose payload carries no time (dispatch). */
   now?: string;
+  /** Bot logins the policy lets trigger (triggers.allowed-bots); never `selfLogin`. */
+  allowedBots?: string[];
 }
 
 export const COMMAND = '/agent-fix';
@@ -39,13 +41,15 @@ function isIsoTime(v: unknown): v is string {
 }
 
 /** Why the sender must be ignored, or undefined when it is a human we may serve. */
-function botReason(sender: Record<string, any> | undefined, selfLogin: string | undefined): string | undefined {
+function botReason(sender: Record<string, any> | undefined, selfLogin: string | undefined, allowedBots: string[] = []): string | undefined {
   const login = str(sender?.login);
   if (login === undefined || login === '') return 'the payload has no sender, so agent-fix cannot tell who triggered it.';
   const isBot =
     sender?.type === 'Bot' ||
     /\[bot\]$/i.test(login) ||
     (selfLogin !== undefined && selfLogin !== '' && login.toLowerCase() === selfLogin.toLowerCase());
+  const self = /^github-actions(\[bot\])?$/i.test(login) || (selfLogin !== undefined && login.toLowerCase() === selfLogin.toLowerCase());
+  if (isBot && !self && allowedBots.some((b) => b.toLowerCase() === login.toLowerCase())) return undefined;
   return isBot ? `sender ${login} is a bot; agent-fix ignores bots to avoid loops.` : undefined;
 }
 
@@ -91,6 +95,7 @@ function parseIssues(payload: Record<string, any>, opts: ParseTriggerOptions): T
     actor: str(sender?.login) ?? '',
     extraInstructions: '',
     triggeredAt,
+    ...(typeof issue?.body === 'string' ? { issueBodyAtTrigger: issue.body } : issue && issue.body === null ? { issueBodyAtTrigger: '' } : {}),
   };
   return trigger;
 }
@@ -118,6 +123,7 @@ function parseIssueComment(payload: Record<string, any>): Trigger {
     actor: str(sender?.login) ?? str(obj(comment?.user)?.login) ?? '',
     extraInstructions: instructions,
     triggeredAt: isIsoTime(comment?.created_at) ? comment.created_at : isIsoTime(comment?.updated_at) ? comment.updated_at : new Date(0).toISOString(),
+    ...(typeof issue?.body === 'string' ? { issueBodyAtTrigger: issue.body } : issue && issue.body === null ? { issueBodyAtTrigger: '' } : {}),
   };
   return trigger;
 }
@@ -154,7 +160,7 @@ export function parseTrigger(eventName: string, payload: any, opts: ParseTrigger
   }
   const p = obj(payload);
   if (p === undefined) return skip(`the ${eventName} event has no payload.`);
-  const bot = botReason(obj(p.sender), opts.selfLogin);
+  const bot = botReason(obj(p.sender), opts.selfLogin, opts.allowedBots);
   if (bot !== undefined) return skip(bot);
   switch (eventName) {
     case 'issues':

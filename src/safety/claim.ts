@@ -1,0 +1,52 @@
+/**
+ * Concurrency: two runs for the same task (a label and a comment a second apart, a re-run)
+ * must never produce two pull requests or fight over the status comment. The README's
+ * workflow serializes runs with a `concurrency` group; on top of that each run claims the
+ * task in its sticky comment (hidden `<!-- agent-fix-run:<run id>.<attempt> -->`), and before
+ * it publishes anything it re-reads the comment: when a newer run has claimed the task
+ * since, this run yields (publishes nothing, leaves the comment to the newer run).
+ * Branch and PR creation are create-or-update with a push lease, so even a lost race
+ * updates the same branch and PR rather than duplicating them.
+ */
+import type { GitHubPort } from '../ports/github.js';
+import { findStickyComment } from '../publish/artifacts.js';
+
+export interface RunId {
+  id: number;
+  attempt: number;
+}
+
+const CLAIM = /<!-- agent-fix-run:(\d+)\.(\d+) -->/;
+
+export function claimMarker(run: RunId): string {
+  return `<!-- agent-fix-run:${run.id}.${run.attempt} -->`;
+}
+
+export function parseClaim(body: string): RunId | null {
+  const m = CLAIM.exec(body);
+  return m ? { id: Number(m[1]), attempt: Number(m[2]) } : null;
+}
+
+/** Replaces (or adds) the claim marker of a comment body. */
+export function withClaim(body: string, run: RunId): string {
+  return CLAIM.test(body) ? body.replace(CLAIM, claimMarker(run)) : `${body.replace(/\n*$/, '')}\n${claimMarker(run)}\n`;
+}
+
+/** Run ids grow monotonically in a repository; a re-run keeps the id with a higher attempt. */
+export function isNewer(a: RunId, b: RunId): boolean {
+  return a.id > b.id || (a.id === b.id && a.attempt > b.attempt);
+}
+
+export function runIdFromEnv(env: NodeJS.ProcessEnv): RunId | null {
+  const id = Number(env.GITHUB_RUN_ID);
+  if (!Number.isSafeInteger(id) || id <= 0) return null;
+  const attempt = Number(env.GITHUB_RUN_ATTEMPT ?? '1');
+  return { id, attempt: Number.isSafeInteger(attempt) && attempt > 0 ? attempt : 1 };
+}
+
+/** The newer run that claimed the task since, or null when this run still owns it. */
+export async function newerClaim(github: GitHubPort, issueNumber: number, marker: string, mine: RunId): Promise<RunId | null> {
+  const comment = findStickyComment(await github.listComments(issueNumber), marker);
+  const claim = comment ? parseClaim(comment.body) : null;
+  return claim && isNewer(claim, mine) ? claim : null;
+}
