@@ -116,6 +116,7 @@ describe('issues', () => {
       actor: 'maintainer',
       extraInstructions: '',
       triggeredAt: '2024-05-01T11:59:58Z',
+      issueBodyAtTrigger: 'Calling `parseDate("2024-W01")` throws.',
     });
   });
 
@@ -190,6 +191,7 @@ describe('issue_comment', () => {
       actor: 'maintainer',
       extraInstructions: 'please keep the public API\nand add a test for 2024-W53',
       triggeredAt: '2024-05-01T11:58:00Z',
+      issueBodyAtTrigger: expect.any(String),
     });
   });
 

@@ -177,7 +177,12 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
   // or the test runs left in the working tree stays out of the change.
   const tree = await composeChange(git, pristineTree, loop.touched);
   report.changes = await git.changes(pristineTree, tree);
-  report.diff = redactor.redact(await git.diff(pristineTree, tree));
+  const rawDiff = await git.diff(pristineTree, tree);
+  report.diff = redactor.redact(rawDiff);
+  if (report.diff !== rawDiff) {
+    // Defense in depth: a change that carries a secret (in any encoding the redactor knows) is never published.
+    return finish('not-fixed', 'secret-in-change', 'The change contains a secret value (a token or key of this run, possibly encoded); it was not published.');
+  }
   if (loop.reason === 'verified' && report.changes.length === 0) {
     return finish('not-fixed', 'no-changes', 'Verification passed but no file differs from the checkout; nothing to publish.');
   }

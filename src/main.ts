@@ -5,10 +5,11 @@
 import os from 'node:os';
 import path from 'node:path';
 import { actionsRuntime, type ActionsRuntime } from './adapters/actions.js';
-import { makeGitHub } from './adapters/github.js';
+import { makeGitHub, type MakeGitHubOptions } from './adapters/github.js';
 import { openGit } from './adapters/git.js';
 import { makeShell } from './adapters/shell.js';
-import { makeChatModel } from './adapters/openai.js';
+import { makeChatModel, type ChatModelOptions } from './adapters/openai.js';
+import type { SandboxProbe } from './safety/sandbox.js';
 import { readSettings } from './settings/inputs.js';
 import { parseTrigger } from './trigger/parse.js';
 import { loadPolicy, type LoadedPolicy } from './policy/load.js';
@@ -53,7 +54,14 @@ function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-export async function run(rt: ActionsRuntime = actionsRuntime(), env: NodeJS.ProcessEnv = process.env): Promise<void> {
+/** Adapter options for in-process tests (short retry waits, a given sandbox). */
+export interface RunOverrides {
+  github?: Partial<MakeGitHubOptions>;
+  model?: Partial<ChatModelOptions>;
+  sandbox?: SandboxProbe;
+}
+
+export async function run(rt: ActionsRuntime = actionsRuntime(), env: NodeJS.ProcessEnv = process.env, overrides: RunOverrides = {}): Promise<void> {
   let settings: Settings;
   try {
     settings = readSettings((name) => rt.getInput(name));
@@ -81,7 +89,7 @@ export async function run(rt: ActionsRuntime = actionsRuntime(), env: NodeJS.Pro
     return;
   }
 
-  const github = makeGitHub({ token: settings.githubToken, baseUrl: rt.apiUrl, owner: rt.owner, repo: rt.repo, log: say });
+  const github = makeGitHub({ token: settings.githubToken, baseUrl: rt.apiUrl, owner: rt.owner, repo: rt.repo, log: say, ...overrides.github });
   // The policy comes from the default branch through the API, never from the working tree.
   let loaded: LoadedPolicy;
   let defaultBranch: string;
@@ -131,8 +139,8 @@ export async function run(rt: ActionsRuntime = actionsRuntime(), env: NodeJS.Pro
     };
 
     const git = await openGit(env.GITHUB_WORKSPACE || process.cwd(), { log: say });
-    const model = makeChatModel({ baseUrl: settings.baseUrl, apiKey: settings.apiKey, model: settings.model, log: say });
-    const result = await runFix(task, { git, shell: makeShell(), model, settings, redactor, parentEnv: env, log: say, emit: transcript.add });
+    const model = makeChatModel({ baseUrl: settings.baseUrl, apiKey: settings.apiKey, model: settings.model, log: say, ...overrides.model });
+    const result = await runFix(task, { git, shell: makeShell(), model, settings, redactor, parentEnv: env, log: say, emit: transcript.add, sandbox: overrides.sandbox });
     const report: RunReport = { ...result.report, runUrl: rt.runUrl };
     const outputs: Outputs = { status: report.status, iterations: report.iterations, transcriptPath };
 

@@ -124,6 +124,7 @@ export type Reason =
   | 'not-applicable'
   | 'setup-failed'
   | 'model-error'
+  | 'secret-in-change'
   | 'superseded'
   | 'internal-error';
 
