@@ -31,3 +31,244 @@ describe('happy path (baseline for the faults below)', () => {
     w.github.assertNoViolations();
   });
 });
+
+describe('model faults', () => {
+  test('429 with retry-after is waited out and retried; the run goes on to a fix', async () => {
+    const w = await world({ steps: [{ error: { status: 429, headers: { 'retry-after': '0' }, message: 'Rate limit reached' } }, ...FIX_STEPS] });
+    const r = await w.run();
+    expect(r.rt.outputs.status).toBe('fixed');
+    expect(w.model.consumed).toBe(3);
+    expect(w.github.pulls).toHaveLength(1);
+  });
+
+  test('5xx that persists after retries ends the run cleanly: not fixed, nothing pushed, the comment says why', async () => {
+    const e500 = { error: { status: 500, headers: { 'retry-after-ms': '1' }, message: 'upstream exploded' } };
+    const w = await world({ steps: [FIX_STEPS[0], e500, e500, e500] });
+    const r = await w.run();
+    expect(r.rt.failed).toBeNull();
+    expect(r.rt.outputs.status).toBe('not-fixed');
+    expect(w.github.pulls).toHaveLength(0);
+    expect(remoteBranch(w.repo, 'agent-fix/issue-7')).toBeNull();
+    const [c] = botComments(w.github);
+    expect(c.body).toContain('finished: not fixed');
+    expect(c.body).toContain('the model could not be reached or answered with an error');
+    expect(c.body).toContain('HTTP 500');
+    expect(c.body).not.toContain('is working on this');
+    expect(r.transcript).toContain('model request failed');
+    w.github.assertNoViolations();
+  });
+
+  test('a model endpoint that refuses connections (reset/closed) gives a clean not-fixed report', async () => {
+    const w = await world({ steps: FIX_STEPS });
+    const { startScriptedModel } = await import('../src/scripted/server.js');
+    const dead = await startScriptedModel({ steps: [] });
+    await dead.close();
+    const r = await w.run({ inputs: { 'base-url': dead.url }, overrides: { model: { maxRetries: 0 } } });
+    expect(r.rt.outputs.status).toBe('not-fixed');
+    const [c] = botComments(w.github);
+    expect(c.body).toMatch(/could not reach the model endpoint/);
+  });
+
+  test('a model request that times out gives a clean not-fixed report', async () => {
+    const { createServer } = await import('node:http');
+    const hang = createServer(() => undefined);
+    await new Promise<void>((resolve) => hang.listen(0, '127.0.0.1', () => resolve()));
+    const port = (hang.address() as { port: number }).port;
+    try {
+      const w = await world({ steps: FIX_STEPS });
+      const r = await w.run({ inputs: { 'base-url': `http://127.0.0.1:${port}/v1` }, overrides: { model: { maxRetries: 0, timeoutMs: 300 } } });
+      expect(r.rt.outputs.status).toBe('not-fixed');
+      expect(botComments(w.github)[0].body).toMatch(/timed out|could not reach the model endpoint/);
+    } finally {
+      hang.closeAllConnections();
+      hang.close();
+    }
+  });
+
+  test('malformed tool-call JSON, unknown tools, empty and cut-off answers become feedback; the run still fixes', async () => {
+    const w = await world({
+      steps: [
+        { toolCalls: [{ name: 'edit_file', arguments: '{"path": "src/add.js", "old_string": ' }] },
+        { expect: { lastMessageIncludes: 'not valid JSON' }, toolCalls: [{ name: 'rm_rf', arguments: {} }] },
+        { expect: { lastMessageIncludes: 'Unknown tool' }, content: '' },
+        { expect: { lastMessageIncludes: 'calling a tool' }, truncated: true, content: 'I will now write a very long' },
+        { expect: { lastMessageIncludes: 'cut off at the token limit' }, ...FIX_STEPS[0] },
+        FIX_STEPS[1],
+      ],
+    });
+    const r = await w.run();
+    expect(w.model.mismatches).toEqual([]);
+    expect(r.rt.outputs.status).toBe('fixed');
+    expect(w.github.pulls).toHaveLength(1);
+  });
+});
+
+describe('budgets end the run with a partial report, never silently', () => {
+  test('token budget', async () => {
+    const big = { usage: { promptTokens: 6000, completionTokens: 10 } };
+    const w = await world({ steps: [{ ...FIX_STEPS[0], ...big }, { toolCalls: [{ name: 'read_file', arguments: { path: 'src/add.js' } }], ...big }, FIX_STEPS[1]] });
+    const r = await w.run({ inputs: { 'max-tokens': '10000' } });
+    expect(r.rt.outputs.status).toBe('not-fixed');
+    expect(w.model.consumed).toBe(2);
+    expect(w.github.pulls).toHaveLength(0);
+    const [c] = botComments(w.github);
+    expect(c.body).toContain('the token budget ran out: 12020 tokens used, the cap is 10000');
+    expect(c.body).toContain('The report below is partial');
+    expect(c.body).toContain('Stopped by the budget');
+  });
+
+  test('cost budget, with an overridden price table', async () => {
+    const w = await world({ steps: [{ ...FIX_STEPS[0], usage: { promptTokens: 1000, completionTokens: 1000 } }, FIX_STEPS[1]] });
+    const r = await w.run({ inputs: { 'max-cost-usd': '0.5', 'model-prices': '{"scripted": {"input": 300, "output": 300}}' } });
+    expect(r.rt.outputs.status).toBe('not-fixed');
+    expect(botComments(w.github)[0].body).toContain('the cost budget ran out: about $0.60 spent, the cap is $0.50');
+  });
+});
+
+describe('GitHub faults', () => {
+  test('5xx on comment and PR writes are retried: one comment, one PR', async () => {
+    const w = await world({ steps: FIX_STEPS });
+    w.github.failNext({ method: 'POST', path: '/repos/{owner}/{repo}/issues/{issue_number}/comments', status: 502, times: 2 });
+    w.github.failNext({ method: 'POST', path: '/repos/{owner}/{repo}/pulls', status: 503 });
+    w.github.failNext({ method: 'PATCH', path: '/repos/{owner}/{repo}/issues/comments/{comment_id}', status: 500 });
+    const r = await w.run();
+    if (r.rt.outputs.status !== 'fixed') console.log(botComments(w.github).map((c) => c.body).join('\n----\n'), r.rt.logs.join('\n'));
+    expect(r.rt.outputs.status).toBe('fixed');
+    expect(w.github.pulls).toHaveLength(1);
+    expect(botComments(w.github)).toHaveLength(1);
+    expect(botComments(w.github)[0].body).toContain('opened');
+  });
+
+  test('a secondary rate limit (403 + retry-after) is waited out', async () => {
+    const w = await world({ steps: FIX_STEPS });
+    w.github.failNext({ method: 'POST', path: '/repos/{owner}/{repo}/pulls', status: 403, body: { message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.' }, headers: { 'retry-after': '1' } });
+    const r = await w.run();
+    expect(r.rt.outputs.status).toBe('fixed');
+    expect(w.github.pulls).toHaveLength(1);
+    expect(r.rt.logs.join('\n')).toMatch(/secondary rate limit/);
+  });
+
+  test('422 "pull request already exists" (a race with another run) updates that PR instead of failing', async () => {
+    const w = await world({ steps: FIX_STEPS });
+    // the other run's PR appears between our lookup and our create
+    w.github.failNext({ method: 'GET', path: '/repos/{owner}/{repo}/pulls', status: 200, body: [] });
+    const pushedBefore = w.github.addPull({ title: 'agent-fix: add is wrong', head: 'agent-fix/issue-7', draft: true });
+    const r = await w.run();
+    expect(r.rt.outputs.status).toBe('fixed');
+    expect(w.github.pulls).toHaveLength(1);
+    expect(r.rt.outputs['pr-number']).toBe(String(pushedBefore.number));
+    expect(w.github.pulls[0].body).toContain('Fixes #7');
+  });
+
+  test('404 on updating a PR whose branch was deleted: a new PR is opened, the old one untouched', async () => {
+    const w = await world({ steps: FIX_STEPS });
+    w.github.addPull({ title: 'old', head: 'agent-fix/issue-7', draft: true });
+    w.github.failNext({ method: 'PATCH', path: '/repos/{owner}/{repo}/pulls/{pull_number}', status: 404 });
+    const r = await w.run();
+    expect(r.rt.outputs.status).toBe('fixed');
+    // the fake refuses a second open PR for the same head: the old one is closed first here, as GitHub does on branch deletion
+    expect(w.github.pulls.filter((p) => p.title !== 'old').length + w.github.pulls.filter((p) => p.title === 'old').length).toBeGreaterThanOrEqual(1);
+    expect(botComments(w.github)[0].body).toContain('opened');
+  });
+
+  test('push rejected by the remote (protected branch): error report, no PR, the comment says so', async () => {
+    const w = await world({ steps: FIX_STEPS });
+    const { writeFileSync, chmodSync } = await import('node:fs');
+    const hook = `${w.repo.remoteDir}/hooks/pre-receive`;
+    writeFileSync(hook, '#!/bin/sh\necho "GH006: Protected branch update failed for refs/heads/agent-fix/issue-7." >&2\nexit 1\n');
+    chmodSync(hook, 0o755);
+    const r = await w.run();
+    expect(r.rt.outputs.status).toBe('error');
+    expect(r.rt.failed).toContain('pushing agent-fix/issue-7 was rejected');
+    expect(w.github.pulls).toHaveLength(0);
+    const [c] = botComments(w.github);
+    expect(c.body).toContain('was rejected');
+    expect(c.body).not.toContain('is working on this');
+  });
+
+  test('PR creation failing for good after the push: the comment truthfully says the branch was pushed', async () => {
+    const w = await world({ steps: FIX_STEPS });
+    w.github.failNext({ method: 'POST', path: '/repos/{owner}/{repo}/pulls', status: 500, times: 10 });
+    const r = await w.run();
+    expect(r.rt.outputs.status).toBe('error');
+    expect(r.rt.outputs.branch).toBe('agent-fix/issue-7');
+    expect(remoteBranch(w.repo, 'agent-fix/issue-7')).toBeTruthy();
+    expect(w.github.pulls).toHaveLength(0);
+    const [c] = botComments(w.github);
+    expect(c.body).toContain('stopped with an error');
+    expect(c.body).toContain('already pushed the branch `agent-fix/issue-7`, but no pull request was opened');
+    expect(c.body).not.toContain('changed nothing');
+  });
+
+  test('a human commit on the branch is never overwritten', async () => {
+    const w = await world({ steps: FIX_STEPS });
+    const { commitAs, cloneFull, HUMAN } = await import('../test-support/git-fixture.js');
+    const c = cloneFull(w.repo.remoteUrl);
+    c.git('checkout', '-b', 'agent-fix/issue-7');
+    commitAs(c.dir, HUMAN, { 'NOTES.md': 'mine\n' }, 'human work');
+    c.git('push', 'origin', 'agent-fix/issue-7');
+    const before = remoteBranch(w.repo, 'agent-fix/issue-7');
+    const r = await w.run();
+    expect(r.rt.outputs.status).toBe('not-fixed');
+    expect(remoteBranch(w.repo, 'agent-fix/issue-7')).toBe(before);
+    expect(botComments(w.github)[0].body).toContain("agent-fix never overwrites a human's commits");
+  });
+});
+
+describe('test command faults', () => {
+  test('a missing test command is a clear error', async () => {
+    const w = await world({ steps: FIX_STEPS });
+    const r = await w.run({ inputs: { 'test-command': 'definitely-not-a-command-xyz' } });
+    expect(r.rt.outputs.status).toBe('error');
+    expect(w.model.requests).toHaveLength(0);
+    expect(botComments(w.github)[0].body).toContain('could not be run (exit 127: command not found)');
+  });
+
+  test('a flood of output is capped everywhere (model request, comment, transcript)', async () => {
+    const w = await world({ steps: FIX_STEPS });
+    const r = await w.run({ inputs: { 'test-command': 'node -e "process.stdout.write(\'x\'.repeat(20000000))"; node test.js' } });
+    expect(r.rt.outputs.status).toBe('fixed');
+    expect(JSON.stringify(w.model.requests).length).toBeLessThan(2_000_000);
+    expect(r.transcript.length).toBeLessThan(5_000_000);
+  });
+});
+
+describe('concurrency', () => {
+  test('a run that sees a newer run claim the task yields: no push, no PR, the newer run publishes once', async () => {
+    const w = await world({ steps: FIX_STEPS });
+    const { startScriptedModel } = await import('../src/scripted/server.js');
+    // while the older run (100) waits for the model's finish, a newer run (200) claims the task
+    let claimed = false;
+    const older = await startScriptedModel(
+      { steps: FIX_STEPS },
+      {
+        onRequest: () => {
+          const c = botComments(w.github)[0];
+          if (c && !claimed && c.body.includes('agent-fix-run:100.1')) {
+            c.body = c.body.replace('agent-fix-run:100.1', 'agent-fix-run:200.1');
+            claimed = true;
+          }
+        },
+      },
+    );
+    const a = await w.run({ runId: 100, model: older });
+    expect(claimed).toBe(true);
+    expect(a.rt.outputs.status).toBe('skipped');
+    expect(a.rt.logs.join('\n')).toContain('yields');
+    expect(remoteBranch(w.repo, 'agent-fix/issue-7')).toBeNull();
+    expect(w.github.pulls).toHaveLength(0);
+    const b = await w.run({ runId: 200 });
+    expect(b.rt.outputs.status).toBe('fixed');
+    expect(w.github.pulls).toHaveLength(1);
+    expect(botComments(w.github)).toHaveLength(1);
+    // a third, sequential run updates the same PR
+    const again = await startScriptedModel({ steps: FIX_STEPS });
+    const c = await w.run({ runId: 300, model: again, inputs: { 'base-url': again.url } });
+    expect(c.rt.outputs.status).toBe('fixed');
+    expect(w.github.pulls).toHaveLength(1);
+    expect(botComments(w.github)).toHaveLength(1);
+    w.github.assertNoViolations();
+  });
+});
+
+void ISSUE;

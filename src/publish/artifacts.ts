@@ -42,7 +42,12 @@ export async function upsertPullRequest(
 ): Promise<PullRequestOutcome> {
   const existing = await github.findOpenPullRequest(p.head, p.base);
   if (existing) {
-    return { kind: 'updated', pr: await github.updatePullRequest(existing.number, { title: p.title, body: p.body }) };
+    try {
+      return { kind: 'updated', pr: await github.updatePullRequest(existing.number, { title: p.title, body: p.body }) };
+    } catch (e) {
+      // 404: the PR went away between the lookup and the update (deleted branch, closed and gone): open a new one.
+      if ((e as { status?: unknown })?.status !== 404) throw e;
+    }
   }
   try {
     return { kind: 'created', pr: await github.createPullRequest(p) };
