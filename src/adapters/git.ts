@@ -11,7 +11,7 @@
  * - Tree arguments accept any tree-ish (`<commit>^{tree}` works too).
  */
 import { execa } from 'execa';
-import { mkdtemp, rm, copyFile, unlink, rmdir, lstat, readFile } from 'node:fs/promises';
+import { mkdtemp, rm, copyFile, unlink, rmdir, lstat, readFile, stat, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { CommitInfo, FileChange, GitPort, Identity, PushResult } from '../ports/git.js';
@@ -188,6 +188,11 @@ class CliGit implements GitPort {
         let seeded = false;
         try {
           await copyFile(realIndex, env.GIT_INDEX_FILE);
+          // Keep the index's own mtime: git's racy-clean check compares file mtimes with it, and a
+          // fresh mtime would make a same-size edit made in the same second as the checkout
+          // look unchanged (the edit would be lost from the snapshot).
+          const st = await stat(realIndex);
+          await utimes(env.GIT_INDEX_FILE, st.atime, st.mtime);
           await this.run(['read-tree', '-m', 'HEAD'], { env });
           seeded = true;
         } catch {

@@ -132,7 +132,9 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
     usage.promptTokens += reply.usage.promptTokens;
     usage.completionTokens += reply.usage.completionTokens;
     emit({ type: 'model-reply', turn, reply });
-    messages.push({ role: 'assistant', content: reply.content, toolCalls: reply.toolCalls.length ? reply.toolCalls : undefined });
+    // Redacted like everything else that leaves the process (the model may echo a secret it saw in a file).
+    const echoed = reply.toolCalls.map((c) => ({ ...c, arguments: deps.redact(c.arguments) }));
+    messages.push({ role: 'assistant', content: reply.content === null ? null : deps.redact(reply.content), toolCalls: echoed.length ? echoed : undefined });
 
     if (reply.toolCalls.length === 0) {
       nudges++;
