@@ -272,3 +272,27 @@ describe('concurrency', () => {
 });
 
 void ISSUE;
+
+describe('cancellation', () => {
+  test('SIGTERM (cancelled or timed-out job) leaves the comment final and truthful before exiting', async () => {
+    const w = await world({ steps: FIX_STEPS });
+    const { startScriptedModel } = await import('../src/scripted/server.js');
+    let sent = false;
+    const m = await startScriptedModel({ steps: FIX_STEPS }, { onRequest: () => {
+      if (!sent) {
+        sent = true;
+        process.emit('SIGTERM', 'SIGTERM');
+      }
+    } });
+    let atExit: { code: number; comment: string } | null = null;
+    // in production exit() ends the process; here the run goes on, so wait for it too
+    await w.run({ model: m, overrides: { exit: (code) => {
+      atExit ??= { code, comment: botComments(w.github)[0]?.body ?? '' };
+    } } });
+    await m.close();
+    expect(atExit!.code).toBe(1);
+    expect(atExit!.comment).toContain('cancelled or timed out (SIGTERM)');
+    expect(atExit!.comment).toContain('Nothing was pushed and no pull request was opened.');
+    expect(process.listenerCount('SIGTERM')).toBeLessThanOrEqual(1);
+  });
+});

@@ -18,6 +18,7 @@ import { applyPolicy } from './policy/apply.js';
 import { PolicyError } from './policy/schema.js';
 import { claimMarker, newerClaim, runIdFromEnv, withClaim } from './safety/claim.js';
 import { renderFailureComment } from './safety/failure.js';
+import { onCancel } from './safety/cancel.js';
 import { buildIssueTask } from './task/issue-task.js';
 import { runFix } from './fix.js';
 import { Redactor, secretsFromEnv } from './redact.js';
@@ -59,6 +60,8 @@ export interface RunOverrides {
   github?: Partial<MakeGitHubOptions>;
   model?: Partial<ChatModelOptions>;
   sandbox?: SandboxProbe;
+  /** Called instead of process.exit after a cancellation (SIGINT/SIGTERM) was handled. */
+  exit?: (code: number) => void;
 }
 
 export async function run(rt: ActionsRuntime = actionsRuntime(), env: NodeJS.ProcessEnv = process.env, overrides: RunOverrides = {}): Promise<void> {
@@ -113,6 +116,7 @@ export async function run(rt: ActionsRuntime = actionsRuntime(), env: NodeJS.Pro
   const claim = (body: string) => (runId ? withClaim(body, runId) : body);
   let pushedBranch: string | undefined;
   let openedPrUrl: string | undefined;
+  let disposeCancel: (() => void) | undefined;
   let task: Task | null = null;
   let comment: StickyComment | null = null;
   const transcript = new Transcript({ event: rt.eventName, repository: `${rt.owner}/${rt.repo}`, runUrl: rt.runUrl });
@@ -128,6 +132,14 @@ export async function run(rt: ActionsRuntime = actionsRuntime(), env: NodeJS.Pro
     task = await buildIssueTask(github, trigger);
     comment = new StickyComment(github, trigger.issueNumber, commentMarker(task.key));
     await comment.set(claim(renderStartComment(task, rt.runUrl)));
+    const startedComment = comment;
+    const cancelMarker = commentMarker(task.key);
+    disposeCancel = onCancel(async (signal) => {
+      const why = `the workflow run was cancelled or timed out (${signal}) before agent-fix finished.`;
+      rt.warning(`agent-fix: ${why}`);
+      writeOutputs(rt, { status: 'error', transcriptPath, branch: pushedBranch });
+      await startedComment.set(claim(redactor.redact(renderFailureComment({ marker: cancelMarker, why, pushedBranch, prUrl: openedPrUrl, runUrl: rt.runUrl, policy: loaded.source }))));
+    }, overrides.exit);
     const taskMarker = commentMarker(task.key);
     const issueNumber = trigger.issueNumber;
     /** True when a newer run claimed this task since: this run then publishes nothing. */
@@ -206,5 +218,7 @@ export async function run(rt: ActionsRuntime = actionsRuntime(), env: NodeJS.Pro
     }
     writeOutputs(rt, { status: 'error', transcriptPath, branch: pushedBranch });
     rt.setFailed(`agent-fix: ${why}`);
+  } finally {
+    disposeCancel?.();
   }
 }

@@ -153,7 +153,7 @@ export async function mainWorld(script: Script, files: Record<string, string> = 
         GIT_CONFIG_NOSYSTEM: '1',
         ...o.env,
       };
-      await run(rt, env, { github: { retryAfterBaseMs: 1, maxRateLimitWaitSeconds: 5, ...o.overrides?.github }, model: { maxRetries: 2, ...o.overrides?.model }, sandbox: o.overrides?.sandbox });
+      await run(rt, env, { github: { retryAfterBaseMs: 1, maxRateLimitWaitSeconds: 5, ...o.overrides?.github }, model: { maxRetries: 2, ...o.overrides?.model }, sandbox: o.overrides?.sandbox, exit: o.overrides?.exit });
       if (process.env.AGENT_FIX_DEBUG_HARNESS) {
         const c = github.comments.filter((x) => x.issueNumber === ISSUE).map((x) => x.body.slice(0, 1500)).join('\n---\n');
         process.stderr.write(`HARNESS status=${rt.outputs.status}\n${c}\n${rt.logs.join('\n').slice(0, 3000)}\nEND HARNESS\n`);
