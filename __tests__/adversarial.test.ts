@@ -227,6 +227,16 @@ describe('secret exfiltration', () => {
     expectNoLeak(leakPlaces(w, r), [GH_TOKEN]);
   });
 
+  test('24b. an untracked credentials file left by an earlier workflow step is never published', async () => {
+    const w = await world({ steps: FIX_STEPS });
+    const r = await w.run({ prepare: (dir) => writeFileSync(path.join(dir, 'gha-creds-1234.json'), '{"private_key": "-----BEGIN PRIVATE KEY-----"}\n') });
+    expect(r.rt.outputs.status).toBe('fixed');
+    const sha = remoteBranch(w.repo, 'agent-fix/issue-7')!;
+    const { gitIn } = await import('../test-support/git-fixture.js');
+    expect(gitIn(w.repo.remoteDir)('diff', '--name-only', w.repo.sha, sha)).toBe('src/add.js');
+    expect(readFileSync(path.join(r.checkout, 'gha-creds-1234.json'), 'utf8')).toContain('PRIVATE KEY');
+  });
+
   test('25. child processes get an allow-listed environment without secrets', () => {
     const env = childEnv({ PATH: '/bin', GITHUB_TOKEN: 't1', 'INPUT_API-KEY': 'k', ACTIONS_RUNTIME_TOKEN: 'r', NPM_TOKEN: 'n', AWS_SECRET_ACCESS_KEY: 's', DB_PASSWORD: 'p', NODE_OPTIONS: '--require /tmp/evil.js', HTTPS_PROXY: 'http://u:pw@proxy' });
     expect(Object.keys(env).sort()).toEqual(['CI', 'FORCE_COLOR', 'NO_COLOR', 'PATH']);

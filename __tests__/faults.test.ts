@@ -296,3 +296,35 @@ describe('cancellation', () => {
     expect(process.listenerCount('SIGTERM')).toBeLessThanOrEqual(1);
   });
 });
+
+describe('git states', () => {
+  test('detached HEAD in a shallow clone, a dirty tree left by setup, LFS pointers and a submodule: only the fix is published', async () => {
+    const pointer = 'version https://git-lfs.github.com/spec/v1\noid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 12345\n';
+    const files = { ...(await import('../test-support/run-main.js')).ADDER, '.gitattributes': '*.bin filter=lfs diff=lfs merge=lfs -text\n', 'assets/model.bin': pointer, 'notes.txt': 'notes\n' };
+    const w = await world({
+      steps: [
+        { toolCalls: [{ name: 'write_file', arguments: { path: 'assets/model.bin', content: 'not a pointer any more' } }] },
+        { expect: { lastMessageIncludes: 'protected' }, toolCalls: [{ name: 'write_file', arguments: { path: 'vendor/lib/x.js', content: 'x' } }] },
+        { expect: { lastMessageIncludes: 'protected' }, ...FIX_STEPS[0] },
+        FIX_STEPS[1],
+      ],
+    }, files);
+    const { gitIn } = await import('../test-support/git-fixture.js');
+    const { writeFileSync } = await import('node:fs');
+    const r = await w.run({
+      // setup dirties the tree: a build output and a modified tracked file
+      inputs: { 'setup-command': 'mkdir -p build && echo out > build/out.txt && echo touched >> notes.txt' },
+      prepare: (dir) => {
+        const g = gitIn(dir);
+        g('checkout', '--detach');
+        // a submodule entry (gitlink) in the index, as a checkout with submodules has
+        g('update-index', '--add', '--cacheinfo', `160000,${g('rev-parse', 'HEAD')},vendor/lib`);
+        writeFileSync(`${dir}/.gitmodules`, '[submodule "vendor/lib"]\n\tpath = vendor/lib\n\turl = https://example.com/lib.git\n');
+      },
+    });
+    expect(w.model.mismatches).toEqual([]);
+    expect(r.rt.outputs.status).toBe('fixed');
+    const sha = remoteBranch(w.repo, 'agent-fix/issue-7')!;
+    expect(gitIn(w.repo.remoteDir)('diff', '--name-only', w.repo.sha, sha)).toBe('src/add.js');
+  });
+});

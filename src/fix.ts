@@ -186,9 +186,14 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
   report.proof = loop.reason === 'verified' ? loop.attempts[loop.attempts.length - 1]?.proof : undefined;
   // Publish exactly the files the model wrote, on top of the checkout as it was: whatever setup
   // or the test runs left in the working tree stays out of the change.
-  const tree = await composeChange(git, pristineTree, loop.touched);
-  report.changes = await git.changes(pristineTree, tree);
-  const rawDiff = await git.diff(pristineTree, tree);
+  // The published tree is HEAD's tree plus those files: untracked files that earlier workflow
+  // steps left in the checkout (build output, a credentials file such as gha-creds-*.json) are
+  // never published. The working tree then gets them back.
+  const baseTree = `${baseSha}^{tree}`;
+  const tree = await composeChange(git, baseTree, loop.touched);
+  await composeChange(git, pristineTree, loop.touched);
+  report.changes = await git.changes(baseTree, tree);
+  const rawDiff = await git.diff(baseTree, tree);
   report.diff = redactor.redact(rawDiff);
   if (report.diff !== rawDiff) {
     // Defense in depth: a change that carries a secret (in any encoding the redactor knows) is never published.

@@ -105,7 +105,7 @@ export interface MainWorld {
   repo: RepoFixture;
   github: FakeGitHub;
   model: ScriptedModel;
-  run(o?: { actor?: string; payload?: Record<string, unknown>; eventName?: string; inputs?: Record<string, string>; env?: Record<string, string>; runId?: number; model?: ScriptedModel; overrides?: RunOverrides }): Promise<MainRun>;
+  run(o?: { actor?: string; payload?: Record<string, unknown>; eventName?: string; inputs?: Record<string, string>; env?: Record<string, string>; runId?: number; model?: ScriptedModel; overrides?: RunOverrides; prepare?: (checkout: string) => void }): Promise<MainRun>;
   close(): Promise<void>;
 }
 
@@ -123,6 +123,7 @@ export async function mainWorld(script: Script, files: Record<string, string> = 
     model,
     async run(o = {}) {
       const checkout = cloneShallow(repo.remoteUrl).dir;
+      o.prepare?.(checkout);
       const runner = tempDir('agent-fix-main-');
       const m = o.model ?? model;
       if (o.model) extra.push(o.model);
