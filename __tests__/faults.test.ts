@@ -58,6 +58,14 @@ describe('model faults', () => {
     w.github.assertNoViolations();
   });
 
+  test('429 asking to wait longer than the adapter accepts ends the run at once with a clear report', async () => {
+    const w = await world({ steps: [{ error: { status: 429, headers: { 'retry-after': '3600' }, message: 'Rate limit of 10 per day reached' } }, ...FIX_STEPS] });
+    const r = await w.run();
+    expect(r.rt.outputs.status).toBe('not-fixed');
+    expect(w.model.consumed).toBe(1);
+    expect(botComments(w.github)[0].body).toContain('the server asks to wait 3600s');
+  });
+
   test('a model endpoint that refuses connections (reset/closed) gives a clean not-fixed report', async () => {
     const w = await world({ steps: FIX_STEPS });
     const { startScriptedModel } = await import('../src/scripted/server.js');
