@@ -25,7 +25,7 @@ import { Redactor, secretsFromEnv } from './redact.js';
 import { Transcript } from './transcript.js';
 import { StickyComment, upsertPullRequest } from './publish/artifacts.js';
 import { branchForTask } from './publish/branch.js';
-import { publishBranch } from './publish/push.js';
+import { publishWithRetry } from './safety/publish-retry.js';
 import { commentMarker, renderFinalComment, renderPrBody, renderPrTitle, renderReportMarkdown, renderStartComment } from './report/render.js';
 import type { Outcome, RunReport, Settings, Task } from './types.js';
 import type { Identity } from './ports/git.js';
@@ -164,14 +164,14 @@ export async function run(rt: ActionsRuntime = actionsRuntime(), env: NodeJS.Pro
     if (report.status === 'fixed' && result.tree) {
       const branch = branchForTask(task.key);
       const base = defaultBranch;
-      const pushed = await publishBranch(git, {
+      const pushed = await publishWithRetry(git, {
         remote: 'origin',
         branch,
         baseSha: result.baseSha,
         tree: result.tree,
         message: `agent-fix: ${task.title}\n\n${report.summary}\n\n${task.issueNumber ? `Fixes #${task.issueNumber}` : ''}`.trim(),
         identity: BOT_IDENTITY,
-      });
+      }, say);
       if (pushed.kind === 'human-commits') {
         report.status = 'not-fixed';
         report.reason = 'human-commits-on-branch';
