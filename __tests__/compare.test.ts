@@ -137,7 +137,7 @@ describe('failureFeedback', () => {
     expect(text).toContain('exit code 1');
     expect(text).toContain('- a > one: expected 1 to be 2');
     expect(text).not.toContain('a > two');
-    expect(text.trimEnd().endsWith('FINAL LINE')).toBe(true);
+    expect(text.trimEnd().endsWith('FINAL LINE\n```')).toBe(true); // the tail is fenced as untrusted data
   });
 
   test('mentions a timeout', () => {
