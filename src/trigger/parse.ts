@@ -6,6 +6,7 @@
  * Authorization (does the actor have write access?) is a separate step: authorize.ts.
  */
 import type { Trigger } from '../types.js';
+import { parseWorkflowRun } from '../ci/trigger.js';
 
 export interface ParseTriggerOptions {
   /** The label that triggers a fix (Settings.label). Compared case-insensitively, like GitHub does. */
@@ -14,6 +15,8 @@ export interface ParseTriggerOptions {
   selfLogin?: string;
   /** ISO time of "now", for triggers whose payload carries no time (dispatch). */
   now?: string;
+  /** workflow_run: names of the workflows whose failures count (Settings.workflows; empty: all). */
+  workflows?: string[];
 }
 
 export const COMMAND = '/agent-fix';
@@ -146,11 +149,11 @@ function parseDispatch(payload: Record<string, any>, opts: ParseTriggerOptions):
   return trigger;
 }
 
-const HANDLED = new Set(['issues', 'issue_comment', 'workflow_dispatch']);
+const HANDLED = new Set(['issues', 'issue_comment', 'workflow_dispatch', 'workflow_run']);
 
 export function parseTrigger(eventName: string, payload: any, opts: ParseTriggerOptions): Trigger {
   if (!HANDLED.has(eventName)) {
-    return skip(`event "${eventName}" is not handled (agent-fix reacts to issues, issue_comment and workflow_dispatch).`);
+    return skip(`event "${eventName}" is not handled (agent-fix reacts to issues, issue_comment, workflow_dispatch and workflow_run).`);
   }
   const p = obj(payload);
   if (p === undefined) return skip(`the ${eventName} event has no payload.`);
@@ -161,6 +164,8 @@ export function parseTrigger(eventName: string, payload: any, opts: ParseTrigger
       return parseIssues(p, opts);
     case 'issue_comment':
       return parseIssueComment(p);
+    case 'workflow_run':
+      return parseWorkflowRun(p, { workflows: opts.workflows });
     default:
       return parseDispatch(p, opts);
   }
