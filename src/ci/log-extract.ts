@@ -323,6 +323,8 @@ export function extractFailure(log: string, opts: ExtractOptions = {}): LogExtra
   let after = 0;
   let lines = 0;
   let noise = 0;
+  let mocha: string[] | null = null;
+  let lastFailFile = '';
 
   const text = log.charCodeAt(0) === 0xfeff ? log.slice(1) : log;
   let pos = 0;
@@ -341,7 +343,24 @@ export function extractFailure(log: string, opts: ExtractOptions = {}): LogExtra
     }
     const line = stripWorkspace(line0, opts.repoName).trimEnd();
     const t = line.trimStart();
-    const kind = classify(t);
+    let kind = classify(t);
+    // Multi-line names: mocha's `1) suite` + `   test:`; jest's `● Test suite failed to run` after `FAIL file`.
+    if (kind.kind === 'plain') {
+      if (mocha && t.endsWith(':') && !t.includes(': ')) {
+        kind = { kind: 'test', name: [...mocha, t.slice(0, -1)].join(' > ') };
+        mocha = null;
+      } else if (mocha && mocha.length < 4 && !t.includes(': ') && t.length < 200) {
+        mocha.push(t);
+      } else {
+        mocha = null;
+        const m = /^\d+\) (.+)$/.exec(t);
+        if (m && t.length < 240) mocha = [m[1]];
+        else if (t.startsWith('● Test suite failed to run') && lastFailFile) kind = { kind: 'test', name: `${lastFailFile} > Test suite failed to run` };
+      }
+    } else {
+      mocha = null;
+    }
+    if (kind.kind === 'file') lastFailFile = kind.name;
     let anchor: number | null = null;
     let shown: string | null = line;
     switch (kind.kind) {
