@@ -130,7 +130,7 @@ const NOISE_PREFIXES = [
   'Receiving objects:',
   'Resolving deltas:',
   'From https://',
-  ' * [new ref]',
+  '* [new ref]',
   '[command]/usr/bin/git',
   'Attempting to download',
   'Acquiring ',
@@ -147,11 +147,21 @@ const NOISE_PREFIXES = [
   'Run echo',
 ];
 
+const NOISE_BY_FIRST = new Map<string, string[]>();
+for (const p of NOISE_PREFIXES) {
+  const list = NOISE_BY_FIRST.get(p[0]) ?? [];
+  list.push(p);
+  NOISE_BY_FIRST.set(p[0], list);
+}
+
 /** Runner and tooling chatter that never explains a failure. */
 export function isNoise(line: string): boolean {
-  const t = line.trimStart();
+  const c = line.charCodeAt(0);
+  const t = c === 32 || c === 9 ? line.trimStart() : line;
   if (t === '') return true;
-  for (const p of NOISE_PREFIXES) if (t.startsWith(p)) return true;
+  const candidates = NOISE_BY_FIRST.get(t[0]);
+  if (candidates === undefined && t.charCodeAt(0) !== 35 /* # */) return false;
+  if (candidates) for (const p of candidates) if (t.startsWith(p)) return true;
   if (t.startsWith('##[error]Process completed with exit code')) return true;
   if (t.startsWith('##[error]The operation was canceled')) return true;
   if (t.startsWith('##[warning]')) return true;
@@ -162,6 +172,7 @@ export function isNoise(line: string): boolean {
 
 /** Removes the runner workspace prefix: `/home/runner/work/r/r/src/a.js` -> `src/a.js`. */
 export function stripWorkspace(text: string, repoName?: string): string {
+  if (!text.includes('/work/') && !text.includes('/__w/') && !text.includes(':\\a\\')) return text;
   let out = text;
   for (const root of ['/home/runner/work/', '/Users/runner/work/', 'D:\\a\\', 'C:\\a\\', '/__w/']) {
     let at = out.indexOf(root);
@@ -260,8 +271,9 @@ export function classify(t: string): LineKind {
     const end = t.indexOf('"', 6);
     return end > 6 ? { kind: 'frame', path: t.slice(6, end), text: t } : PLAIN;
   }
-  // ---- compiler errors
-  if (t.includes(' error TS') || t.startsWith('error TS') || t.startsWith('error[E') || t.startsWith('error: ') || t.includes(': error: ') || t.includes(': fatal error: ')) {
+  // ---- compiler errors (one scan for "rror" spares the other substring searches on most lines)
+  const rror = t.indexOf('rror');
+  if (rror >= 0 && (t.includes(' error TS') || t.startsWith('error TS') || t.startsWith('error[E') || t.startsWith('error: ') || t.includes(': error: ') || t.includes(': fatal error: '))) {
     return { kind: 'compile', text: t };
   }
   if (t.startsWith('##[error]')) return { kind: 'error', text: t.slice(9) };
@@ -270,7 +282,7 @@ export function classify(t: string): LineKind {
   if (t.startsWith('panic: ') || t.startsWith('Traceback ') || t.startsWith('thread \'') || t.startsWith('AssertionError') || t.startsWith('assert ')) {
     return { kind: 'error', text: t };
   }
-  if (t.includes('Error: ') || t.includes('Error [') || t.startsWith('Expected') || t.startsWith('Received') || t.startsWith('expected ') || t.startsWith('+ expected') || t.startsWith('- actual')) {
+  if ((rror > 0 && (t.includes('Error: ') || t.includes('Error ['))) || t.startsWith('Expected') || t.startsWith('Received') || t.startsWith('expected ') || t.startsWith('+ expected') || t.startsWith('- actual')) {
     return { kind: 'error', text: t };
   }
   return PLAIN;
@@ -396,7 +408,8 @@ export function extractFailure(log: string, opts: ExtractOptions = {}): LogExtra
         current.priority = Math.min(current.priority, anchor);
       } else {
         current = null;
-        const key = anchorKey(t);
+        // Each failing test is its own block; repeated errors (other numbers, other ids) are one.
+        const key = kind.kind === 'test' ? `test:${kind.name}` : anchorKey(t);
         if (blocks.length < MAX_BLOCKS && !blockKeys.has(key)) {
           blockKeys.add(key);
           current = { priority: anchor, start: lines, lines: [...ring], key };
@@ -435,19 +448,7 @@ export function extractFailure(log: string, opts: ExtractOptions = {}): LogExtra
 
 /** Same error twice (other numbers, other ids) is one block. */
 function anchorKey(t: string): string {
-  let out = '';
-  let digit = false;
-  for (let i = 0; i < t.length && out.length < 160; i++) {
-    const ch = t.charCodeAt(i);
-    if (ch >= 48 && ch <= 57) {
-      if (!digit) out += '#';
-      digit = true;
-    } else {
-      digit = false;
-      out += t[i];
-    }
-  }
-  return out;
+  return t.slice(0, 160).replace(/\d+/g, '#');
 }
 
 function render(
