@@ -275,11 +275,18 @@ describe('CI repair end to end (workflow_run, dist/index.js under node 24)', () 
     const other = failedRun(w, { headSha: w.brokenSha, name: 'Docs' });
     cases.push({ name: 'workflow not selected', payload: other, reason: /not in the `workflows` input/ });
 
+    const summaries: Record<string, string> = {};
     for (const c of cases) {
       const r = await w.run(c.payload, { inputs: { workflows: 'CI\nRelease' } });
       expect({ name: c.name, code: r.code, status: r.outputs.status }).toEqual({ name: c.name, code: 0, status: 'skipped' });
       expect({ name: c.name, log: r.stdout + r.summary }).toEqual({ name: c.name, log: expect.stringMatching(c.reason) });
+      summaries[c.name] = r.summary;
     }
+    // the fork's failure is reported (from the API only), never reproduced
+    expect(summaries.fork).toContain('Report only');
+    expect(summaries.fork).toContain('applies a percentage discount');
+    expect(summaries.fork).toContain('-18000 !== 1800');
+    expect(summaries['own branch']).not.toContain('Report only');
     expect(w.model.requests).toHaveLength(0);
     expect(w.github.pulls).toHaveLength(0);
     expect(w.github.comments).toHaveLength(0);

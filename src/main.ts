@@ -23,7 +23,7 @@ import { commentMarker, renderFinalComment, renderPrBody, renderPrTitle, renderR
 import type { CiTrigger, Outcome, RunReport, Settings, Task } from './types.js';
 import type { Identity } from './ports/git.js';
 import { runCiRepair } from './ci/run.js';
-import { renderCiSkipSummary } from './ci/report.js';
+import { ciSkipReport } from './ci/report-only.js';
 
 /** The identity of commits made with the workflow token; also what "the bot's own commits" means. */
 export const BOT_IDENTITY: Identity = { name: 'github-actions[bot]', email: '41898282+github-actions[bot]@users.noreply.github.com' };
@@ -71,7 +71,10 @@ export async function run(rt: ActionsRuntime = actionsRuntime(), env: NodeJS.Pro
   const trigger = parseTrigger(rt.eventName, rt.payload, { label: settings.label, workflows: settings.workflows });
   if (trigger.kind === 'skip') {
     say(`agent-fix skipped: ${trigger.reason}`);
-    if (rt.eventName === 'workflow_run') await rt.appendSummary(redactor.redact(renderCiSkipSummary(trigger.reason)));
+    if (rt.eventName === 'workflow_run') {
+      const client = () => makeGitHub({ token: settings.githubToken, baseUrl: rt.apiUrl, owner: rt.owner, repo: rt.repo, log: say });
+      await rt.appendSummary(redactor.redact(await ciSkipReport(rt.payload, trigger.reason, client, rt.repo)));
+    }
     writeOutputs(rt, { status: 'skipped' });
     return;
   }
