@@ -126,3 +126,10 @@ describe('the size budget', () => {
     expect(x.text.length).toBeLessThan(13_000);
   });
 });
+
+describe('annotations', () => {
+  test('problem-matcher ##[error] lines are classified by their content', () => {
+    const x = extractFailure(stamp(['##[error]src/a.ts(3,1): error TS2322: Type x is not assignable', '##[error]Something broke badly', '##[error]Process completed with exit code 2.'].join('\n')));
+    expect(x.errors).toEqual(['src/a.ts(3,1): error TS2322: Type x is not assignable', 'Something broke badly']);
+  });
+});

@@ -240,6 +240,16 @@ describe('CI repair end to end (workflow_run, dist/index.js under node 24)', () 
     expect(comments[0].body).toContain(`/pull/${fix.number}`);
     expect(comments[0].body).toContain('applies a percentage discount');
     expect(gitIn(w.repo.remoteDir)('rev-parse', `${remoteSha(w.repo, `refs/heads/${r.outputs.branch}`)}^`)).toBe(w.brokenSha);
+
+    // the contributor re-runs the failed workflow (attempt 2 is a new run here): same cause, same fix PR, same comment
+    const again = await startScriptedModel(FIX_SCRIPT);
+    open.push(again);
+    const r2 = await w.run(failedRun(w, { headSha: w.brokenSha, headBranch: 'feature/discounts', event: 'pull_request', pullRequests: [origin.number] }), { model: again });
+    expect(r2.outputs.status).toBe('fixed');
+    expect(r2.outputs['pr-number']).toBe(String(fix.number));
+    expect(w.github.pulls).toHaveLength(2); // the originating PR and the one fix PR
+    expect(w.github.comments.filter((c) => c.issueNumber === 12)).toHaveLength(1);
+    w.github.assertNoViolations();
   });
 
   test('a failure that does not reproduce locally (flaky or environment-only) changes nothing, and the report says so', async () => {

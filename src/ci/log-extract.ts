@@ -223,6 +223,11 @@ const FAIL_MARKS = ['✖ ', '✕ ', '× ', '✗ ', '❌ '];
 
 /** What one cleaned line is. `t` is the line without leading whitespace. */
 export function classify(t: string): LineKind {
+  // Problem-matcher annotations: `##[error]src/a.ts(3,1): error TS2322: ...`
+  if (t.startsWith('##[error]')) {
+    const inner = classify(t.slice(9).trimStart());
+    return inner.kind === 'plain' ? { kind: 'error', text: t.slice(9) } : inner;
+  }
   const c = t.charCodeAt(0);
   // ---- test names
   if (t.startsWith('● ')) {
@@ -276,7 +281,6 @@ export function classify(t: string): LineKind {
   if (rror >= 0 && (t.includes(' error TS') || t.startsWith('error TS') || t.startsWith('error[E') || t.startsWith('error: ') || t.includes(': error: ') || t.includes(': fatal error: '))) {
     return { kind: 'compile', text: t };
   }
-  if (t.startsWith('##[error]')) return { kind: 'error', text: t.slice(9) };
   // ---- error and assertion lines
   if (c === 69 /* E */ && (t.startsWith('E   ') || t.startsWith('E       '))) return { kind: 'error', text: t };
   if (t.startsWith('panic: ') || t.startsWith('Traceback ') || t.startsWith('thread \'') || t.startsWith('AssertionError') || t.startsWith('assert ')) {
