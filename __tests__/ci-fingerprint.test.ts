@@ -71,3 +71,11 @@ describe('checkReproduction', () => {
     expect(checkReproduction(['x'], run({ exitCode: 2, succeeded: false })).kind).toBe('reproduced');
   });
 });
+
+test('a green baseline without failing tests in the log hints at the test-command input', () => {
+  const green: TestRun = { command: 'npm test', exitCode: 0, timedOut: false, durationMs: 1, succeeded: true, tests: [], counts: { passed: 3, failed: 0, skipped: 0 }, parsedFrom: 'none', outputTail: '' };
+  const r = checkReproduction([], green, { failedSteps: ['Run lint'] });
+  expect(r.kind).toBe('not-reproduced');
+  expect(r.detail).toContain('the failed step ("Run lint") may run something other than `npm test`');
+  expect(r.detail).toContain('`test-command` input');
+});

@@ -133,3 +133,10 @@ describe('annotations', () => {
     expect(x.errors).toEqual(['src/a.ts(3,1): error TS2322: Type x is not assignable', 'Something broke badly']);
   });
 });
+
+test('eslint errors are kept with the file line above them', () => {
+  const x = extractFailure(stamp(['/home/runner/work/shop/shop/src/cart.js', "  3:7  error  'unused' is assigned a value but never used  no-unused-vars", '', '✖ 1 problem (1 error, 0 warnings)'].join('\n')), { repoName: 'shop' });
+  expect(x.errors).toEqual(["3:7  error  'unused' is assigned a value but never used  no-unused-vars"]);
+  expect(x.text).toContain('src/cart.js\n');
+  expect(x.failingTests).toEqual([]);
+});

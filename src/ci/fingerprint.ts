@@ -94,11 +94,16 @@ export function sameTest(ciName: string, localId: string): boolean {
  * run names tests too, at least one of those fails locally. A green baseline is a flaky or
  * environment-only failure; a red one failing only other tests is another problem.
  */
-export function checkReproduction(ciTests: string[], baseline: TestRun): Reproduction {
+export function checkReproduction(ciTests: string[], baseline: TestRun, ctx: { failedSteps?: string[] } = {}): Reproduction {
   if (baseline.succeeded) {
+    const steps = (ctx.failedSteps ?? []).map((s) => `"${s}"`).join(', ');
+    const why =
+      ciTests.length === 0
+        ? `The log names no failing test: the failed step${steps ? ` (${steps})` : ''} may run something other than \`${baseline.command}\` (a linter, a build, a deploy). If so, set the \`test-command\` input to a command that runs what failed; otherwise the failure is flaky or specific to the CI environment. No code was changed.`
+        : 'The failure is probably flaky or specific to the CI environment (secrets, services, runner image, timing); no code was changed.';
     return {
       kind: 'not-reproduced',
-      detail: `The failing run could not be reproduced: \`${baseline.command}\` passes on the same commit here (${baseline.counts.passed} passed, ${baseline.counts.failed} failed). The failure is probably flaky or specific to the CI environment (secrets, services, runner image, timing); no code was changed.`,
+      detail: `The failing run could not be reproduced: \`${baseline.command}\` passes on the same commit here (${baseline.counts.passed} passed, ${baseline.counts.failed} failed). ${why}`,
     };
   }
   const localFailing = baseline.tests.filter((t) => t.status === 'failed').map((t) => t.id);

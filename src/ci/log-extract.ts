@@ -238,7 +238,8 @@ export function classify(t: string): LineKind {
   for (const mark of FAIL_MARKS) {
     if (t.startsWith(mark)) {
       const name = stripDuration(t.slice(mark.length));
-      if (name === '' || /^failing tests:?$/i.test(name) || /^\d+ (tests? )?fail/.test(name)) return PLAIN;
+      // summaries, not tests: `✖ failing tests:`, `✖ 2 tests failed`, eslint's `✖ 3 problems (3 errors, 0 warnings)`
+      if (name === '' || /^failing tests:?$/i.test(name) || /^\d+ (tests? )?fail/.test(name) || /^\d+ problems? \(/.test(name)) return PLAIN;
       return { kind: 'test', name };
     }
   }
@@ -276,6 +277,8 @@ export function classify(t: string): LineKind {
     const end = t.indexOf('"', 6);
     return end > 6 ? { kind: 'frame', path: t.slice(6, end), text: t } : PLAIN;
   }
+  // ---- eslint (stylish): `  3:5  error  'x' is defined but never used  no-unused-vars`, under the file's line
+  if (c >= 48 && c <= 57 && /^\d+:\d+\s+error\s/.test(t)) return { kind: 'compile', text: t };
   // ---- compiler errors (one scan for "rror" spares the other substring searches on most lines)
   const rror = t.indexOf('rror');
   if (rror >= 0 && (t.includes(' error TS') || t.startsWith('error TS') || t.startsWith('error[E') || t.startsWith('error: ') || t.includes(': error: ') || t.includes(': fatal error: '))) {

@@ -95,7 +95,7 @@ export async function runCiRepair(trigger: CiTrigger, deps: CiRunDeps): Promise<
       log,
       emit: deps.emit,
       acceptBaseline: (baseline) => {
-        const r = checkReproduction(failure.failingTests, baseline);
+        const r = checkReproduction(failure.failingTests, baseline, { failedSteps: failure.jobs.flatMap((j) => j.failedSteps) });
         log(`Reproduction: ${r.kind}. ${r.detail}`);
         return r.kind === 'reproduced' ? { ok: true } : { ok: false, reason: 'not-reproduced', detail: r.detail };
       },
