@@ -272,7 +272,7 @@ describe('CI repair end to end (workflow_run, dist/index.js under node 24)', () 
     w.github.assertNoViolations();
   });
 
-  test('runs from a fork, on agent-fix branches, by actors without write permission, or already green again are skipped without touching anything', async () => {
+  test('runs from a fork, on agent-fix branches, by actors without write permission, already green again, on deleted branches or of unselected workflows are skipped without touching anything', async () => {
     const w = await world();
     const cases: { name: string; payload: unknown; reason: RegExp }[] = [];
     cases.push({ name: 'fork', payload: failedRun(w, { headSha: w.brokenSha, headBranch: 'patch-1', event: 'pull_request', headRepo: 'mallory/tiny-shop' }), reason: /fork/ });
@@ -282,6 +282,7 @@ describe('CI repair end to end (workflow_run, dist/index.js under node 24)', () 
     const stale = failedRun(w, { headSha: w.brokenSha });
     w.github.addWorkflowRun({ name: 'CI', headSha: w.goodSha, headBranch: 'main', conclusion: 'success', event: 'push' });
     cases.push({ name: 'green again', payload: stale, reason: /green again/ });
+    cases.push({ name: 'branch deleted', payload: failedRun(w, { headSha: w.brokenSha, headBranch: 'feature/merged-and-deleted' }), reason: /no longer exists/ });
     const other = failedRun(w, { headSha: w.brokenSha, name: 'Docs' });
     cases.push({ name: 'workflow not selected', payload: other, reason: /not in the `workflows` input/ });
 

@@ -79,6 +79,11 @@ export async function runCiRepair(trigger: CiTrigger, deps: CiRunDeps): Promise<
   const task = buildCiTask(failure);
   log(`CI failure ${failure.fingerprint}: ${failure.jobs.length} failed job(s), ${failure.failingTests.length} failing test(s) named in the logs, context ~${failure.contextTokens} tokens`);
 
+  // The fix PR targets the run's branch: it must still exist (a PR branch is often deleted once merged).
+  const tip = await git.fetchBranch('origin', failure.headBranch);
+  if (tip === null) return skipped(`${failure.headBranch}, the branch of the failed run, no longer exists (merged or deleted): there is no branch to fix.`);
+  if (tip !== failure.headSha) log(`${failure.headBranch} has moved on since the failed run (now ${tip.slice(0, 7)}); the fix starts from the failed commit ${failure.headSha.slice(0, 7)}.`);
+
   const comment = failure.pullRequest ? new StickyComment(github, failure.pullRequest, commentMarker(task.key)) : null;
   try {
     if (comment) await comment.set(renderCiStartComment(task.key, failure, deps.runUrl));
