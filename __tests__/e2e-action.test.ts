@@ -180,6 +180,32 @@ describe('action end to end (dist/index.js under node 24)', () => {
     w.github.assertNoViolations();
   });
 
+  test('a `/agent-fix` comment triggers the run and its extra instructions reach the model', async () => {
+    const w = await world(DEMO_SCRIPT);
+    const payload = {
+      action: 'created',
+      issue: { number: 7, title: 'Cart total is wrong for quantities and discounts', body: 'see tests', state: 'open', user: { login: 'reporter', type: 'User' } },
+      comment: { id: 555, body: '/agent-fix keep the exported function names unchanged', user: { login: 'maintainer', type: 'User' }, created_at: new Date().toISOString(), updated_at: new Date().toISOString() },
+      repository: { name: REPO, full_name: `${OWNER}/${REPO}`, owner: { login: OWNER } },
+      sender: { login: 'maintainer', type: 'User' },
+    };
+    const r = await w.run({ eventName: 'issue_comment', payload });
+    expect(r.outputs.status).toBe('fixed');
+    expect(JSON.stringify(w.model.requests[0])).toContain('keep the exported function names unchanged');
+    expect(w.github.pulls).toHaveLength(1);
+    w.github.assertNoViolations();
+  });
+
+  test('any other event is skipped with a logged reason and touches nothing', async () => {
+    const w = await world(DEMO_SCRIPT);
+    const r = await w.run({ eventName: 'push', payload: { ref: 'refs/heads/main', sender: { login: 'maintainer', type: 'User' } } });
+    expect(r.code).toBe(0);
+    expect(r.outputs.status).toBe('skipped');
+    expect(r.stdout).toContain('push');
+    expect(w.github.requests).toHaveLength(0);
+    expect(w.model.requests).toHaveLength(0);
+  });
+
   test('an actor without write permission is refused: nothing else happens', async () => {
     const w = await world(DEMO_SCRIPT);
     const r = await w.run({ actor: 'visitor' });

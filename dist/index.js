@@ -69418,9 +69418,30 @@ ${failureFeedback(run2)}`;
     final = run2;
     const verdict = compareRuns(deps.baseline, run2);
     emit({ type: "test-run", purpose: "verify", iteration, run: run2, verdict });
-    if (verdict.ok) {
+    if (verdict.ok && !deps.baseline.succeeded) {
       attempts.push({ iteration, summary: lastSummary, verdict, changedFiles, rolledBack: false });
       return { message: `Verified: ${verdict.summary}`, stop: "verified", tree };
+    }
+    if (verdict.ok) {
+      const testFiles = changedFiles.filter(isTestPath);
+      let problem;
+      let proof;
+      if (testFiles.length === 0) {
+        problem = "The test command already passed before your change, so passing now does not show that the problem is fixed. Add or extend a test that reproduces the problem (it must fail without your source change), then call finish again.";
+      } else {
+        const withoutFix = await deps.runWithoutFix(testFiles);
+        emit({ type: "test-run", purpose: "verify", iteration, run: withoutFix });
+        proof = { testFiles, withoutFix };
+        problem = withoutFix.succeeded ? `Your test changes (${testFiles.join(", ")}) also pass on the original code without your source change, so they do not reproduce the problem. Make the test check the behaviour the task describes, then call finish again.` : "";
+      }
+      if (!problem) {
+        attempts.push({ iteration, summary: lastSummary, verdict, changedFiles, rolledBack: false, proof });
+        return { message: `Verified: ${verdict.summary}; the new test fails without the fix.`, stop: "verified", tree };
+      }
+      const unproven = { ...verdict, ok: false, summary: `${verdict.summary}; no test shows the problem` };
+      attempts.push({ iteration, summary: lastSummary, verdict: unproven, changedFiles, rolledBack: false, proof });
+      if (outOfAttempts) return { message: problem, stop: "tests-still-failing", tree: best.tree };
+      return { message: problem, tree };
     }
     const s = score(run2);
     let rolledBack = false;
@@ -69447,6 +69468,9 @@ ${failureFeedback(run2)}`;
     ].filter(Boolean).join("\n\n");
     return { message: msg, tree };
   }
+}
+function isTestPath(p) {
+  return /(^|\/)(__tests__|tests?|spec|specs)\//.test(p) || /\.(test|spec)\.[cm]?[jt]sx?$/.test(p) || /(^|\/)test_[^/]+\.py$/.test(p) || /_test\.(py|go)$/.test(p);
 }
 function toolMessage(call, content) {
   return { role: "tool", toolCallId: call.id, content };
@@ -69822,6 +69846,15 @@ ${tail(setupRun.outputTail, 1500)}`);
 ${tail(baseline.outputTail, 800)}`);
   }
   const tools = new ToolBox({ root: git.root, listFiles: () => git.listFiles(), protectedPaths: settings.protectedPaths });
+  const runWithoutFix = async (testFiles) => {
+    const current = await git.snapshot();
+    await composeChange(git, baselineTree, testFiles);
+    try {
+      return await runTests();
+    } finally {
+      await git.restore(current);
+    }
+  };
   const loop = await runAgentLoop(task, {
     model: deps.model,
     tools,
@@ -69829,6 +69862,7 @@ ${tail(baseline.outputTail, 800)}`);
     runTests,
     baseline,
     baselineTree,
+    runWithoutFix,
     limits: {
       maxIterations: settings.maxIterations,
       maxChangedFiles: settings.maxChangedFiles,
@@ -69844,6 +69878,7 @@ ${tail(baseline.outputTail, 800)}`);
   report.final = loop.final;
   report.usage = loop.usage;
   report.summary = redactor.redact(loop.summary);
+  report.proof = loop.reason === "verified" ? loop.attempts[loop.attempts.length - 1]?.proof : void 0;
   const tree = await composeChange(git, pristineTree, loop.touched);
   report.changes = await git.changes(pristineTree, tree);
   report.diff = redactor.redact(await git.diff(pristineTree, tree));
@@ -69852,7 +69887,12 @@ ${tail(baseline.outputTail, 800)}`);
   }
   switch (loop.reason) {
     case "verified":
-      return finish("fixed", "verified", `The test command \`${testCommand}\` ${baseline.succeeded ? "passed before and still passes (no failing test reproduced the problem)" : "failed before and passes now"}, and nothing that passed before fails.`, tree);
+      return finish(
+        "fixed",
+        "verified",
+        baseline.succeeded && report.proof ? `The test command \`${testCommand}\` passed before any edit, so the change proves itself with a test: with only ${report.proof.testFiles.map((f) => `\`${f}\``).join(", ")} applied to the original code the command fails (${report.proof.withoutFix.counts.failed} failing), and with the fix it passes.` : `The test command \`${testCommand}\` failed before and passes now, and nothing that passed before fails.`,
+        tree
+      );
     case "tests-still-failing":
       return finish("not-fixed", loop.reason, `No attempt passed verification in ${loop.iterations} iteration(s); no pull request was opened.`);
     case "budget-exhausted":
@@ -70068,6 +70108,7 @@ function testTable(r) {
   ];
   if (r.setupCommand) rows.push(`| setup | \`${r.setupCommand}\` | ran once before the baseline |`);
   rows.push(`| before (baseline, untouched code) | \`${r.testCommand ?? "none"}\` | ${describeRun(r.baseline)} |`);
+  if (r.proof) rows.push(`| fail-to-pass proof: original code + only ${r.proof.testFiles.map((f) => `\`${f}\``).join(", ")} | \`${r.testCommand ?? "none"}\` | ${describeRun(r.proof.withoutFix)} |`);
   rows.push(`| after (final gate) | \`${r.testCommand ?? "none"}\` | ${describeRun(r.final)} |`);
   return rows.join("\n");
 }
