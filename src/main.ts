@@ -198,6 +198,7 @@ async function runCi(
     } catch {
       /* the error below is what matters */
     }
+    await rt.appendSummary(`### agent-fix: Error\n\nRepairing the failed run ${trigger.runUrl} stopped with an error and changed nothing: ${why}\n`).catch(() => undefined);
     writeOutputs(rt, { status: 'error', transcriptPath });
     rt.setFailed(`agent-fix: ${why}`);
   }
