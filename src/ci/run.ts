@@ -1,9 +1,9 @@
 /**
  * The CI-repair story, depending only on ports (the action's composition root builds them):
  *
- *   authorize the run's triggering actor → collect the failure from the API (run, failed
- *   jobs and steps, logs → failure context, fingerprint; skip if green again) → check out
- *   the failing run's head_sha → runFix, whose baseline must reproduce the failure → publish
+ *   authorize the run's triggering actor → check out the failed run's head_sha → collect the
+ *   failure from the API (run, failed jobs and steps, logs → failure context, fingerprint; skip
+ *   if green again; the branch must still exist) → runFix, whose baseline must reproduce the failure → publish
  *   `agent-fix/ci-<fingerprint>` on top of head_sha → one PR into the run's branch (created,
  *   or updated when a run with the same cause already opened it) → sticky comment on the
  *   originating PR (when there is one) → step summary.
@@ -67,11 +67,14 @@ export async function runCiRepair(trigger: CiTrigger, deps: CiRunDeps): Promise<
   const auth = await authorizeActor(github, trigger.actor);
   if (!auth.ok) return skipped(`the run was triggered by someone agent-fix does not act for: ${auth.reason}`);
 
+  // The workflow's checkout is the default branch; the fix starts from the commit that failed.
   const git = await deps.openGit();
+  log(`Checking out ${trigger.headSha} (the failed run's commit)`);
+  await git.checkoutDetached('origin', trigger.headSha);
   const files = new Set(await git.listFiles().catch(() => [] as string[]));
   const collected = await collectCiFailure(github, trigger, {
     repoName: deps.repoName,
-    // Frames are kept when their file exists in the checkout (the default branch; close enough to tell repo files from others).
+    // Stack frames count as the repository's when their file exists in the failed commit.
     isRepoFile: files.size > 0 ? (p) => files.has(p) : undefined,
   });
   if (collected.kind === 'skip') return skipped(collected.reason);
@@ -87,8 +90,8 @@ export async function runCiRepair(trigger: CiTrigger, deps: CiRunDeps): Promise<
   const comment = failure.pullRequest ? new StickyComment(github, failure.pullRequest, commentMarker(task.key)) : null;
   try {
     if (comment) await comment.set(renderCiStartComment(task.key, failure, deps.runUrl));
-    log(`Checking out ${failure.headSha} (the failing run's commit)`);
-    await git.checkoutDetached('origin', failure.headSha);
+    // The API's view of the run wins (it was re-read); it names the same commit unless GitHub changed its mind.
+    if (failure.headSha !== trigger.headSha) await git.checkoutDetached('origin', failure.headSha);
 
     const result = await runFix(task, {
       git,
