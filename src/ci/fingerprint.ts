@@ -116,6 +116,12 @@ export function checkReproduction(ciTests: string[], baseline: TestRun, ctx: { f
   }
   return {
     kind: 'not-reproduced',
-    detail: `The failing run could not be reproduced: \`${baseline.command}\` fails here, but not on the tests that failed in CI (${ciTests.slice(0, 5).join(', ')}${ciTests.length > 5 ? ', …' : ''}); locally failing: ${localFailing.slice(0, 5).join(', ') || 'none recognised'}. That is a different problem (or an environment difference); no code was changed.`,
+    detail: `The failing run could not be reproduced: \`${baseline.command}\` fails here, but not on the tests that failed in CI (${ciTests.slice(0, 5).map(inline).join(', ')}${ciTests.length > 5 ? ', …' : ''}); locally failing: ${localFailing.slice(0, 5).map(inline).join(', ') || 'none recognised'}. That is a different problem (or an environment difference); no code was changed.`,
   };
+}
+
+/** A test name as inline code (log text never renders as markdown or mentions anyone). */
+function inline(name: string): string {
+  const t = name.replace(/[\r\n`]+/g, ' ').slice(0, 120);
+  return `\`${t}\``;
 }

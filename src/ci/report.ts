@@ -7,6 +7,7 @@ import type { RunReport, TestRun } from '../types.js';
 import { commentMarker, renderReportMarkdown } from '../report/render.js';
 import type { CiFailure } from './context.js';
 import { sameTest } from './fingerprint.js';
+import { sanitizeOneLine } from '../task/sanitize.js';
 
 const MAX_ROWS = 30;
 
@@ -61,7 +62,7 @@ export function renderCiSection(f: CiFailure, r: Pick<RunReport, 'baseline' | 'f
 }
 
 export function renderCiPrTitle(f: CiFailure): string {
-  const what = f.failingTests.length === 1 ? f.failingTests[0] : f.failingTests.length > 1 ? `${f.failingTests.length} failing tests` : f.jobs.map((j) => j.name).join(', ');
+  const what = f.failingTests.length === 1 ? sanitizeOneLine(f.failingTests[0], 80) : f.failingTests.length > 1 ? `${f.failingTests.length} failing tests` : f.jobs.map((j) => j.name).join(', ');
   const t = `agent-fix: repair ${f.workflowName} on ${f.headBranch}: ${what}`.replace(/\s+/g, ' ');
   return t.length > 120 ? `${t.slice(0, 119)}…` : t;
 }
