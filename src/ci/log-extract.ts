@@ -309,6 +309,11 @@ function framePath(t: string): string | null {
   return m[1];
 }
 
+/** `✔ name`, `✓ name`, `ok 3 - name`, `PASS file`, `--- PASS: T`, pytest's `PASSED`. */
+export function isPassingLine(t: string): boolean {
+  return t.startsWith('✔ ') || t.startsWith('✓ ') || t.startsWith('√ ') || t.startsWith('PASS ') || t.startsWith('--- PASS: ') || (t.startsWith('ok ') && !t.includes('# SKIP')) || t.endsWith(' PASSED') || t.endsWith(' ... ok');
+}
+
 /** Is a (workspace-stripped) path a repository file rather than a dependency or the runtime? */
 export function isRepoPath(path: string, isRepoFile?: (p: string) => boolean): boolean {
   if (path === '' || path.startsWith('node:') || path.startsWith('internal/') || path.startsWith('<')) return false;
@@ -406,6 +411,8 @@ export function extractFailure(log: string, opts: ExtractOptions = {}): LogExtra
         }
         break;
       default:
+        // Passing tests explain nothing about a failure: left out of the excerpts.
+        if (isPassingLine(t)) shown = null;
         break;
     }
 
@@ -494,10 +501,10 @@ function render(
   }
   const order = x.blocks.map((b, i) => ({ b, i })).sort((p, q) => p.b.priority - q.b.priority || p.i - q.i);
   const chosen: { b: Block; i: number; text: string }[] = [];
-  const header = 'Log excerpts (line numbers of the job log):';
+  const header = 'Log excerpts (line numbers are those of the job log):';
   let room = budget - used - header.length - 1;
   for (const { b, i } of order) {
-    const body = `[line ${b.start}]\n${b.lines.join('\n')}`;
+    const body = `[near line ${b.start}]\n${b.lines.join('\n')}`;
     if (body.length + 1 <= room) {
       chosen.push({ b, i, text: body });
       room -= body.length + 1;
