@@ -62,6 +62,8 @@ const MAX_BLOCKS = 500;
 const MAX_ERRORS = 60;
 const MAX_FRAMES = 60;
 const NOTES_ROOM = 150;
+/** Left-out lines after which an excerpt ends. */
+const GAP = 20;
 
 /** Conservative token estimate of text (3 characters per token). */
 export function estimateTokens(text: string): number {
@@ -348,6 +350,7 @@ export function extractFailure(log: string, opts: ExtractOptions = {}): LogExtra
   let lines = 0;
   let noise = 0;
   let mocha: string[] | null = null;
+  let lastAdded = 0;
   let lastFailFile = '';
 
   const text = log.charCodeAt(0) === 0xfeff ? log.slice(1) : log;
@@ -365,8 +368,11 @@ export function extractFailure(log: string, opts: ExtractOptions = {}): LogExtra
       noise++;
       continue;
     }
-    const line = stripWorkspace(line0, opts.repoName).trimEnd();
-    const t = line.trimStart();
+    const stripped = stripWorkspace(line0, opts.repoName);
+    const last = stripped.charCodeAt(stripped.length - 1);
+    const line = last === 32 || last === 9 ? stripped.trimEnd() : stripped;
+    const first = line.charCodeAt(0);
+    const t = first === 32 || first === 9 ? line.trimStart() : line;
     let kind = classify(t);
     // Multi-line names: mocha's `1) suite` + `   test:`; jest's `● Test suite failed to run` after `FAIL file`.
     if (kind.kind === 'plain') {
@@ -416,6 +422,8 @@ export function extractFailure(log: string, opts: ExtractOptions = {}): LogExtra
         break;
     }
 
+    // An excerpt never spans a long stretch of left-out lines (it would mislabel where things are).
+    if (current && lines - lastAdded > GAP) current = null;
     if (anchor !== null) {
       after = AFTER;
       if (current && current.lines.length < MAX_BLOCK_LINES) {
@@ -427,6 +435,7 @@ export function extractFailure(log: string, opts: ExtractOptions = {}): LogExtra
         if (blocks.length < MAX_BLOCKS && !blockKeys.has(key)) {
           blockKeys.add(key);
           current = { priority: anchor, start: lines, lines: [...ring], key };
+          lastAdded = lines;
           blocks.push(current);
         }
         ring.length = 0;
@@ -435,6 +444,7 @@ export function extractFailure(log: string, opts: ExtractOptions = {}): LogExtra
     if (shown === null) continue;
     if (current && (anchor !== null || after > 0)) {
       if (current.lines.length < MAX_BLOCK_LINES) current.lines.push(shown);
+      lastAdded = lines;
       if (anchor === null) after--;
       ring.length = 0;
       continue;
