@@ -2,12 +2,12 @@
  * End to end: the bundled action under node 24, against a fake GitHub API (OpenAPI-validated)
  * and a scripted OpenAI-compatible server, on a real git repository with a real failing test.
  */
-import { readFileSync, readdirSync, statSync, existsSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync, existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startFakeGitHub, type FakeGitHub } from '../test-support/fake-github.js';
 import { startScriptedModel, type ScriptedModel } from '../src/scripted/server.js';
 import { parseScript, type Script } from '../src/scripted/script.js';
-import { makeRepo, cloneShallow, cleanupFixtures, tempDir, gitIn, type RepoFixture } from '../test-support/git-fixture.js';
+import { makeRepo, cloneShallow, cloneFull, cleanupFixtures, tempDir, gitIn, type RepoFixture } from '../test-support/git-fixture.js';
 import { runAction, ROOT, type ActionRun } from '../test-support/run-action.js';
 
 const GH_TOKEN = 'ghs_e2eFakeWorkflowToken0123456789';
@@ -153,6 +153,31 @@ describe('action end to end (dist/index.js under node 24)', () => {
     expect(second.outputs['pr-number']).toBe(first.outputs['pr-number']);
     expect(botComments(w.github)).toHaveLength(1);
     expect(w.github.comments.filter((c) => c.issueNumber === 7)).toHaveLength(1);
+    w.github.assertNoViolations();
+  });
+
+  test('a re-run never overwrites commits a human pushed to the agent branch: it stops and says so', async () => {
+    const w = await world(DEMO_SCRIPT);
+    expect((await w.run()).outputs.status).toBe('fixed');
+    // a maintainer adds a commit on top of the bot's branch
+    const human = cloneFull(w.repo.remoteUrl);
+    human.git('fetch', '-q', 'origin', 'agent-fix/issue-7');
+    human.git('checkout', '-q', '-b', 'agent-fix/issue-7', 'FETCH_HEAD');
+    writeFileSync(path.join(human.dir, 'NOTES.md'), 'reviewed by a human\n');
+    human.git('add', 'NOTES.md');
+    human.git('commit', '-q', '-m', 'human review notes');
+    human.git('push', '-q', 'origin', 'agent-fix/issue-7');
+    const humanTip = remoteBranch(w.repo, 'agent-fix/issue-7');
+
+    const again = await startScriptedModel(DEMO_SCRIPT);
+    open.push(again);
+    const r = await w.run({ inputs: { 'base-url': again.url } });
+    expect(r.outputs.status).toBe('not-fixed');
+    expect(remoteBranch(w.repo, 'agent-fix/issue-7')).toBe(humanTip);
+    expect(w.github.pulls).toHaveLength(1);
+    const [comment] = botComments(w.github);
+    expect(comment.body).toContain('never overwrites a human');
+    expect(comment.body).toContain('by Hana Human');
     w.github.assertNoViolations();
   });
 

@@ -1,7 +1,7 @@
 /**
  * Trial on real bugs of public repositories (../shared/bench/dev-tasks.json): for each task the
  * CLI bundle runs the whole loop on the buggy commit, with the task's own install and test
- * commands, against a scripted "oracle" model that writes the real upstream fix (from fix_sha),
+ * commands (the failing test taken from the fix commit), against a scripted "oracle" model that writes the real upstream fix (from fix_sha),
  * and — as a control — against a scripted model that makes a plausible but wrong edit.
  * What it shows: the harness reproduces the failure at baseline, parses the failing tests of a
  * real runner, accepts the real fix only through its own test run, and refuses a wrong one.
@@ -26,6 +26,7 @@ interface DevTask {
   issue_title: string;
   issue_body: string;
   fix_files: string[];
+  test_files: string[];
   install_command: string;
   test_command: string;
   fail_to_pass: string[];
@@ -52,6 +53,10 @@ function prepare(t: DevTask): string {
   mkdirSync(work, { recursive: true });
   execFileSync('git', ['clone', '-q', '--no-checkout', mirror, dir]);
   git(dir, 'checkout', '-q', t.buggy_sha);
+  // the failing test that reproduces the bug comes from the fix commit (as a maintainer's
+  // reproduction would), the source stays buggy
+  git(dir, 'checkout', t.fix_sha, '--', ...t.test_files);
+  git(dir, '-c', 'user.name=bench', '-c', 'user.email=bench@example.com', 'commit', '-q', '-m', 'bench: failing test from the fix commit');
   execFileSync('bash', ['-c', t.install_command], { cwd: dir, stdio: 'ignore', env: { ...process.env, CI: 'true' } });
   // the install may leave untracked files (lockfiles); the CLI refuses a dirty checkout, so
   // commit them on a throwaway local commit the way a CI checkout would already contain them
@@ -98,8 +103,9 @@ async function runCli(dir: string, t: DevTask, script: Script) {
   if (!out.trim().startsWith('{')) throw new Error(`cli failed (${code}): ${err.slice(-1500)}`);
   const report = JSON.parse(out);
   const failingBefore: string[] = (report.baseline?.tests ?? []).filter((x: { status: string }) => x.status === 'failed').map((x: { id: string }) => x.id);
-  const norm = (s: string) => s.replace(/\s+/g, ' ').trim();
-  const found = t.fail_to_pass.filter((name) => failingBefore.some((id) => norm(id).endsWith(norm(name.split(' > ').slice(1).join(' > ') || name)) || norm(id).includes(norm(name))));
+  // runners and the data set join suite and test names differently (' > ', ' ', '›'): compare letters only
+  const norm = (s: string) => s.replace(/[\s>›]+/g, '');
+  const found = t.fail_to_pass.filter((name) => failingBefore.some((id) => norm(id).endsWith(norm(name.includes(' > ') && /\.[jt]s > /.test(name) ? name.slice(name.indexOf(' > ') + 3) : name))));
   return {
     code,
     wallMs: Math.round(wallMs),
@@ -108,6 +114,7 @@ async function runCli(dir: string, t: DevTask, script: Script) {
     baseline: { exit: report.baseline?.exitCode, ...report.baseline?.counts, parsedFrom: report.baseline?.parsedFrom, ms: Math.round(report.baseline?.durationMs ?? 0) },
     final: report.final ? { exit: report.final.exitCode, ...report.final.counts, ms: Math.round(report.final.durationMs) } : null,
     failToPassSeenFailingAtBaseline: `${found.length}/${t.fail_to_pass.length}`,
+    failingAtBaseline: failingBefore.slice(0, 10),
     changed: (report.changes ?? []).map((c: { path: string }) => c.path),
   };
 }

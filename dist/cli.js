@@ -9129,6 +9129,7 @@ var {
 
 // src/adapters/git.ts
 import { mkdtemp, rm, copyFile, unlink, rmdir, lstat, readFile } from "node:fs/promises";
+import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path6 from "node:path";
 var GitCommandError = class extends Error {
@@ -9180,6 +9181,11 @@ function baseEnv() {
 }
 var GLOBAL_CONFIG = ["-c", "core.hooksPath=/dev/null", "-c", "core.quotepath=false"];
 var SHA_RE = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+var indexDirs = /* @__PURE__ */ new Set();
+function removeAtExit(dir) {
+  if (indexDirs.size === 0) process.once("exit", () => indexDirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+  indexDirs.add(dir);
+}
 async function openGit(root, opts = {}) {
   const dir = path6.resolve(root);
   let top;
@@ -9264,31 +9270,48 @@ var CliGit = class {
   async headSha() {
     return this.out(["rev-parse", "--verify", "HEAD^{commit}"]);
   }
+  /**
+   * A snapshot is `add -A` + `write-tree` on a private index that lives as long as this object:
+   * seeded once from HEAD (through the real index, whose stat cache spares re-hashing unchanged
+   * files), then kept in step with the working tree, so each later snapshot costs two git calls.
+   */
   async snapshot() {
-    return this.withTempIndex(async (env) => {
-      if (await this.hasHead()) {
-        const realIndex = path6.resolve(this.root, await this.out(["rev-parse", "--git-path", "index"]));
-        let seeded = false;
-        try {
-          await copyFile(realIndex, env.GIT_INDEX_FILE);
-          await this.run(["read-tree", "-m", "HEAD"], { env });
-          seeded = true;
-        } catch {
-          seeded = false;
-        }
-        if (!seeded) {
-          await rm(env.GIT_INDEX_FILE, { force: true });
-          await this.run(["read-tree", "HEAD"], { env });
-        }
-      } else {
-        await this.run(["read-tree", "--empty"], { env });
+    const env = await this.snapshotIndex();
+    await this.run(["add", "-A", "--", "."], { env });
+    const tree = await this.out(["write-tree"], { env });
+    this.knownTrees.add(tree);
+    return tree;
+  }
+  snapshotEnv = null;
+  /** Trees this object wrote: restore() need not verify them. */
+  knownTrees = /* @__PURE__ */ new Set();
+  async snapshotIndex() {
+    if (this.snapshotEnv) return this.snapshotEnv;
+    const dir = await mkdtemp(path6.join(tmpdir(), "agent-fix-index-"));
+    removeAtExit(dir);
+    const env = { GIT_INDEX_FILE: path6.join(dir, "index") };
+    if (await this.hasHead()) {
+      const realIndex = path6.resolve(this.root, await this.out(["rev-parse", "--git-path", "index"]));
+      let seeded = false;
+      try {
+        await copyFile(realIndex, env.GIT_INDEX_FILE);
+        await this.run(["read-tree", "-m", "HEAD"], { env });
+        seeded = true;
+      } catch {
+        seeded = false;
       }
-      await this.run(["add", "-A", "--", "."], { env });
-      return this.out(["write-tree"], { env });
-    });
+      if (!seeded) {
+        await rm(env.GIT_INDEX_FILE, { force: true });
+        await this.run(["read-tree", "HEAD"], { env });
+      }
+    } else {
+      await this.run(["read-tree", "--empty"], { env });
+    }
+    this.snapshotEnv = env;
+    return env;
   }
   async restore(tree) {
-    const target = await this.out(["rev-parse", "--verify", `${tree}^{tree}`]);
+    const target = this.knownTrees.has(tree) ? tree : await this.out(["rev-parse", "--verify", `${tree}^{tree}`]);
     const current = await this.snapshot();
     if (current === target) return;
     const raw = await this.out(["diff-tree", "-r", "--no-renames", "-z", current, target]);
