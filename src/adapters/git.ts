@@ -453,6 +453,8 @@ class CliGit implements GitPort {
     if (r.exitCode !== 0) {
       throw new GitCommandError(redactUrls(`could not check out ${sha} (exit ${r.exitCode}): ${r.stderr.trim()}. The checkout must be clean.`), r.exitCode, redactUrls(r.stderr));
     }
+    // HEAD moved: the next snapshot seeds its index from the new HEAD.
+    this.snapshotEnv = null;
   }
 
   // ------------------------------------------------------------------ helpers
