@@ -140,3 +140,18 @@ test('eslint errors are kept with the file line above them', () => {
   expect(x.text).toContain('src/cart.js\n');
   expect(x.failingTests).toEqual([]);
 });
+
+test('gradle, maven surefire, dotnet and phpunit failure lines', () => {
+  const x = extractFailure(
+    stamp(
+      [
+        'CartTest > applies a discount() FAILED',
+        '[ERROR] discount(com.shop.CartTest)  Time elapsed: 0.012 s  <<< FAILURE!',
+        '  Failed CartTests.Discount [12 ms]',
+        '1) CartTest::testDiscount',
+        'Failed asserting that -18000 matches expected 1800.',
+      ].join('\n'),
+    ),
+  );
+  expect(x.failingTests).toEqual(['CartTest > applies a discount()', 'discount(com.shop.CartTest)', 'CartTests.Discount', 'CartTest::testDiscount']);
+});

@@ -8,7 +8,8 @@
  *    ANSI escapes, carriage-return progress redraws, and runner noise (`##[group]` markers,
  *    debug lines, checkout and package-manager chatter, `Process completed with exit code`);
  * 2. recognise: failing test names (jest, vitest, node:test spec and TAP, mocha, pytest, go,
- *    cargo, rspec), compiler errors (tsc, gcc/clang/go `file:line:col: error`, rustc), error
+ *    cargo, rspec, gradle, maven surefire, dotnet test, phpunit), compiler and lint errors
+ *    (tsc, gcc/clang/go `file:line:col: error`, rustc, eslint), error
  *    and assertion lines, and stack frames, kept only when they point into repository files
  *    (the runner's workspace prefix `/home/runner/work/<repo>/<repo>/` is removed);
  * 3. keep: a few lines around each of those (the assertion message after a test header, the
@@ -261,6 +262,19 @@ export function classify(t: string): LineKind {
     const rest = t.slice(t.indexOf(' ') + 1);
     if (rest.includes('::')) return { kind: 'test', name: rest.split(' - ')[0].trim() };
   }
+  // gradle: `CartTest > applies a discount() FAILED`
+  if (t.endsWith(' FAILED') && t.includes(' > ') && !t.includes('::')) return { kind: 'test', name: t.slice(0, -7).trim() };
+  // maven surefire: `[ERROR] discount(com.shop.CartTest)  Time elapsed: 0.01 s  <<< FAILURE!`
+  if (t.endsWith('<<< FAILURE!') || t.endsWith('<<< ERROR!')) {
+    const body = t.startsWith('[ERROR] ') ? t.slice(8) : t;
+    const cut = body.indexOf('  Time elapsed');
+    const name = (cut > 0 ? body.slice(0, cut) : body.slice(0, body.lastIndexOf('<<<'))).trim();
+    return name ? { kind: 'test', name } : PLAIN;
+  }
+  // dotnet test: `Failed CartTests.Discount [12 ms]`
+  if (t.startsWith('Failed ') && t.endsWith(']') && !t.includes(': ')) return { kind: 'test', name: t.slice(7).replace(/\s*\[[^\]]*\]$/, '').trim() };
+  // phpunit: `1) CartTest::testDiscount`
+  if (c >= 48 && c <= 57 && /^\d+\) [\w\\]+::\w+/.test(t)) return { kind: 'test', name: t.slice(t.indexOf(') ') + 2).trim() };
   if (t.endsWith(' FAILED') && t.includes('::')) {
     const name = t.slice(0, -7).trim();
     return { kind: 'test', name: name.startsWith('test ') && name.endsWith(' ...') ? name.slice(5, -4) : name.split(' ')[0] };
