@@ -1,4 +1,5 @@
 import { parseTrigger } from '../src/trigger/parse.js';
+import { resolveDispatchedRun } from '../src/ci/trigger.js';
 import { collectCiFailure, newerSuccess } from '../src/ci/context.js';
 import { buildCiTask } from '../src/ci/task.js';
 import type { CiGitHubPort, JobData, WorkflowRunData } from '../src/ports/ci.js';
@@ -88,7 +89,7 @@ describe('workflow_run trigger', () => {
 // ------------------------------------------------------------------ collecting the failure
 
 function apiRun(over: Partial<WorkflowRunData> = {}): WorkflowRunData {
-  return { id: 77, name: 'CI', workflowId: 9, runNumber: 5, event: 'pull_request', status: 'completed', conclusion: 'failure', headBranch: 'feature/x', headSha: SHA, runAttempt: 2, url: 'https://github.com/octo/shop/actions/runs/77', createdAt: '2026-11-20T10:00:00Z', pullRequests: [4], ...over };
+  return { id: 77, name: 'CI', workflowId: 9, runNumber: 5, event: 'pull_request', status: 'completed', conclusion: 'failure', headBranch: 'feature/x', headSha: SHA, runAttempt: 2, url: 'https://github.com/octo/shop/actions/runs/77', createdAt: '2026-11-20T10:00:00Z', headRepository: REPO, triggeringActor: 'bob', pullRequests: [4], ...over };
 }
 
 class FakeCi implements CiGitHubPort {
@@ -169,5 +170,26 @@ describe('collectCiFailure', () => {
     expect(newerSuccess(failing, [apiRun({ id: 81, runNumber: 6, conclusion: 'success', workflowId: 10, name: 'Docs' })])).toBeNull();
     expect(newerSuccess(failing, [apiRun({ id: 82, runNumber: 6, conclusion: 'failure' })])).toBeNull();
     expect(newerSuccess(failing, [apiRun({ id: 83, runNumber: 6, conclusion: 'success' })])?.id).toBe(83);
+  });
+});
+
+describe('manual dispatch of a CI repair (workflow_dispatch with run-id)', () => {
+  test('a run id or a run URL, without an issue number, is a dispatched ci trigger; the dispatcher is the actor', () => {
+    for (const id of ['77', ' 77 ', 'https://github.com/octo/shop/actions/runs/77/job/3']) {
+      const t = parseTrigger('workflow_dispatch', { inputs: { 'issue-number': '', 'run-id': id }, sender: { login: 'maya', type: 'User' } }, opts);
+      expect(t).toMatchObject({ kind: 'ci', runId: 77, actor: 'maya', dispatched: true });
+    }
+    expect(parseTrigger('workflow_dispatch', { inputs: { 'run-id': 'abc' }, sender: { login: 'maya' } }, opts)).toEqual({ kind: 'skip', reason: 'workflow_dispatch input "run-id" must be the id (or the URL) of a workflow run (got "abc").' });
+    // an issue number wins: the issue flow as before
+    expect(parseTrigger('workflow_dispatch', { inputs: { 'issue-number': '5', 'run-id': '77' }, sender: { login: 'maya' } }, opts).kind).toBe('issue');
+  });
+
+  test('the run read from the API goes through the same guards', () => {
+    const ok = resolveDispatchedRun(apiRun(), 'maya', REPO);
+    expect(ok).toMatchObject({ kind: 'ci', runId: 77, headSha: SHA, headBranch: 'feature/x', actor: 'maya', dispatched: true, pullRequests: [{ number: 4, headRef: 'feature/x', baseRef: '' }] });
+    expect(resolveDispatchedRun(apiRun({ headRepository: 'mallory/shop' }), 'maya', REPO)).toMatchObject({ kind: 'skip', reason: expect.stringMatching(/fork/) });
+    expect(resolveDispatchedRun(apiRun({ headBranch: 'agent-fix/ci-0123456789ab' }), 'maya', REPO)).toMatchObject({ kind: 'skip', reason: expect.stringMatching(/own branches/) });
+    expect(resolveDispatchedRun(apiRun({ conclusion: 'success' }), 'maya', REPO)).toMatchObject({ kind: 'skip', reason: expect.stringMatching(/"success"/) });
+    expect(resolveDispatchedRun(apiRun({ status: 'in_progress', conclusion: null }), 'maya', REPO)).toMatchObject({ kind: 'skip', reason: expect.stringMatching(/"in_progress"/) });
   });
 });

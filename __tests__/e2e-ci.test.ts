@@ -70,7 +70,7 @@ interface World {
   goodSha: string;
   brokenSha: string;
   model: ScriptedModel;
-  run: (payload: unknown, o?: { inputs?: Record<string, string>; model?: ScriptedModel }) => Promise<ActionRun>;
+  run: (payload: unknown, o?: { inputs?: Record<string, string>; model?: ScriptedModel; eventName?: string }) => Promise<ActionRun>;
 }
 
 async function world(script: Script = FIX_SCRIPT): Promise<World> {
@@ -88,7 +88,7 @@ async function world(script: Script = FIX_SCRIPT): Promise<World> {
     return runAction({
       workspace: checkout.dir,
       tempDir: tempDir('agent-fix-ci-runner-'),
-      eventName: 'workflow_run',
+      eventName: o.eventName ?? 'workflow_run',
       payload,
       repository: `${OWNER}/${REPO}`,
       apiUrl: github.url,
@@ -269,6 +269,21 @@ describe('CI repair end to end (workflow_run, dist/index.js under node 24)', () 
     expect(comment.body).toContain('not reproduced');
     expect(comment.body).toContain('no code was changed');
     expect(r.summary).toContain('could not be reproduced');
+    w.github.assertNoViolations();
+  });
+
+  test('a maintainer can dispatch the repair of a given failed run by its URL (workflow_dispatch with run-id)', async () => {
+    const w = await world();
+    const event = failedRun(w, { headSha: w.brokenSha, actor: 'visitor' }); // whoever pushed, the maintainer asks
+    const r = await w.run({ inputs: { 'issue-number': '', 'run-id': event.workflow_run.html_url }, sender: { login: 'maintainer', type: 'User' } }, { eventName: 'workflow_dispatch' });
+    expect(r.outputs.status).toBe('fixed');
+    expect(w.github.pulls).toHaveLength(1);
+    expect(w.github.pulls[0]).toMatchObject({ head: r.outputs.branch, base: 'main' });
+    expect(w.model.mismatches).toEqual([]);
+    // a visitor cannot dispatch one
+    const r2 = await w.run({ inputs: { 'run-id': String(event.workflow_run.id) }, sender: { login: 'visitor', type: 'User' } }, { eventName: 'workflow_dispatch' });
+    expect(r2.outputs.status).toBe('skipped');
+    expect(r2.stdout).toContain('visitor');
     w.github.assertNoViolations();
   });
 

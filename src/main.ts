@@ -182,6 +182,7 @@ async function runCi(
       parentEnv: env,
       identity: BOT_IDENTITY,
       repoName: rt.repo,
+      repository: `${rt.owner}/${rt.repo}`,
       runUrl: rt.runUrl,
       log: say,
       appendSummary: (md) => rt.appendSummary(md),

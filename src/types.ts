@@ -49,6 +49,8 @@ export interface CiTrigger {
   /** Same-repository pull requests the run belongs to. */
   pullRequests: { number: number; headRef: string; baseRef: string }[];
   createdAt: string;
+  /** Started by hand (workflow_dispatch with a `run-id`): the run's details are read from the API first. */
+  dispatched?: boolean;
 }
 
 // ---------------------------------------------------------------- task

@@ -189,6 +189,9 @@ export function makeGitHub(opts: MakeGitHubOptions): GitHubClient {
     run_attempt?: number;
     html_url: string;
     created_at: string;
+    head_repository?: { full_name?: string } | null;
+    triggering_actor?: { login?: string } | null;
+    actor?: { login?: string } | null;
     pull_requests?: { number: number }[] | null;
   }): WorkflowRunData => ({
     id: Number(data.id),
@@ -203,6 +206,8 @@ export function makeGitHub(opts: MakeGitHubOptions): GitHubClient {
     runAttempt: data.run_attempt ?? 1,
     url: data.html_url,
     createdAt: data.created_at,
+    headRepository: data.head_repository?.full_name ?? null,
+    triggeringActor: data.triggering_actor?.login ?? data.actor?.login ?? null,
     pullRequests: (data.pull_requests ?? []).map((pr) => pr.number),
   });
 

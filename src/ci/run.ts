@@ -23,6 +23,7 @@ import { publishBranch } from '../publish/push.js';
 import { commentMarker } from '../report/render.js';
 import { collectCiFailure, type CiFailure } from './context.js';
 import { buildCiTask } from './task.js';
+import { resolveDispatchedRun } from './trigger.js';
 import { checkReproduction } from './fingerprint.js';
 import { renderCiFinalComment, renderCiPrBody, renderCiPrTitle, renderCiSkipSummary, renderCiStartComment, renderCiSummary } from './report.js';
 
@@ -38,6 +39,8 @@ export interface CiRunDeps {
   identity: Identity;
   /** Repository name without the owner (strips runner paths from logs). */
   repoName: string;
+  /** `owner/name` of this repository (tells a fork's run apart). */
+  repository: string;
   /** URL of this agent-fix run. */
   runUrl?: string;
   log: (message: string) => void;
@@ -56,8 +59,9 @@ export interface CiRunResult {
   failure?: CiFailure;
 }
 
-export async function runCiRepair(trigger: CiTrigger, deps: CiRunDeps): Promise<CiRunResult> {
+export async function runCiRepair(given: CiTrigger, deps: CiRunDeps): Promise<CiRunResult> {
   const { github, redactor, log } = deps;
+  let trigger = given;
   const skipped = async (reason: string): Promise<CiRunResult> => {
     log(`agent-fix skipped: ${reason}`);
     await deps.appendSummary(redactor.redact(renderCiSkipSummary(reason, trigger.runUrl)));
@@ -66,6 +70,12 @@ export async function runCiRepair(trigger: CiTrigger, deps: CiRunDeps): Promise<
 
   const auth = await authorizeActor(github, trigger.actor);
   if (!auth.ok) return skipped(`the run was triggered by someone agent-fix does not act for: ${auth.reason}`);
+  if (trigger.dispatched) {
+    // Started by hand with a run id: the run's details and the event's guards come from the API.
+    const resolved = resolveDispatchedRun(await github.getWorkflowRun(trigger.runId), trigger.actor, deps.repository);
+    if (resolved.kind !== 'ci') return skipped(resolved.kind === 'skip' ? resolved.reason : 'not a workflow run');
+    trigger = resolved;
+  }
 
   // The workflow's checkout is the default branch; the fix starts from the commit that failed.
   const git = await deps.openGit();

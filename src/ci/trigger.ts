@@ -14,6 +14,7 @@
  * Whether the triggering actor may write is checked later, against the API (authorize.ts).
  */
 import type { CiTrigger, Trigger } from '../types.js';
+import type { WorkflowRunData } from '../ports/ci.js';
 import { BRANCH_PREFIX } from '../publish/branch.js';
 
 type Obj = Record<string, any>;
@@ -76,8 +77,8 @@ export function parseWorkflowRun(payload: Obj, opts: { workflows?: string[]; rep
     const baseRef = str(obj(pr?.base)?.ref);
     // Only pull requests whose head is this repository's branch (GitHub lists only those, but check).
     const prHeadRepo = str(obj(obj(pr?.head)?.repo)?.name);
-    if (number && headRef && baseRef && headRef === headBranch && (prHeadRepo === undefined || repoName.endsWith(`/${prHeadRepo}`))) {
-      pullRequests.push({ number, headRef, baseRef });
+    if (number && headRef && headRef === headBranch && (prHeadRepo === undefined || repoName.endsWith(`/${prHeadRepo}`))) {
+      pullRequests.push({ number, headRef, baseRef: baseRef ?? '' });
     }
   }
   return {
@@ -95,4 +96,47 @@ export function parseWorkflowRun(payload: Obj, opts: { workflows?: string[]; rep
     pullRequests,
     createdAt: str(run.created_at) ?? '',
   };
+}
+
+/**
+ * workflow_dispatch with a `run-id` input: repair that failed run by hand. Only the run id and
+ * who asked are known here; `resolveDispatchedRun` reads the rest from the API and applies the
+ * same guards as the event (failure, own branch, fork, sha). The person who dispatched is the
+ * actor whose permission counts (dispatching needs write access anyway).
+ */
+export function parseCiDispatch(raw: unknown, sender: string): Trigger {
+  const text = String(raw).trim().replace(/^.*\/actions\/runs\/(\d+).*$/, '$1');
+  const runId = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(runId) || runId <= 0) {
+    return skip(`workflow_dispatch input "run-id" must be the id (or the URL) of a workflow run (got ${JSON.stringify(String(raw).slice(0, 60))}).`);
+  }
+  return { kind: 'ci', runId, runAttempt: 1, workflowName: '', workflowId: null, headSha: '', headBranch: '', event: '', actor: sender, runUrl: '', runNumber: null, pullRequests: [], createdAt: '', dispatched: true };
+}
+
+/** The dispatched run as the API tells it, through the event's guards; the dispatcher stays the actor. */
+export function resolveDispatchedRun(run: WorkflowRunData, dispatcher: string, repository: string): Trigger {
+  const t = parseWorkflowRun(
+    {
+      action: 'completed',
+      workflow_run: {
+        id: run.id,
+        name: run.name,
+        head_branch: run.headBranch,
+        head_sha: run.headSha,
+        run_number: run.runNumber ?? undefined,
+        run_attempt: run.runAttempt,
+        event: run.event,
+        conclusion: run.status === 'completed' ? run.conclusion : run.status,
+        workflow_id: run.workflowId ?? undefined,
+        html_url: run.url,
+        created_at: run.createdAt,
+        // the run's pull requests are those whose head is its branch
+        pull_requests: run.pullRequests.map((number) => ({ number, head: { ref: run.headBranch } })),
+        head_repository: run.headRepository ? { full_name: run.headRepository } : null,
+      },
+      repository: { full_name: repository },
+    },
+    {},
+  );
+  return t.kind === 'ci' ? { ...t, actor: dispatcher, dispatched: true } : t;
 }

@@ -13,6 +13,10 @@ export interface WorkflowRunData {
   runAttempt: number;
   url: string;
   createdAt: string;
+  /** `owner/name` of the repository the run's code came from (another one for a fork's PR). */
+  headRepository: string | null;
+  /** Login of who triggered the run (re-runs: who re-ran it). */
+  triggeringActor: string | null;
   /** Numbers of the pull requests the run belongs to (empty for forks and pushes). */
   pullRequests: number[];
 }

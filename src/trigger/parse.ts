@@ -6,7 +6,7 @@
  * Authorization (does the actor have write access?) is a separate step: authorize.ts.
  */
 import type { Trigger } from '../types.js';
-import { parseWorkflowRun } from '../ci/trigger.js';
+import { parseCiDispatch, parseWorkflowRun } from '../ci/trigger.js';
 
 export interface ParseTriggerOptions {
   /** The label that triggers a fix (Settings.label). Compared case-insensitively, like GitHub does. */
@@ -128,6 +128,10 @@ function parseIssueComment(payload: Record<string, any>): Trigger {
 function parseDispatch(payload: Record<string, any>, opts: ParseTriggerOptions): Trigger {
   const inputs = obj(payload.inputs) ?? {};
   const raw = inputs['issue-number'];
+  // CI repair of a given failed run (src/ci/trigger.ts), when no issue is named.
+  if ((raw === undefined || raw === null || String(raw).trim() === '') && inputs['run-id'] !== undefined && String(inputs['run-id']).trim() !== '') {
+    return parseCiDispatch(inputs['run-id'], str(obj(payload.sender)?.login) ?? '');
+  }
   if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === '')) {
     return skip('workflow_dispatch input "issue-number" is missing; give the number of the issue to fix.');
   }
