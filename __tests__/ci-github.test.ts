@@ -21,7 +21,7 @@ afterEach(async () => {
 
 test('a workflow run carries its workflow id, run number and creation time', async () => {
   const run = gh.addWorkflowRun({ headSha: 'c'.repeat(40), workflowId: 42, runNumber: 17, createdAt: '2026-11-20T10:00:00Z' });
-  expect(await client.getWorkflowRun(run.id)).toMatchObject({ id: run.id, name: 'CI', workflowId: 42, runNumber: 17, createdAt: '2026-11-20T10:00:00Z', status: 'completed', conclusion: 'failure', url: `https://github.com/octo-org/demo/actions/runs/${run.id}` });
+  expect(await client.getWorkflowRun(run.id)).toMatchObject({ id: run.id, name: 'CI', workflowId: 42, runNumber: 17, createdAt: '2026-11-20T10:00:00Z', status: 'completed', conclusion: 'failure', url: `https://github.com/octo-org/demo/actions/runs/${run.id}`, headRepository: 'octo-org/demo', triggeringActor: 'octo-org' });
 });
 
 test('listBranchRuns: the runs of one branch, newest first, filtered by status', async () => {
