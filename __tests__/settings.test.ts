@@ -50,6 +50,7 @@ describe('readSettings', () => {
       draft: true,
       commandTimeoutMs: 15 * 60_000,
       protectedPaths: [ALWAYS_PROTECTED],
+      workflows: [],
     });
   });
 

@@ -52,4 +52,9 @@ export interface GitPort {
   push(remote: string, sha: string, branch: string, expected: string | null): Promise<PushResult>;
   /** Points a local branch at `sha` (creating or moving it) without touching the working tree. */
   setLocalBranch(branch: string, sha: string): Promise<void>;
+  /**
+   * Makes the work tree the commit `sha` (HEAD detached), fetching it from `remote` first when it
+   * is not present (a shallow clone stays shallow). Refuses when local changes would be lost.
+   */
+  checkoutDetached(remote: string, sha: string): Promise<void>;
 }

@@ -125,6 +125,16 @@ export function parseGlobList(raw: string): string[] {
   return out;
 }
 
+/** Splits a newline- or comma-separated list of names (workflow names); trims, drops empties, dedupes. */
+export function parseNameList(raw: string): string[] {
+  const out: string[] = [];
+  for (const part of raw.split(/[\r\n,]+/)) {
+    const name = part.trim();
+    if (name !== '' && !out.includes(name)) out.push(name);
+  }
+  return out;
+}
+
 export function readSettings(getInput: (name: string) => string): Settings {
   const problems: string[] = [];
   const read = (name: string): string => {
@@ -177,6 +187,7 @@ export function readSettings(getInput: (name: string) => string): Settings {
     draft: parse(fields.draft, DEFAULTS.draft),
     commandTimeoutMs: parse(fields.commandTimeoutMinutes, DEFAULTS.commandTimeoutMinutes) * 60_000,
     protectedPaths: [ALWAYS_PROTECTED, ...parseGlobList(read('protected-paths')).filter((g) => g !== ALWAYS_PROTECTED)],
+    workflows: parseNameList(read('workflows')),
   };
 
   if (problems.length > 0) throw new SettingsError(problems);
