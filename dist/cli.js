@@ -9483,6 +9483,26 @@ var CliGit = class {
     const commit = await this.out(["rev-parse", "--verify", `${sha}^{commit}`]);
     await this.run(["update-ref", "-m", "agent-fix: publish", ref, commit]);
   }
+  async checkoutDetached(remote, sha) {
+    if (!SHA_RE.test(sha)) throw new Error(`not a full commit id: ${JSON.stringify(sha)}`);
+    if (!await this.hasCommits(sha)) {
+      this.lastRemote = remote;
+      const depth = await this.isShallow() ? ["--depth=1"] : [];
+      const r2 = await this.run(["fetch", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head", ...depth, remote, sha], { ok: [0, 1, 128] });
+      if (r2.exitCode !== 0 || !await this.hasCommits(sha)) {
+        throw new GitCommandError(
+          redactUrls(`could not fetch commit ${sha} from ${remote} (exit ${r2.exitCode}): ${r2.stderr.trim() || "not found"}. It may have been force-pushed away; re-run the failed workflow on the current branch head.`),
+          r2.exitCode,
+          redactUrls(r2.stderr)
+        );
+      }
+    }
+    const r = await this.run(["-c", "advice.detachedHead=false", "checkout", "-q", "--detach", sha, "--"], { ok: [0, 1, 128] });
+    if (r.exitCode !== 0) {
+      throw new GitCommandError(redactUrls(`could not check out ${sha} (exit ${r.exitCode}): ${r.stderr.trim()}. The checkout must be clean.`), r.exitCode, redactUrls(r.stderr));
+    }
+    this.snapshotEnv = null;
+  }
   // ------------------------------------------------------------------ helpers
   async checkBranchName(branch) {
     const r = await this.run(["check-ref-format", "--branch", branch], { ok: [0, 1, 128] });
@@ -42854,6 +42874,8 @@ ${tail(setupRun.outputTail, 1500)}`);
     return finish("error", "not-applicable", `The test command \`${testCommand}\` could not be run (exit 127: command not found). Set the \`test-command\` input. Output:
 ${tail(baseline.outputTail, 800)}`);
   }
+  const accepted = deps.acceptBaseline?.(baseline);
+  if (accepted && !accepted.ok) return finish("skipped", accepted.reason, accepted.detail);
   const tools = new ToolBox({ root: git.root, listFiles: () => git.listFiles(), protectedPaths: settings.protectedPaths });
   const runWithoutFix = async (testFiles) => {
     const current = await git.snapshot();
