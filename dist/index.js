@@ -69076,12 +69076,40 @@ function tapMessage(lines, start, indent) {
   }
   return { message: message2, durationMs };
 }
+var TAP_SUMMARY = /^#\s+(?:tests|pass|fail|skip|todo|ok|not ok)\b(?:\s+\d+)?\s*$/;
+function tapGroups(nodes) {
+  if (!nodes.some((n2) => n2.group !== void 0)) return null;
+  const groups2 = /* @__PURE__ */ new Map();
+  for (const n2 of nodes) {
+    const g = n2.group ?? n2.name;
+    if (!groups2.has(g)) groups2.set(g, []);
+    groups2.get(g).push(n2);
+  }
+  const out = new Collector();
+  for (const [name, members2] of groups2) {
+    const failed = members2.find((n2) => n2.status === "failed" || hasFailure(n2.children));
+    const allSkipped = members2.every((n2) => n2.status === "skipped");
+    const status = failed ? "failed" : allSkipped ? "skipped" : "passed";
+    const message2 = failed ? [failed.name, failed.message].filter(Boolean).join(": ") : void 0;
+    out.add(name, status, message2);
+  }
+  return { tests: out.list(), parsedFrom: "tap" };
+}
 function parseTap(lines) {
   const open3 = [];
   let nodeStyle = false;
+  let group;
+  const groupNames = /* @__PURE__ */ new Map();
   for (let i2 = 0; i2 < lines.length; i2++) {
     const line = lines[i2];
     if (/^\s*# Subtest: /.test(line)) nodeStyle = true;
+    const g = /^# (.+?)\s*$/.exec(line);
+    if (g && !TAP_SUMMARY.test(line) && !line.startsWith("# Subtest:")) {
+      const n2 = (groupNames.get(g[1]) ?? 0) + 1;
+      groupNames.set(g[1], n2);
+      group = n2 > 1 ? `${g[1]} [${n2}]` : g[1];
+      continue;
+    }
     const m = TAP_POINT.exec(line);
     if (!m) continue;
     const indent = m[1].length;
@@ -69105,8 +69133,13 @@ function parseTap(lines) {
       status,
       message: status === "failed" ? extra.message : void 0,
       durationMs: extra.durationMs,
-      children
+      children,
+      group: indent === 0 ? group : void 0
     });
+  }
+  if (!nodeStyle) {
+    const grouped = tapGroups(open3);
+    if (grouped) return grouped;
   }
   const out = new Collector();
   flattenTree(open3, [], out);
