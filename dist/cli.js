@@ -9483,6 +9483,11 @@ var CliGit = class {
     const commit = await this.out(["rev-parse", "--verify", `${sha}^{commit}`]);
     await this.run(["update-ref", "-m", "agent-fix: publish", ref, commit]);
   }
+  async localBranchSha(branch) {
+    await this.checkBranchName(branch);
+    const r = await this.run(["rev-parse", "-q", "--verify", `refs/heads/${branch}^{commit}`], { ok: [0, 1, 128] });
+    return r.exitCode === 0 ? r.stdout.trim() : null;
+  }
   async checkoutDetached(remote, sha) {
     if (!SHA_RE.test(sha)) throw new Error(`not a full commit id: ${JSON.stringify(sha)}`);
     if (!await this.hasCommits(sha)) {
@@ -43031,6 +43036,12 @@ function slugify2(text, max = 40) {
   return out || "task";
 }
 
+// src/publish/push.ts
+var sameEmail = (a2, b) => a2.trim().toLowerCase() === b.trim().toLowerCase();
+function foreignCommits(commits, identity3) {
+  return commits.filter((c3) => !sameEmail(c3.authorEmail, identity3.email) || !sameEmail(c3.committerEmail, identity3.email));
+}
+
 // src/task/sanitize.ts
 var INVISIBLE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}]/gu;
 var INVISIBLE_ONE = new RegExp(`^${INVISIBLE.source}$`, "u");
@@ -43091,11 +43102,19 @@ async function runLocal(o2) {
   try {
     if (report.status === "fixed" && result.tree) {
       const branch = `${BRANCH_PREFIX}${task.key}`;
-      const sha = await git.commitTree(result.tree, result.baseSha, `agent-fix: ${task.title}
+      const existing = await git.localBranchSha(branch);
+      const foreign = existing ? foreignCommits(await git.commitsBetween(result.baseSha, existing), LOCAL_IDENTITY) : [];
+      if (foreign.length > 0) {
+        report.status = "not-fixed";
+        report.reason = "human-commits-on-branch";
+        report.detail = `A verified fix was found, but the local branch ${branch} has ${foreign.length} commit(s) agent-fix did not make (${foreign.map((c3) => `${c3.sha.slice(0, 7)} "${c3.subject}"`).join(", ")}); it was left as it is. Rename or delete that branch and run again.`;
+      } else {
+        const sha = await git.commitTree(result.tree, result.baseSha, `agent-fix: ${task.title}
 
 ${report.summary}`.trim(), LOCAL_IDENTITY);
-      await git.setLocalBranch(branch, sha);
-      report.branch = branch;
+        await git.setLocalBranch(branch, sha);
+        report.branch = branch;
+      }
     }
   } finally {
     await git.restore(result.pristineTree);

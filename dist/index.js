@@ -35911,6 +35911,11 @@ var CliGit = class {
     const commit = await this.out(["rev-parse", "--verify", `${sha}^{commit}`]);
     await this.run(["update-ref", "-m", "agent-fix: publish", ref, commit]);
   }
+  async localBranchSha(branch) {
+    await this.checkBranchName(branch);
+    const r = await this.run(["rev-parse", "-q", "--verify", `refs/heads/${branch}^{commit}`], { ok: [0, 1, 128] });
+    return r.exitCode === 0 ? r.stdout.trim() : null;
+  }
   async checkoutDetached(remote, sha) {
     if (!SHA_RE.test(sha)) throw new Error(`not a full commit id: ${JSON.stringify(sha)}`);
     if (!await this.hasCommits(sha)) {

@@ -434,6 +434,12 @@ class CliGit implements GitPort {
     await this.run(['update-ref', '-m', 'agent-fix: publish', ref, commit]);
   }
 
+  async localBranchSha(branch: string): Promise<string | null> {
+    await this.checkBranchName(branch);
+    const r = await this.run(['rev-parse', '-q', '--verify', `refs/heads/${branch}^{commit}`], { ok: [0, 1, 128] });
+    return r.exitCode === 0 ? r.stdout.trim() : null;
+  }
+
   async checkoutDetached(remote: string, sha: string): Promise<void> {
     if (!SHA_RE.test(sha)) throw new Error(`not a full commit id: ${JSON.stringify(sha)}`);
     if (!(await this.hasCommits(sha))) {
