@@ -55,6 +55,7 @@ describe('readSettings', () => {
       commandTimeoutMs: 15 * 60_000,
       protectedPaths: [ALWAYS_PROTECTED],
       budget: { maxTokens: 2_000_000, maxCostUsd: 5, maxWallMs: 60 * 60_000, prices: {} },
+      workflows: [],
     });
   });
 

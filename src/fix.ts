@@ -34,6 +34,8 @@ export interface FixDeps {
   scripted?: boolean;
   /** Network isolation to use (default: probed on this machine). */
   sandbox?: SandboxProbe;
+  /** Decides whether the baseline is a valid start (CI repair: it must reproduce the failure); a refusal ends the run as skipped. */
+  acceptBaseline?: (baseline: TestRun) => { ok: true } | { ok: false; reason: Reason; detail: string };
 }
 
 export interface FixResult {
@@ -145,6 +147,8 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
   if (baseline.exitCode === 127 && baseline.tests.length === 0) {
     return finish('error', 'not-applicable', `The test command \`${testCommand}\` could not be run (exit 127: command not found). Set the \`test-command\` input. Output:\n${tail(baseline.outputTail, 800)}`);
   }
+  const accepted = deps.acceptBaseline?.(baseline);
+  if (accepted && !accepted.ok) return finish('skipped', accepted.reason, accepted.detail);
   // The test run may itself leave files behind; the model's change is measured against this tree.
   const extraProtected = [...allowListAsProtected(settings.allowedPaths ?? []), ...(await repoStateProtections(git.root))];
   const tools = new ToolBox({ root: git.root, listFiles: () => git.listFiles(), protectedPaths: [...settings.protectedPaths, ...extraProtected] });

@@ -19,6 +19,8 @@ export interface Settings {
   commandTimeoutMs: number;
   /** Glob patterns the model may never edit (always includes .github/workflows/**). */
   protectedPaths: string[];
+  /** CI repair: names of the workflows whose failed runs count (empty or absent: all). */
+  workflows?: string[];
   /** Safety settings (see docs/security.md); absent in older callers: no budget beyond maxIterations. */
   budget?: BudgetLimits;
   /** When non-empty, the only globs the model may change (policy paths.allowed). */
@@ -58,7 +60,32 @@ export type Trigger =
       /** The issue body as the webhook payload carried it at trigger time (absent for dispatch). */
       issueBodyAtTrigger?: string;
     }
+  | CiTrigger
   | { kind: 'skip'; reason: string };
+
+/** A failed `workflow_run` to repair (see src/ci/). Parsed from the event payload; re-checked against the API. */
+export interface CiTrigger {
+  kind: 'ci';
+  runId: number;
+  runAttempt: number;
+  workflowName: string;
+  workflowId: number | null;
+  /** Commit the run tested: the fix starts from it. */
+  headSha: string;
+  /** Branch the run tested: the fix PR targets it. */
+  headBranch: string;
+  /** Event that started the run (push, pull_request, ...). */
+  event: string;
+  /** Who triggered the run (re-runs: who re-ran it); must have write permission. */
+  actor: string;
+  runUrl: string;
+  runNumber: number | null;
+  /** Same-repository pull requests the run belongs to. */
+  pullRequests: { number: number; headRef: string; baseRef: string }[];
+  createdAt: string;
+  /** Started by hand (workflow_dispatch with a `run-id`): the run's details are read from the API first. */
+  dispatched?: boolean;
+}
 
 // ---------------------------------------------------------------- task
 export interface Task {
@@ -69,6 +96,8 @@ export interface Task {
   goal: string;
   issueNumber?: number;
   issueUrl?: string;
+  /** CI repair: the failed run this task repairs (src/ci/context.ts). */
+  ci?: import('./ci/context.js').CiFailure;
 }
 
 // ---------------------------------------------------------------- verification
@@ -126,6 +155,7 @@ export type Reason =
   | 'model-error'
   | 'secret-in-change'
   | 'superseded'
+  | 'not-reproduced'
   | 'internal-error';
 
 export interface Attempt {

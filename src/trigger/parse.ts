@@ -6,6 +6,7 @@
  * Authorization (does the actor have write access?) is a separate step: authorize.ts.
  */
 import type { Trigger } from '../types.js';
+import { parseCiDispatch, parseWorkflowRun } from '../ci/trigger.js';
 
 export interface ParseTriggerOptions {
   /** The label that triggers a fix (Settings.label). Compared case-insensitively, like GitHub does. */
@@ -16,6 +17,8 @@ export interface ParseTriggerOptions {
   now?: string;
   /** Bot logins the policy lets trigger (triggers.allowed-bots); never `selfLogin`. */
   allowedBots?: string[];
+  /** workflow_run: names of the workflows whose failures count (Settings.workflows; empty: all). */
+  workflows?: string[];
 }
 
 export const COMMAND = '/agent-fix';
@@ -131,6 +134,10 @@ function parseIssueComment(payload: Record<string, any>): Trigger {
 function parseDispatch(payload: Record<string, any>, opts: ParseTriggerOptions): Trigger {
   const inputs = obj(payload.inputs) ?? {};
   const raw = inputs['issue-number'];
+  // CI repair of a given failed run (src/ci/trigger.ts), when no issue is named.
+  if ((raw === undefined || raw === null || String(raw).trim() === '') && inputs['run-id'] !== undefined && String(inputs['run-id']).trim() !== '') {
+    return parseCiDispatch(inputs['run-id'], str(obj(payload.sender)?.login) ?? '');
+  }
   if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === '')) {
     return skip('workflow_dispatch input "issue-number" is missing; give the number of the issue to fix.');
   }
@@ -152,11 +159,11 @@ function parseDispatch(payload: Record<string, any>, opts: ParseTriggerOptions):
   return trigger;
 }
 
-const HANDLED = new Set(['issues', 'issue_comment', 'workflow_dispatch']);
+const HANDLED = new Set(['issues', 'issue_comment', 'workflow_dispatch', 'workflow_run']);
 
 export function parseTrigger(eventName: string, payload: any, opts: ParseTriggerOptions): Trigger {
   if (!HANDLED.has(eventName)) {
-    return skip(`event "${eventName}" is not handled (agent-fix reacts to issues, issue_comment and workflow_dispatch).`);
+    return skip(`event "${eventName}" is not handled (agent-fix reacts to issues, issue_comment, workflow_dispatch and workflow_run).`);
   }
   const p = obj(payload);
   if (p === undefined) return skip(`the ${eventName} event has no payload.`);
@@ -167,6 +174,8 @@ export function parseTrigger(eventName: string, payload: any, opts: ParseTrigger
       return parseIssues(p, opts);
     case 'issue_comment':
       return parseIssueComment(p);
+    case 'workflow_run':
+      return parseWorkflowRun(p, { workflows: opts.workflows });
     default:
       return parseDispatch(p, opts);
   }
