@@ -349,6 +349,27 @@ describe('permission bypass attempts', () => {
     expect(w.model.requests).toHaveLength(0);
   });
 
+  test('33b. the policy\'s allowed-users also narrow who may trigger CI repair (workflow_run)', async () => {
+    const w = await world({ steps: FIX_STEPS });
+    w.github.setFile('.github/agent-fix.yml', 'triggers:\n  allowed-users: [trusted-dev]\n');
+    const sha = w.repo.sha;
+    const payload = {
+      action: 'completed',
+      workflow_run: {
+        id: 77, name: 'CI', head_branch: 'main', head_sha: sha, run_number: 5, run_attempt: 1, event: 'push', status: 'completed', conclusion: 'failure', workflow_id: 9,
+        html_url: 'https://github.com/octo/adder/actions/runs/77', created_at: new Date().toISOString(), pull_requests: [],
+        actor: { login: 'maintainer' }, triggering_actor: { login: 'maintainer' }, head_repository: { full_name: 'octo/adder' }, repository: { full_name: 'octo/adder' },
+      },
+      repository: { full_name: 'octo/adder' },
+      sender: { login: 'maintainer', type: 'User' },
+    };
+    const r = await w.run({ eventName: 'workflow_run', payload });
+    expect(r.rt.outputs.status).toBe('skipped');
+    expect(r.rt.logs.join('\n')).toContain('allowed-users');
+    expect(w.github.requests.some((q) => q.path.includes('/actions/'))).toBe(false);
+    expect(w.model.requests).toHaveLength(0);
+  });
+
   test('34. editing an old comment into /agent-fix does not trigger', () => {
     const p = { ...commentPayload('maintainer', '/agent-fix'), action: 'edited' };
     expect(parseTrigger('issue_comment', p, { label: 'agent-fix' }).kind).toBe('skip');

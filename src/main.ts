@@ -118,7 +118,23 @@ export async function run(rt: ActionsRuntime = actionsRuntime(), env: NodeJS.Pro
   }
   settings = applyPolicy(settings, loaded.policy, loaded.source);
   say(`Policy: ${loaded.source}`);
-  if (trigger.kind === 'ci') return runCi(rt, env, settings, trigger, github, redactor, say);
+  if (trigger.kind === 'ci') {
+    // The policy's `triggers` narrow who may trigger CI repair too (it also checks write permission itself).
+    let ciAuth;
+    try {
+      ciAuth = await authorizeByPolicy(github, trigger.actor, loaded.policy);
+    } catch (e) {
+      writeOutputs(rt, { status: 'error' });
+      rt.setFailed(`agent-fix: ${redactor.redact(message(e))}`);
+      return;
+    }
+    if (!ciAuth.ok) {
+      say(`agent-fix refused the trigger: ${ciAuth.reason}`);
+      writeOutputs(rt, { status: 'skipped' });
+      return;
+    }
+    return runCi(rt, env, settings, trigger, github, redactor, say);
+  }
   const runId = runIdFromEnv(env);
   const claim = (body: string) => (runId ? withClaim(body, runId) : body);
   let pushedBranch: string | undefined;
