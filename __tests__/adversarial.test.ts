@@ -222,6 +222,33 @@ describe('secret exfiltration', () => {
     expectNoLeak(leakPlaces(w, r), [GH_TOKEN, Buffer.from(`x-access-token:${GH_TOKEN}`).toString('base64')]);
   });
 
+  test('23b. the push credential actions/checkout leaves in git config is hidden from the tests (when sandboxed)', async () => {
+    const w = await world({ steps: FIX_STEPS });
+    const header = `AUTHORIZATION: basic ${Buffer.from(`x-access-token:${GH_TOKEN}`).toString('base64')}`;
+    const { gitIn } = await import('../test-support/git-fixture.js');
+    let checkoutDir = '';
+    const r = await w.run({
+      prepare: (dir) => {
+        checkoutDir = dir;
+        gitIn(dir)('config', '--local', 'http.https://github.com/.extraheader', header);
+      },
+      inputs: { 'test-command': 'echo "config: $(wc -c < .git/config) bytes"; git config --get-regexp extraheader || echo "NO HEADER VISIBLE"; git status --short >/dev/null && echo "git works"; node test.js' },
+    });
+    expect(r.rt.outputs.status).toBe('fixed');
+    const sent = JSON.stringify(w.model.requests);
+    if (probeSandbox().mode === 'none') {
+      expect(botComments(w.github)[0].body).toContain('NOT isolated');
+      return;
+    }
+    expect(sent).toContain('NO HEADER VISIBLE');
+    expect(sent).toContain('config: 0 bytes');
+    expect(sent).toContain('git works');
+    expect(sent).not.toMatch(/AUTHORIZATION/i);
+    expect(botComments(w.github)[0].body).toContain('the push credential in 1 git config file(s) is hidden from them');
+    // outside the sandbox the checkout's config is untouched (agent-fix's own push uses it)
+    expect(gitIn(checkoutDir)('config', '--get', 'http.https://github.com/.extraheader')).toBe(header);
+  });
+
   test('24. an edit that writes a secret into the repository is never published', async () => {
     const w = await world({
       steps: [

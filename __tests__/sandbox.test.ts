@@ -1,5 +1,9 @@
 import { createServer } from 'node:http';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { filesFromShowOrigin, hidingWorks, hidingWrapper } from '../src/safety/credentials.js';
 import { chooseSandbox, isolationFor, nonLoopbackInterfaces, probeSandbox, wrapperFor, type ProbeEnv } from '../src/safety/sandbox.js';
 import { makeShell } from '../src/adapters/shell.js';
 import { childEnv } from '../src/verify/env.js';
@@ -102,6 +106,26 @@ describe('on this machine', () => {
     } finally {
       server.close();
     }
+  });
+
+  (runnable.length === 0 ? test.skip : test).each(runnable.length ? runnable : ['none'])('%s: a credential file is covered inside, untouched outside', async (mode) => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-fix-hide-'));
+    const secretFile = path.join(dir, 'config');
+    writeFileSync(secretFile, '[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic c2VjcmV0\n');
+    try {
+      const wrapper = hidingWrapper(mode as 'bwrap', [secretFile])!;
+      expect(hidingWorks(wrapper, secretFile)).toBe(true);
+      const r = await shell.run(`wc -c < ${secretFile}; curl -sS -m 2 http://example.com >/dev/null 2>&1 || echo NO NET`, { ...opts, wrapper });
+      expect(r.output).toMatch(/^0\s/);
+      expect(r.output).toContain('NO NET');
+      expect(readFileSync(secretFile, 'utf8')).toContain('extraheader');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('git config --show-origin parsing', () => {
+    expect(filesFromShowOrigin('file:.git/config\thttp.https://github.com/.extraheader AUTHORIZATION: basic x\nfile:/tmp/creds.config\thttp.https://github.com/.extraheader y\n')).toEqual(['.git/config', '/tmp/creds.config']);
   });
 
   test('memory limit: a command allocating beyond it fails, within it succeeds', async () => {

@@ -18,6 +18,7 @@ import { toTestRun } from './verify/test-run.js';
 import type { Redactor } from './redact.js';
 import { Budget, DEFAULT_BUDGET } from './safety/budget.js';
 import { isolationFor, probeSandbox, type SandboxProbe } from './safety/sandbox.js';
+import { credentialFiles, hidingWorks, hidingWrapper } from './safety/credentials.js';
 import { allowListAsProtected } from './policy/apply.js';
 import { repoStateProtections } from './safety/repo-state.js';
 
@@ -59,6 +60,17 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
   const sb = settings.sandbox ?? { setupNetwork: true, testNetwork: false, requireIsolation: false, memoryMb: 0 };
   const setupIso = isolationFor('setup', sb.setupNetwork, sandbox);
   const testIso = isolationFor('tests', sb.testNetwork, sandbox);
+  if (testIso.wrapper) {
+    // Inside the test sandbox the push credential of the checkout is covered too (safety/credentials.ts).
+    const files = credentialFiles(deps.git.root);
+    const hiding = files.length > 0 ? hidingWrapper(sandbox.mode, files) : null;
+    if (hiding && hidingWorks(hiding, files[0])) {
+      testIso.wrapper = hiding;
+      testIso.line += `; the push credential in ${files.length} git config file(s) is hidden from them`;
+    } else if (files.length > 0) {
+      testIso.line += '; the push credential in git config could NOT be hidden from them';
+    }
+  }
   const baseSha = await git.headSha();
   // The tree as checked out, before setup or tests could leave anything behind.
   const pristineTree = await git.snapshot();
