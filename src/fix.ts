@@ -15,6 +15,7 @@ import { runAgentLoop, type LoopEvent } from './agent/loop.js';
 import { detectCommands } from './verify/detect.js';
 import { childEnv } from './verify/env.js';
 import { toTestRun } from './verify/test-run.js';
+import { createTestIntel } from './verify/intel.js';
 import type { Redactor } from './redact.js';
 
 export interface FixDeps {
@@ -77,11 +78,13 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     return { report, tree, baseSha, pristineTree };
   };
 
+  let detection: string | undefined;
   if (!settings.testCommand) {
     const detected = await detectCommands(git.root);
     if (!detected.test) return finish('error', 'not-applicable', `No test command: ${detected.reason}`);
     report.testCommand = detected.test;
     report.setupCommand = settings.setupCommand ?? detected.setup;
+    detection = detected.reason;
     log(`Detected ${detected.stack}: setup \`${report.setupCommand ?? 'none'}\`, tests \`${report.testCommand}\``);
   }
   const testCommand = report.testCommand as string;
@@ -102,14 +105,12 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     }
   }
 
-  const runTests = async (): Promise<TestRun> => {
-    const r = await run(testCommand);
-    return toTestRun(r, redactor);
-  };
-
   log(`Baseline: ${testCommand}`);
   const baselineTree = await git.snapshot();
-  const baseline = await runTests();
+  const intel = await createTestIntel({ git, task, settings, redactor, testCommand, detection, baselineTree, exec: run });
+  report.tests = intel.data;
+  const runTests = (): Promise<TestRun> => intel.session.runForLoop();
+  const baseline = await intel.session.runBaseline();
   report.baseline = baseline;
   emit({ type: 'test-run', purpose: 'verify', iteration: 0, run: baseline });
   if (baseline.exitCode === 127 && baseline.tests.length === 0) {
@@ -133,6 +134,8 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     },
     redact: (t) => redactor.redact(t),
     emit: deps.emit,
+    guard: intel.guard,
+    feedback: intel.feedback,
   });
 
   report.iterations = loop.iterations;
@@ -145,6 +148,8 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
   const tree = await composeChange(git, pristineTree, loop.touched);
   report.changes = await git.changes(pristineTree, tree);
   report.diff = redactor.redact(await git.diff(pristineTree, tree));
+  if (loop.reason === 'verified') await intel.prove(pristineTree, tree, report.changes, loop.final);
+  await intel.session.dispose();
   if (loop.reason === 'verified' && report.changes.length === 0) {
     return finish('not-fixed', 'no-changes', 'Verification passed but no file differs from the checkout; nothing to publish.');
   }

@@ -6,10 +6,9 @@ import type { CommandResult } from '../ports/shell.js';
 import type { Redactor } from '../redact.js';
 import type { TestRun } from '../types.js';
 import { parseTestOutput } from './parse.js';
+import { packFeedback, type FeedbackOptions } from './feedback.js';
 
 const DEFAULT_TAIL = 4000;
-const DEFAULT_FEEDBACK = 6000;
-const MAX_LISTED = 30;
 
 export function toTestRun(result: CommandResult, redactor: Redactor, tailChars = DEFAULT_TAIL): TestRun {
   let output = result.output;
@@ -50,34 +49,11 @@ export function describeExit(run: Pick<TestRun, 'exitCode' | 'timedOut' | 'durat
   return `exit code ${run.exitCode}`;
 }
 
-function clip(text: string, max: number): string {
-  if (text.length <= max) return text;
-  return max <= 1 ? text.slice(0, max) : `${text.slice(0, max - 1)}…`;
-}
-
-/** What the model reads after a failed verification: short, most useful first, capped. */
-export function failureFeedback(run: TestRun, maxChars = DEFAULT_FEEDBACK): string {
-  const head: string[] = [];
-  head.push(`Test command: ${run.command}`);
-  head.push(`Result: ${run.succeeded ? 'passed' : 'FAILED'} (${describeExit(run)})`);
-  const { passed, failed, skipped } = run.counts;
-  if (run.parsedFrom !== 'none') head.push(`Tests: ${passed} passed, ${failed} failed, ${skipped} skipped (${run.parsedFrom} output)`);
-  const failing = run.tests.filter((t) => t.status === 'failed');
-  if (failing.length) {
-    head.push('', `Failing tests (${failing.length}):`);
-    for (const t of failing.slice(0, MAX_LISTED)) head.push(`- ${t.id}${t.message ? `: ${clip(t.message, 200)}` : ''}`);
-    if (failing.length > MAX_LISTED) head.push(`- ... and ${failing.length - MAX_LISTED} more`);
-  }
-  let text = head.join('\n');
-  // The list gets at most ~half of the budget; the output tail gets the rest.
-  const listBudget = Math.floor(maxChars * 0.5);
-  if (text.length > listBudget) text = `${text.slice(0, Math.max(0, listBudget - 5))}\n...`;
-  const tailLabel = '\n\nEnd of the output:\n';
-  const room = maxChars - text.length - tailLabel.length;
-  const tail = run.outputTail.trim() ? run.outputTail.replace(/\s+$/, '') : '';
-  if (tail && room > 40) {
-    const shown = tail.length > room ? `...${tail.slice(tail.length - (room - 3))}` : tail;
-    text += tailLabel + shown;
-  }
-  return text.length > maxChars ? text.slice(0, maxChars) : text;
+/**
+ * What the model reads after a failed verification: short, most useful first, capped
+ * (see verify/feedback.ts): a token budget (3,000 by default) and, when given, a hard
+ * character cap.
+ */
+export function failureFeedback(run: TestRun, maxChars?: number, opts: Omit<FeedbackOptions, 'maxChars'> = {}): string {
+  return packFeedback(run, { ...opts, maxChars });
 }

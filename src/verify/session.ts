@@ -1,0 +1,200 @@
+/**
+ * The harness's test runs for one fix: structured results where the runner can write them
+ * (plain-output parsing otherwise), reconciled with the exit code; the baseline run twice
+ * when it fails (flaky tests marked); inside the loop the tests related to the changed
+ * files first, then the full command as the gate, re-run once when tests newly fail so a
+ * flaky test does not block a fix; the fail-to-pass proof of tests the model wrote.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { CommandResult } from '../ports/shell.js';
+import type { Redactor } from '../redact.js';
+import type { TestCase, TestRun } from '../types.js';
+import { compareRuns } from './compare.js';
+import { identifyRunner, planFiles, planRelated, planStructured, type PlannedRun, type RunnerInfo } from './plan.js';
+import { reconcile } from './reconcile.js';
+import { goJsonToText, parseStructured } from './structured.js';
+import { toTestRun } from './test-run.js';
+
+export interface SessionDeps {
+  root: string;
+  testCommand: string;
+  /** Runs a shell command in the repository (env, timeout, caps applied by the caller). */
+  exec: (command: string) => Promise<CommandResult>;
+  redactor: Redactor;
+  /** Repo-relative files changed since the baseline (working tree). */
+  changedFiles?: () => Promise<string[]>;
+  listFiles?: () => Promise<string[]>;
+  /** Run the related tests first inside the loop (default true). */
+  relatedFirst?: boolean;
+  /** Ask the runner for a machine-readable report (default true). */
+  structured?: boolean;
+}
+
+/** One entry per command the harness ran, for the report. */
+export interface CommandRecord {
+  purpose: 'baseline' | 'baseline-rerun' | 'related' | 'gate' | 'gate-rerun' | 'proof-before' | 'proof-after';
+  command: string;
+  exitCode: number | null;
+  timedOut: boolean;
+  durationMs: number;
+  counts: TestRun['counts'];
+}
+
+/** Ids whose status differs between two runs of the same code (a test missing from one run is not compared). */
+export function differingTests(a: TestRun, b: TestRun): string[] {
+  const other = new Map(b.tests.map((t) => [t.id, t.status]));
+  const out: string[] = [];
+  for (const t of a.tests) {
+    const s = other.get(t.id);
+    if (s !== undefined && s !== t.status && (s === 'failed' || t.status === 'failed')) out.push(t.id);
+  }
+  return out;
+}
+
+export class TestSession {
+  readonly info: RunnerInfo;
+  readonly commands: CommandRecord[] = [];
+  private baselineRun: TestRun | null = null;
+  private seq = 0;
+
+  private constructor(
+    private readonly deps: SessionDeps,
+    info: RunnerInfo,
+    private readonly tmp: string,
+  ) {
+    this.info = info;
+  }
+
+  static async create(deps: SessionDeps): Promise<TestSession> {
+    let script: string | null = null;
+    try {
+      const pkg = JSON.parse(await readFile(path.join(deps.root, 'package.json'), 'utf8')) as { scripts?: Record<string, unknown> };
+      if (typeof pkg.scripts?.test === 'string') script = pkg.scripts.test;
+    } catch {
+      // not a node project
+    }
+    const tmp = await mkdtemp(path.join(os.tmpdir(), 'agent-fix-tests-'));
+    return new TestSession(deps, identifyRunner(deps.testCommand, script), tmp);
+  }
+
+  async dispose(): Promise<void> {
+    await rm(this.tmp, { recursive: true, force: true });
+  }
+
+  get baseline(): TestRun | null {
+    return this.baselineRun;
+  }
+
+  private reportPath(ext: string): string {
+    this.seq++;
+    return path.join(this.tmp, `report-${this.seq}.${ext}`);
+  }
+
+  private plainPlan(): PlannedRun {
+    return { command: this.deps.testCommand, flavour: 'generic', parsedFrom: 'none' };
+  }
+
+  private fullPlan(): PlannedRun {
+    if (this.deps.structured === false) return this.plainPlan();
+    const ext = this.info.runner === 'jest' || this.info.runner === 'vitest' ? 'json' : this.info.runner === 'go' ? 'jsonl' : 'xml';
+    return planStructured(this.deps.testCommand, this.info, this.reportPath(ext));
+  }
+
+  /** Runs one planned command and turns it into a reconciled TestRun. */
+  async execute(plan: PlannedRun, scope: 'full' | 'related', purpose: CommandRecord['purpose']): Promise<TestRun> {
+    const { redactor, root } = this.deps;
+    if (plan.reportFile) await rm(plan.reportFile, { force: true });
+    const r = await this.deps.exec(plan.command);
+    let content: string | null = null;
+    if (plan.reportFile) {
+      try {
+        content = await readFile(plan.reportFile, 'utf8');
+      } catch {
+        content = null;
+      }
+    }
+    let output = r.output;
+    if (plan.stdoutIsReport) output = `${content ? goJsonToText(content) : ''}${output}`;
+    let run = toTestRun({ ...r, output, command: this.deps.testCommand }, redactor);
+    const parsed = content && plan.format ? parseStructured(plan.format, content, root, plan.flavour) : null;
+    if (parsed && (parsed.tests.length > 0 || r.exitCode === 0)) {
+      const clean = (t: TestCase): TestCase => {
+        const c = { ...t };
+        if (c.message) c.message = redactor.redact(c.message);
+        if (c.details) c.details = redactor.redact(c.details);
+        return c;
+      };
+      run = {
+        ...run,
+        tests: parsed.tests.map(clean),
+        counts: parsed.totals,
+        parsedFrom: plan.parsedFrom,
+        structured: true,
+        loadErrors: parsed.loadErrors,
+      };
+    } else if (run.parsedFrom === 'none' && plan.parsedFrom !== 'none' && run.tests.length > 0) {
+      run = { ...run, parsedFrom: plan.parsedFrom };
+    }
+    run.executed = redactor.redact(plan.command);
+    run.scope = scope;
+    run = reconcile(run);
+    this.commands.push({ purpose, command: run.executed ?? run.command, exitCode: run.exitCode, timedOut: run.timedOut, durationMs: run.durationMs, counts: run.counts });
+    return run;
+  }
+
+  /** The baseline: the full command on the untouched code; run twice when it fails, to mark flaky tests. */
+  async runBaseline(): Promise<TestRun> {
+    const first = await this.execute(this.fullPlan(), 'full', 'baseline');
+    let run = first;
+    if (!first.succeeded && first.tests.some((t) => t.status === 'failed') && first.exitCode !== 127) {
+      const second = await this.execute(this.fullPlan(), 'full', 'baseline-rerun');
+      const flaky = differingTests(first, second);
+      if (flaky.length) run = { ...first, flaky };
+    }
+    this.baselineRun = run;
+    return run;
+  }
+
+  /** The full command (the gate), re-run once when tests newly fail, to tell flaky tests from real ones. */
+  async runGate(): Promise<TestRun> {
+    const first = await this.execute(this.fullPlan(), 'full', 'gate');
+    const baseline = this.baselineRun;
+    if (!baseline || first.timedOut) return first;
+    const verdict = compareRuns(baseline, first);
+    if (verdict.ok || verdict.newlyFailing.length === 0) return first;
+    const second = await this.execute(this.fullPlan(), 'full', 'gate-rerun');
+    const flaky = [...new Set([...differingTests(first, second), ...(baseline.flaky ?? [])])];
+    return flaky.length ? { ...first, flaky } : first;
+  }
+
+  /** Inside the loop: the related tests first (fast feedback); when they pass, the full gate. */
+  async runForLoop(): Promise<TestRun> {
+    if (this.deps.relatedFirst !== false && this.deps.changedFiles) {
+      const changed = await this.deps.changedFiles();
+      const existing = changed.filter((p) => !p.startsWith('..'));
+      const all = this.deps.listFiles ? await this.deps.listFiles() : [];
+      const plan = planRelated(this.info, existing, all, this.reportPath(this.info.runner === 'pytest' ? 'xml' : this.info.runner === 'go' ? 'jsonl' : 'json'));
+      if (plan) {
+        const related = await this.execute(plan, 'related', 'related');
+        const baseline = this.baselineRun;
+        const newFailures = related.tests.some((t) => t.status === 'failed' && !(baseline?.flaky ?? []).includes(t.id));
+        if (!related.succeeded && (newFailures || related.consistency !== 'consistent')) return related;
+      }
+    }
+    return this.runGate();
+  }
+
+  /** Runs only the given test files with the current working tree; null when the runner cannot select files. */
+  async runFiles(testFiles: string[], purpose: CommandRecord['purpose']): Promise<TestRun | null> {
+    const plan = planFiles(this.info, testFiles, this.reportPath(this.info.runner === 'pytest' ? 'xml' : this.info.runner === 'go' ? 'jsonl' : 'json'));
+    if (!plan) return null;
+    return this.execute(plan, 'related', purpose);
+  }
+
+  /** The full command with the current working tree (used by the proof when files cannot be selected). */
+  async runFull(purpose: CommandRecord['purpose']): Promise<TestRun> {
+    return this.execute(this.fullPlan(), 'full', purpose);
+  }
+}
