@@ -19,6 +19,9 @@ function inputs(given: Record<string, string> = {}): (name: string) => string {
     draft: 'true',
     'command-timeout-minutes': '15',
     'protected-paths': '',
+    'feedback-tokens': '3000',
+    'related-tests-first': 'true',
+    'test-integrity-allow': '',
   };
   const all = { ...defaults, ...given };
   return (name) => all[name] ?? '';
@@ -50,7 +53,20 @@ describe('readSettings', () => {
       draft: true,
       commandTimeoutMs: 15 * 60_000,
       protectedPaths: [ALWAYS_PROTECTED],
+      feedbackTokens: 3000,
+      relatedTestsFirst: true,
+      testIntegrityAllow: [],
     });
+  });
+
+  test('test intelligence inputs', () => {
+    const s = readSettings(inputs({ 'feedback-tokens': '1500', 'related-tests-first': 'FALSE', 'test-integrity-allow': 'snapshot, timeout' }));
+    expect(s.feedbackTokens).toBe(1500);
+    expect(s.relatedTestsFirst).toBe(false);
+    expect(s.testIntegrityAllow).toEqual(['snapshot', 'timeout']);
+    const e = errorOf({ 'feedback-tokens': '10', 'test-integrity-allow': 'everything' });
+    expect(e.problems).toHaveLength(2);
+    expect(e.problems[1]).toContain('test-integrity-allow');
   });
 
   test('empty inputs (e.g. from the CLI) fall back to the same defaults', () => {
