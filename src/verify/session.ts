@@ -118,7 +118,9 @@ export class TestSession {
     let output = r.output;
     if (plan.stdoutIsReport) output = `${content ? goJsonToText(content) : ''}${output}`;
     let run = toTestRun({ ...r, output, command: this.deps.testCommand }, redactor);
-    const parsed = content && plan.format ? parseStructured(plan.format, content, root, plan.flavour) : null;
+    // go -json: build failures are plain lines on stdout (in the report) and stderr (in the output).
+    const reportText = plan.stdoutIsReport && content !== null ? `${content}\n${r.output}` : content;
+    const parsed = reportText && plan.format ? parseStructured(plan.format, reportText, root, plan.flavour) : null;
     if (parsed && (parsed.tests.length > 0 || r.exitCode === 0)) {
       const clean = (t: TestCase): TestCase => {
         const c = { ...t };

@@ -183,48 +183,60 @@ export function parseJUnit(xml: string, root: string, flavour: 'pytest' | 'gener
   const tests: TestCase[] = [];
   const loadErrors: string[] = [];
   const seen = new Set<string>();
-  const suiteRe = /<testsuite\b([^>]*?)(?:\/>|>([\s\S]*?)<\/testsuite>)/g;
-  for (const suite of xml.matchAll(suiteRe)) {
-    const suiteAttrs = attrs(suite[1]);
-    const body = suite[2] ?? '';
-    const caseRe = /<testcase\b([^>]*?)(?:\/>|>([\s\S]*?)<\/testcase>)/g;
-    for (const c of body.matchAll(caseRe)) {
-      const a = attrs(c[1]);
-      const inner = c[2] ?? '';
-      const name = a.name ?? '?';
-      const file = a.file ? relativeTo(root, a.file) : undefined;
-      let id: string;
-      if (flavour === 'pytest') {
-        id = a.classname ? `${pytestPrefix(a.classname, file)}::${name}` : name;
-      } else {
-        const suiteName = a.classname || suiteAttrs.name || '';
-        id = suiteName && suiteName !== name ? `${suiteName}${SEP}${name}` : name;
-      }
-      let status: TestStatus = 'passed';
-      let text = '';
-      const fail = inner.match(/<(failure|error)\b([^>]*?)(?:\/>|>([\s\S]*?)<\/\1>)/);
-      if (fail) {
-        status = 'failed';
-        const fa = attrs(fail[2]);
-        text = [fa.message ?? '', decodeXml(fail[3] ?? '')].filter(Boolean).join('\n');
-      } else if (/<skipped\b/.test(inner)) {
-        status = 'skipped';
-      }
-      // pytest: a collection error is a testcase with an empty classname and the module as name.
-      const collection = flavour === 'pytest' && !a.classname && status === 'failed';
-      if (collection) {
-        id = name.includes('/') || name.endsWith('.py') ? name : `${name.replace(/\./g, '/')}.py`;
-        loadErrors.push(id);
-      }
-      if (seen.has(id)) continue;
-      seen.add(id);
-      const test: TestCase = { id, status };
-      if (file) test.file = file;
-      const time = Number(a.time);
-      if (a.time !== undefined && Number.isFinite(time)) test.durationMs = Math.round(time * 1000);
-      if (status === 'failed') failure(test, text || 'failed', root);
-      tests.push(test);
+  const suites: string[] = [];
+  const tokenRe = /<!--[\s\S]*?-->|<testsuite\b([^>]*?)(\/?)>|<\/testsuite>|<testcase\b([^>]*?)(?:\/>|>([\s\S]*?)<\/testcase>)/g;
+  for (const tok of xml.matchAll(tokenRe)) {
+    const whole = tok[0];
+    if (whole.startsWith('<!--')) continue;
+    if (whole.startsWith('</testsuite')) {
+      suites.pop();
+      continue;
     }
+    if (whole.startsWith('<testsuite')) {
+      if (tok[2] !== '/') suites.push(attrs(tok[1]).name ?? '');
+      continue;
+    }
+    const a = attrs(tok[3] ?? '');
+    const inner = tok[4] ?? '';
+    const name = a.name ?? '?';
+    const file = a.file ? relativeTo(root, a.file) : undefined;
+    let status: TestStatus = 'passed';
+    let text = '';
+    const fail = inner.match(/<(failure|error)\b([^>]*?)(?:\/>|>([\s\S]*?)<\/\1>)/);
+    if (fail) {
+      status = 'failed';
+      const fa = attrs(fail[2]);
+      text = [fa.message ?? '', decodeXml(fail[3] ?? '')].filter(Boolean).join('\n');
+    } else if (/<skipped\b/.test(inner)) {
+      status = 'skipped';
+    }
+    let id: string;
+    let loadError = false;
+    if (flavour === 'pytest') {
+      id = a.classname ? `${pytestPrefix(a.classname, file)}::${name}` : name;
+      // A collection error: a testcase with an empty classname and the module as its name.
+      if (!a.classname && status === 'failed') {
+        id = name.includes('/') || name.endsWith('.py') ? name : `${name.replace(/\./g, '/')}.py`;
+        loadError = true;
+      }
+    } else if (status === 'failed' && /[\\/]/.test(name) && /\.[cm]?[jt]sx?$/.test(name)) {
+      // node's test runner: a file that failed outside any test (did not load).
+      id = relativeTo(root, name);
+      loadError = true;
+    } else {
+      const path = suites.filter(Boolean);
+      if (path.length === 0 && a.classname && a.classname !== 'test' && a.classname !== name) path.push(a.classname);
+      id = [...path, name].join(SEP);
+    }
+    if (loadError) loadErrors.push(id);
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const test: TestCase = { id, status };
+    if (file) test.file = file;
+    const time = Number(a.time);
+    if (a.time !== undefined && Number.isFinite(time)) test.durationMs = Math.round(time * 1000);
+    if (status === 'failed') failure(test, text || 'failed', root);
+    tests.push(test);
   }
   return { tests, loadErrors, totals: totalsOf(tests) };
 }
@@ -242,15 +254,27 @@ interface GoEvent {
 /** `go test -json` event stream; non-JSON lines (build errors on stderr) are ignored. */
 export function parseGoJson(text: string, root: string): StructuredResult | null {
   const events: GoEvent[] = [];
+  // Build failures are plain lines (stdout `FAIL pkg [build failed]`, stderr `# pkg` + errors).
+  const buildOut = new Map<string, string[]>();
+  const buildFailed: string[] = [];
+  let block: string | null = null;
   for (const line of text.split('\n')) {
-    if (!line.startsWith('{')) continue;
+    if (!line.startsWith('{')) {
+      const head = line.match(/^# (\S+)/);
+      const failed = line.match(/^FAIL\s+(\S+)\s+\[(?:build|setup) failed\]/);
+      if (head) block = head[1];
+      else if (failed) {
+        if (!buildFailed.includes(failed[1])) buildFailed.push(failed[1]);
+        block = null;
+      } else if (block && line.trim()) (buildOut.get(block) ?? buildOut.set(block, []).get(block)!).push(line);
+      continue;
+    }
     try {
       events.push(JSON.parse(line) as GoEvent);
     } catch {
       // a truncated line
     }
   }
-  if (events.length === 0) return null;
   const byId = new Map<string, { pkg: string; name: string; status?: TestStatus; out: string[]; elapsed?: number }>();
   const pkgOut = new Map<string, string[]>();
   const pkgStatus = new Map<string, string>();
@@ -294,6 +318,14 @@ export function parseGoJson(text: string, root: string): StructuredResult | null
     tests.push(test);
     loadErrors.push(pkg);
   }
+  for (const pkg of buildFailed) {
+    if (loadErrors.includes(pkg)) continue;
+    const test: TestCase = { id: pkg, status: 'failed' };
+    failure(test, `build failed\n${(buildOut.get(pkg) ?? []).join('\n')}`, root);
+    tests.push(test);
+    loadErrors.push(pkg);
+  }
+  if (events.length === 0 && buildFailed.length === 0) return null;
   return { tests, loadErrors, totals: totalsOf(tests) };
 }
 
