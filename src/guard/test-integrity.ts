@@ -130,7 +130,7 @@ const SKIP_MARKERS: RegExp[] = [
 const ASSERTION = /\b(?:expect|assert\w*|should|t\.(?:equal|deepEqual|strictEqual|ok|true|false|is|same|throws|match|fail)|require\.\w+|Expect\w*|t\.(?:Error|Errorf|Fatal|Fatalf))\b|\bassert\s|\.should\b|\bassert_eq!|\bassert!/;
 
 /** Matchers weaker than the exact ones they may replace. */
-const WEAK_MATCHER = /\.(?:toBeDefined|toBeTruthy|toBeFalsy|toBeUndefined|toBeNull|anything|toHaveBeenCalled)\s*\(\s*\)|\.not\.toThrow\s*\(\s*\)|expect\.anything\(\)|assert\s+\w+\s*(?:#.*)?$|assert\s+True\b|\bok\s*\(\s*true\s*\)/;
+const WEAK_MATCHER = /\.(?:toBeDefined|toBeTruthy|toBeFalsy|toBeUndefined|toBeNull|anything|toHaveBeenCalled)\s*\(\s*\)|\.not\.toThrow\s*\(\s*\)|expect\.anything\(\)|^\s*assert\s+(?!.*(?:==|!=|<|>|\bin\b|\bis\b))[^,]+$|assert\s+True\b|\bok\s*\(\s*true\s*\)/;
 const STRONG_MATCHER = /\.(?:toBe|toEqual|toStrictEqual|toMatchObject|toThrow|toContain|toHaveLength|toMatch|toHaveBeenCalledWith)\s*\(\s*\S|assert\s+.+(?:==|!=|<|>|\bin\b|\bis\b)|assert_eq!|\b(?:deepEqual|strictEqual|equal)\s*\(/;
 
 const TIMEOUT = /\b(?:jest\.setTimeout|vi\.setConfig|this\.timeout|testTimeout|hookTimeout|timeout\s*[:=]|--timeout|--testTimeout|@pytest\.mark\.timeout|-timeout)\b|\b(?:it|test)\s*\([^)]*,\s*\d{4,}\s*\)/;

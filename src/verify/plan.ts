@@ -54,6 +54,15 @@ function core(command: string): string {
 }
 
 function runnerOf(invocation: string): Runner {
+  // A compound script (`tsc && jest`): the first part that runs a known runner.
+  const parts = invocation.split(/&&|\|\||;/);
+  if (parts.length > 1) {
+    for (const part of parts) {
+      const r = runnerOf(part);
+      if (r !== 'unknown') return r;
+    }
+    return 'unknown';
+  }
   const c = core(invocation);
   if (/^(?:\.\/node_modules\/\.bin\/)?jest\b/.test(c)) return 'jest';
   if (/^(?:\.\/node_modules\/\.bin\/)?vitest\b/.test(c)) return 'vitest';
