@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { RunReport, TestCase, TestRun, TestStatus } from '../src/types.js';
 import { parseGoJson, parseJestJson, parseJUnit, firstRepoFrame, goJsonToText } from '../src/verify/structured.js';
-import { identifyRunner, planFiles, planRelated, planStructured } from '../src/verify/plan.js';
+import { displayCommand, identifyRunner, planFiles, planRelated, planStructured } from '../src/verify/plan.js';
 import { reconcile, describeConsistency } from '../src/verify/reconcile.js';
 import { compareRuns } from '../src/verify/compare.js';
 import { packFeedback, stripNoise, estimateTokens } from '../src/verify/feedback.js';
@@ -143,6 +143,14 @@ describe('runner plans', () => {
     expect(planRelated(identifyRunner('go test ./...', null), ['calc/calc.go', 'main.go'], [], f)!.command).toBe('go test -json ./calc . > /tmp/r');
     expect(planRelated(identifyRunner('npm test', 'mocha'), ['src/a.js'], [], f)).toBeNull();
     expect(planRelated(identifyRunner('npm test', 'jest'), ['docs/a.md'], [], f)).toBeNull();
+  });
+
+  test('the report shows commands without our reporter plumbing', () => {
+    const f = '/tmp/agent-fix-tests-x/report-1.json';
+    for (const [cmd, script] of [['npm test', 'jest'], ['npm test', 'vitest run'], ['python -m pytest', null], ['go test ./...', null], ['node --test', null]] as const) {
+      expect(displayCommand(planStructured(cmd, identifyRunner(cmd, script), f).command)).toBe(cmd);
+    }
+    expect(displayCommand(planRelated(identifyRunner('npm test', 'jest'), ['src/a.js'], [], f)!.command)).toBe('npm test -- --findRelatedTests src/a.js --passWithNoTests');
   });
 
   test('selected test files for the proof', () => {

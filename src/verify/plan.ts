@@ -211,6 +211,12 @@ export function planFiles(info: RunnerInfo, testFiles: string[], reportFile: str
       return { command: `npx --no-install vitest run ${files} --reporter=default --reporter=json --outputFile.json=${f}`, reportFile, format: 'jest-json', flavour: 'generic', parsedFrom: 'vitest' };
     case 'pytest':
       return { command: `${info.base} ${files} --junitxml=${f} -o junit_family=xunit1`, reportFile, format: 'junit', flavour: 'pytest', parsedFrom: 'pytest' };
+    case 'node-test': {
+      // A direct `node --test [files]`: the same flags with our files instead.
+      if (info.base !== info.invocation || !/^node\s+--test\s*(?:\S+\s*)*$/.test(info.base) || /--test-/.test(info.base)) return null;
+      const flags = `--test-reporter=spec --test-reporter-destination=stdout --test-reporter=junit --test-reporter-destination=${f}`;
+      return { command: `node ${flags} --test ${files}`, reportFile, format: 'junit', flavour: 'generic', parsedFrom: 'node-test' };
+    }
     case 'go': {
       if (info.base !== info.invocation) return null;
       const dirs = [...new Set(testFiles.map((p) => (p.includes('/') ? `./${p.slice(0, p.lastIndexOf('/'))}` : '.')))];
@@ -219,4 +225,21 @@ export function planFiles(info: RunnerInfo, testFiles: string[], reportFile: str
     default:
       return null;
   }
+}
+
+/**
+ * The command as a person would type it: the reporter plumbing of ours (report flags and
+ * file paths) removed. For the report; the executed command is kept in the TestRun.
+ */
+export function displayCommand(command: string): string {
+  return command
+    .replace(/ --json --outputFile=\S+/g, '')
+    .replace(/ --reporter=default --reporter=json --outputFile\.json=\S+/g, '')
+    .replace(/ --junitxml=\S+ -o junit_family=xunit1/g, '')
+    .replace(/--test-reporter=spec --test-reporter-destination=stdout --test-reporter=junit --test-reporter-destination=\S+ /g, '')
+    .replace(/^go test -json /, 'go test ')
+    .replace(/ > \S+$/, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/ --$/, '');
 }

@@ -12,7 +12,7 @@ import type { CommandResult } from '../ports/shell.js';
 import type { Redactor } from '../redact.js';
 import type { TestCase, TestRun } from '../types.js';
 import { compareRuns } from './compare.js';
-import { identifyRunner, planFiles, planRelated, planStructured, type PlannedRun, type RunnerInfo } from './plan.js';
+import { displayCommand, identifyRunner, planFiles, planRelated, planStructured, type PlannedRun, type RunnerInfo } from './plan.js';
 import { reconcile } from './reconcile.js';
 import { goJsonToText, parseStructured } from './structured.js';
 import { toTestRun } from './test-run.js';
@@ -87,8 +87,10 @@ export class TestSession {
     return this.baselineRun;
   }
 
-  private reportPath(ext: string): string {
+  private reportPath(): string {
     this.seq++;
+    const r = this.info.runner;
+    const ext = r === 'jest' || r === 'vitest' ? 'json' : r === 'go' ? 'jsonl' : 'xml';
     return path.join(this.tmp, `report-${this.seq}.${ext}`);
   }
 
@@ -98,8 +100,7 @@ export class TestSession {
 
   private fullPlan(): PlannedRun {
     if (this.deps.structured === false) return this.plainPlan();
-    const ext = this.info.runner === 'jest' || this.info.runner === 'vitest' ? 'json' : this.info.runner === 'go' ? 'jsonl' : 'xml';
-    return planStructured(this.deps.testCommand, this.info, this.reportPath(ext));
+    return planStructured(this.deps.testCommand, this.info, this.reportPath());
   }
 
   /** Runs one planned command and turns it into a reconciled TestRun. */
@@ -142,7 +143,7 @@ export class TestSession {
     run.executed = redactor.redact(plan.command);
     run.scope = scope;
     run = reconcile(run);
-    this.commands.push({ purpose, command: run.executed ?? run.command, exitCode: run.exitCode, timedOut: run.timedOut, durationMs: run.durationMs, counts: run.counts });
+    this.commands.push({ purpose, command: displayCommand(run.executed ?? run.command), exitCode: run.exitCode, timedOut: run.timedOut, durationMs: run.durationMs, counts: run.counts });
     return run;
   }
 
@@ -177,7 +178,7 @@ export class TestSession {
       const changed = await this.deps.changedFiles();
       const existing = changed.filter((p) => !p.startsWith('..'));
       const all = this.deps.listFiles ? await this.deps.listFiles() : [];
-      const plan = planRelated(this.info, existing, all, this.reportPath(this.info.runner === 'pytest' ? 'xml' : this.info.runner === 'go' ? 'jsonl' : 'json'));
+      const plan = planRelated(this.info, existing, all, this.reportPath());
       if (plan) {
         const related = await this.execute(plan, 'related', 'related');
         const baseline = this.baselineRun;
@@ -190,7 +191,7 @@ export class TestSession {
 
   /** Runs only the given test files with the current working tree; null when the runner cannot select files. */
   async runFiles(testFiles: string[], purpose: CommandRecord['purpose']): Promise<TestRun | null> {
-    const plan = planFiles(this.info, testFiles, this.reportPath(this.info.runner === 'pytest' ? 'xml' : this.info.runner === 'go' ? 'jsonl' : 'json'));
+    const plan = planFiles(this.info, testFiles, this.reportPath());
     if (!plan) return null;
     return this.execute(plan, 'related', purpose);
   }
