@@ -350,3 +350,16 @@ describe('report: test section', () => {
     expect(md).toContain('**Exit code vs results** (after): The command exited with 1 but no test failed');
   });
 });
+
+describe('related selection helpers', () => {
+  test('test files named after the changed sources', async () => {
+    const { testFilesNamedAfter, failingTestFiles } = await import('../src/verify/session.js');
+    const all = ['src/plugin/duration/index.js', 'test/plugin/duration.test.js', 'test/display.test.js', 'tests/test_math.py', 'calc/math.py', 'calc/calc_test.go', 'calc/calc.go'];
+    expect(testFilesNamedAfter(['src/plugin/duration/index.js'], all)).toEqual(['test/plugin/duration.test.js']);
+    expect(testFilesNamedAfter(['calc/math.py'], all)).toEqual(['tests/test_math.py']);
+    expect(testFilesNamedAfter(['calc/calc.go'], all)).toEqual(['calc/calc_test.go']);
+    expect(testFilesNamedAfter(['README.md'], all)).toEqual([]);
+    const base = run(1, { 'test/display.test.js > Format > YY': 'failed', 'tests/test_math.py::test_a': 'failed', 'math > x': 'failed', 'test/plugin/duration.test.js > ok': 'passed' });
+    expect(failingTestFiles(base, all)).toEqual(['test/display.test.js', 'tests/test_math.py']);
+  });
+});

@@ -53,6 +53,40 @@ export function differingTests(a: TestRun, b: TestRun): string[] {
   return out;
 }
 
+/** Repo files holding the tests that failed in `run` (from the runner's file, or the id's file prefix). */
+export function failingTestFiles(run: TestRun | null, allFiles: string[]): string[] {
+  if (!run) return [];
+  const known = new Set(allFiles);
+  const out = new Set<string>();
+  for (const t of run.tests) {
+    if (t.status !== 'failed') continue;
+    const candidate = t.file ?? t.id.split(' > ')[0].split('::')[0];
+    if (known.has(candidate)) out.add(candidate);
+  }
+  return [...out];
+}
+
+const TEST_NAME = /(?:^|\/)(?:test_)?([^/]+?)(?:[._-](?:test|spec))?(?:_test)?\.[cm]?[jt]sx?$|(?:^|\/)test_([^/]+)\.py$|(?:^|\/)([^/]+)_test\.(?:py|go)$/;
+
+/** Test files named after the changed source files (`src/plugin/duration/index.js` -> `test/plugin/duration.test.js`). */
+export function testFilesNamedAfter(changed: string[], allFiles: string[]): string[] {
+  const isTest = (f: string) => /\.(?:test|spec)\.[cm]?[jt]sx?$|(?:^|\/)test_[^/]+\.py$|_test\.(?:py|go)$/.test(f);
+  const stems = new Set<string>();
+  for (const c of changed) {
+    if (isTest(c)) continue;
+    const parts = c.split('/');
+    const base = parts[parts.length - 1].replace(/\.[^.]+$/, '');
+    stems.add(base === 'index' && parts.length > 1 ? parts[parts.length - 2] : base);
+  }
+  if (stems.size === 0) return [];
+  return allFiles.filter((f) => {
+    if (!isTest(f)) return false;
+    const m = f.match(TEST_NAME);
+    const stem = m ? (m[1] ?? m[2] ?? m[3]) : null;
+    return stem !== null && stem !== undefined && stems.has(stem);
+  });
+}
+
 export class TestSession {
   readonly info: RunnerInfo;
   readonly commands: CommandRecord[] = [];
@@ -172,18 +206,29 @@ export class TestSession {
     return flaky.length ? { ...first, flaky } : first;
   }
 
-  /** Inside the loop: the related tests first (fast feedback); when they pass, the full gate. */
+  /**
+   * Inside the loop: the tests related to the changed files first (fast feedback), always
+   * including the test files of the tests that failed at baseline; when those pass, the
+   * full gate. When the runner's own selection finds no test, test files named after the
+   * changed files are tried.
+   */
   async runForLoop(): Promise<TestRun> {
     if (this.deps.relatedFirst !== false && this.deps.changedFiles) {
-      const changed = await this.deps.changedFiles();
-      const existing = changed.filter((p) => !p.startsWith('..'));
+      const changed = (await this.deps.changedFiles()).filter((p) => !p.startsWith('..'));
       const all = this.deps.listFiles ? await this.deps.listFiles() : [];
-      const plan = planRelated(this.info, existing, all, this.reportPath());
-      if (plan) {
-        const related = await this.execute(plan, 'related', 'related');
-        const baseline = this.baselineRun;
-        const newFailures = related.tests.some((t) => t.status === 'failed' && !(baseline?.flaky ?? []).includes(t.id));
-        if (!related.succeeded && (newFailures || related.consistency !== 'consistent')) return related;
+      const selection = [...new Set([...changed, ...failingTestFiles(this.baselineRun, all)])];
+      const plan = planRelated(this.info, selection, all, this.reportPath());
+      let related: TestRun | null = plan ? await this.execute(plan, 'related', 'related') : null;
+      const ranNothing = (r: TestRun | null) => !r || (r.counts.passed + r.counts.failed === 0 && !(r.loadErrors?.length) && r.succeeded);
+      if (ranNothing(related)) {
+        const named = testFilesNamedAfter(changed, all);
+        const byName = named.length ? planFiles(this.info, named, this.reportPath()) : null;
+        if (byName) related = await this.execute(byName, 'related', 'related');
+      }
+      if (related && !related.succeeded) {
+        const flaky = this.baselineRun?.flaky ?? [];
+        const newFailures = related.tests.some((t) => t.status === 'failed' && !flaky.includes(t.id));
+        if (newFailures || related.consistency !== 'consistent') return related;
       }
     }
     return this.runGate();
