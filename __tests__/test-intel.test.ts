@@ -142,6 +142,11 @@ describe('runner plans', () => {
     expect(planRelated(identifyRunner('python -m pytest tests/unit', null), ['calc/math.py'], ['tests/test_math.py'], f)).toBeNull();
     expect(planRelated(identifyRunner('go test ./...', null), ['calc/calc.go', 'main.go'], [], f)!.command).toBe('go test -json ./calc . > /tmp/r');
     expect(planRelated(identifyRunner('npm test', 'mocha'), ['src/a.js'], [], f)).toBeNull();
+    // A compound script: the full command stays the script, related tests go through the runner itself.
+    const compound = identifyRunner('npm test', 'TZ=UTC npm run test-tz && jest');
+    expect(compound).toMatchObject({ runner: 'jest', base: null, direct: 'npx --no-install jest' });
+    expect(planStructured('npm test', compound, f).command).toBe('npm test');
+    expect(planRelated(compound, ['src/a.js'], [], f)!.command).toBe('npx --no-install jest --findRelatedTests src/a.js --passWithNoTests --json --outputFile=/tmp/r');
     expect(planRelated(identifyRunner('npm test', 'jest'), ['docs/a.md'], [], f)).toBeNull();
   });
 

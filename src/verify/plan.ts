@@ -20,6 +20,12 @@ export interface RunnerInfo {
   base: string | null;
   /** The runner invocation as written (the command, or the package script). */
   invocation: string;
+  /**
+   * The runner's own invocation inside a compound package script (`tsc && jest` -> `npx
+   * --no-install jest`): related tests can run through it while the full command stays the
+   * script. Absent when `base` is set or no segment is a plain runner call.
+   */
+  direct?: string;
 }
 
 export interface PlannedRun {
@@ -84,7 +90,15 @@ export function identifyRunner(testCommand: string, testScript: string | null): 
     const simple = !COMPOUND.test(testScript);
     const manager = script[1];
     const base = simple && runner !== 'unknown' ? (manager === 'npm' ? 'npm test --' : `${manager} test`) : null;
-    return { runner, base, invocation: testScript };
+    const info: RunnerInfo = { runner, base, invocation: testScript };
+    if (!base && (runner === 'jest' || runner === 'vitest' || runner === 'mocha')) {
+      const segment = testScript.split(/&&|\|\||;/).map((p) => p.trim()).find((p) => runnerOf(p) === runner);
+      if (segment && !/[|`$<>()]/.test(segment)) {
+        const exec = manager === 'npm' ? 'npx --no-install' : `${manager} exec`;
+        info.direct = `${exec} ${segment.replace(/^(?:npx(?:\s+--no-install)?\s+)/, '')}`;
+      }
+    }
+    return info;
   }
   const runner = runnerOf(cmd);
   return { runner, base: COMPOUND.test(cmd) ? null : cmd, invocation: cmd };
@@ -138,6 +152,7 @@ const PY_TEST = /(?:^|\/)(?:test_[^/]*|[^/]*_test)\.py$/;
  * nothing related was found (then the full command runs).
  */
 export function planRelated(info: RunnerInfo, changed: string[], allFiles: string[], reportFile: string): PlannedRun | null {
+  if (!info.base && info.direct) info = { ...info, base: info.direct, invocation: info.direct };
   if (!info.base || changed.length === 0) return null;
   const f = quote(reportFile);
   switch (info.runner) {
@@ -200,6 +215,7 @@ export function planRelated(info: RunnerInfo, changed: string[], allFiles: strin
 
 /** A command that runs only the given test files (for the fail-to-pass proof); null when not possible. */
 export function planFiles(info: RunnerInfo, testFiles: string[], reportFile: string): PlannedRun | null {
+  if (!info.base && info.direct) info = { ...info, base: info.direct, invocation: info.direct };
   if (!info.base || testFiles.length === 0) return null;
   const files = testFiles.map(quote).join(' ');
   const f = quote(reportFile);
