@@ -11,6 +11,9 @@ import { describeConsistency } from './reconcile.js';
 
 export const DEFAULT_FEEDBACK_TOKENS = 3000;
 export const CHARS_PER_TOKEN = 4;
+/** Characters of the output's end shown after the parsed failures (with / without their details). */
+const TAIL_WITH_DETAILS = 600;
+const TAIL_WITHOUT_DETAILS = 1500;
 
 export interface FeedbackOptions {
   /** Budget in tokens (default 3,000). */
@@ -171,7 +174,7 @@ export function packFeedback(run: TestRun, opts: FeedbackOptions = {}): string {
         .join('\n');
       if (body) lines.push(body);
     }
-    if (g.length > 1) lines.push(`  (same failure in ${g.length - 1} more: ${g.slice(1, 6).map((x) => x.id).join(', ')}${g.length > 6 ? ', …' : ''})`);
+    if (g.length > 1) lines.push(`  (same failure in ${g.length - 1} more: ${g.slice(1, 41).map((x) => x.id).join(', ')}${g.length > 41 ? `, … and ${g.length - 41} more` : ''})`);
     const block = (first ? `${failLines[0]}\n` : '') + lines.join('\n');
     if (!add(block, first)) {
       // No room for the details: at least the name.
@@ -182,9 +185,13 @@ export function packFeedback(run: TestRun, opts: FeedbackOptions = {}): string {
   }
   if (shown < failing.length) add(`- … and ${failing.length - shown} more failing tests`);
 
+  // The end of the output adds what the parsed failures lack (a crash, a diff the parser did
+  // not keep); when every failure came with its details, only a short tail is useful.
   const tail = stripNoise(run.outputTail);
   const label = 'End of the output (noise removed):\n';
-  const room = budget - used - 2 - label.length;
+  const withDetails = failing.length > 0 && failing.every((t) => t.details);
+  const tailCap = failing.length === 0 ? Infinity : withDetails ? TAIL_WITH_DETAILS : TAIL_WITHOUT_DETAILS;
+  const room = Math.min(tailCap, budget - used - 2 - label.length);
   if (tail && room > 40) {
     const text = tail.length > room ? `…${tail.slice(tail.length - (room - 1))}` : tail;
     add(label + text);
