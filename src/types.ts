@@ -110,12 +110,12 @@ export interface TestIntel {
   detection?: string;
   /** Every test command the harness ran, in order. */
   commands: { purpose: string; command: string; exitCode: number | null; timedOut: boolean; durationMs: number; counts: { passed: number; failed: number; skipped: number } }[];
-  proof?: FailToPassProof;
+  proof?: TestProof;
   /** Attempts refused by the test-integrity guard (their reasons). */
   refusals: string[];
 }
 
-export interface FailToPassProof {
+export interface TestProof {
   status: 'proven' | 'not-proven' | 'no-test-changed' | 'not-run';
   detail: string;
   testFiles: string[];

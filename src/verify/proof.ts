@@ -7,14 +7,14 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { GitPort } from '../ports/git.js';
-import type { FailToPassProof, TestRun, TestStatus } from '../types.js';
+import type { TestProof, TestRun, TestStatus } from '../types.js';
 import { isTestFile } from '../guard/test-integrity.js';
 import type { TestSession } from './session.js';
 
 type Status = TestStatus | 'missing';
 
 /** Pure: the proof from the two runs of the changed tests. */
-export function judgeProof(before: TestRun, after: TestRun, testFiles: string[]): FailToPassProof {
+export function judgeProof(before: TestRun, after: TestRun, testFiles: string[]): TestProof {
   const inFiles = (id: string, file?: string) =>
     testFiles.some((f) => file === f || id === f || id.startsWith(`${f} > `) || id.startsWith(`${f}::`));
   const beforeMap = new Map<string, Status>(before.tests.map((t) => [t.id, t.status]));
@@ -52,7 +52,7 @@ export interface ProofDeps {
   finalRun: TestRun | null;
 }
 
-export async function proveFailToPass(deps: ProofDeps): Promise<FailToPassProof> {
+export async function proveFailToPass(deps: ProofDeps): Promise<TestProof> {
   const { git, session } = deps;
   const testFiles = deps.changes.filter((c) => c.status !== 'deleted' && isTestFile(c.path)).map((c) => c.path);
   if (testFiles.length === 0) {
