@@ -2,12 +2,12 @@
  * End to end: the bundled action under node 24, against a fake GitHub API (OpenAPI-validated)
  * and a scripted OpenAI-compatible server, on a real git repository with a real failing test.
  */
-import { readFileSync, readdirSync, statSync, existsSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync, existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startFakeGitHub, type FakeGitHub } from '../test-support/fake-github.js';
 import { startScriptedModel, type ScriptedModel } from '../src/scripted/server.js';
 import { parseScript, type Script } from '../src/scripted/script.js';
-import { makeRepo, cloneShallow, cleanupFixtures, tempDir, gitIn, type RepoFixture } from '../test-support/git-fixture.js';
+import { makeRepo, cloneShallow, cloneFull, cleanupFixtures, tempDir, gitIn, type RepoFixture } from '../test-support/git-fixture.js';
 import { runAction, ROOT, type ActionRun } from '../test-support/run-action.js';
 
 const GH_TOKEN = 'ghs_e2eFakeWorkflowToken0123456789';
@@ -156,6 +156,31 @@ describe('action end to end (dist/index.js under node 24)', () => {
     w.github.assertNoViolations();
   });
 
+  test('a re-run never overwrites commits a human pushed to the agent branch: it stops and says so', async () => {
+    const w = await world(DEMO_SCRIPT);
+    expect((await w.run()).outputs.status).toBe('fixed');
+    // a maintainer adds a commit on top of the bot's branch
+    const human = cloneFull(w.repo.remoteUrl);
+    human.git('fetch', '-q', 'origin', 'agent-fix/issue-7');
+    human.git('checkout', '-q', '-b', 'agent-fix/issue-7', 'FETCH_HEAD');
+    writeFileSync(path.join(human.dir, 'NOTES.md'), 'reviewed by a human\n');
+    human.git('add', 'NOTES.md');
+    human.git('commit', '-q', '-m', 'human review notes');
+    human.git('push', '-q', 'origin', 'agent-fix/issue-7');
+    const humanTip = remoteBranch(w.repo, 'agent-fix/issue-7');
+
+    const again = await startScriptedModel(DEMO_SCRIPT);
+    open.push(again);
+    const r = await w.run({ inputs: { 'base-url': again.url } });
+    expect(r.outputs.status).toBe('not-fixed');
+    expect(remoteBranch(w.repo, 'agent-fix/issue-7')).toBe(humanTip);
+    expect(w.github.pulls).toHaveLength(1);
+    const [comment] = botComments(w.github);
+    expect(comment.body).toContain('never overwrites a human');
+    expect(comment.body).toContain('by Hana Human');
+    w.github.assertNoViolations();
+  });
+
   test('a model that calls finish while tests still fail gets no PR, and the comment says why', async () => {
     const script = parseScript({
       label: 'stubborn',
@@ -178,6 +203,32 @@ describe('action end to end (dist/index.js under node 24)', () => {
     expect(comment.body).toContain('no pull request was opened');
     expect(comment.body).toContain('applies a percentage discount');
     w.github.assertNoViolations();
+  });
+
+  test('a `/agent-fix` comment triggers the run and its extra instructions reach the model', async () => {
+    const w = await world(DEMO_SCRIPT);
+    const payload = {
+      action: 'created',
+      issue: { number: 7, title: 'Cart total is wrong for quantities and discounts', body: 'see tests', state: 'open', user: { login: 'reporter', type: 'User' } },
+      comment: { id: 555, body: '/agent-fix keep the exported function names unchanged', user: { login: 'maintainer', type: 'User' }, created_at: new Date().toISOString(), updated_at: new Date().toISOString() },
+      repository: { name: REPO, full_name: `${OWNER}/${REPO}`, owner: { login: OWNER } },
+      sender: { login: 'maintainer', type: 'User' },
+    };
+    const r = await w.run({ eventName: 'issue_comment', payload });
+    expect(r.outputs.status).toBe('fixed');
+    expect(JSON.stringify(w.model.requests[0])).toContain('keep the exported function names unchanged');
+    expect(w.github.pulls).toHaveLength(1);
+    w.github.assertNoViolations();
+  });
+
+  test('any other event is skipped with a logged reason and touches nothing', async () => {
+    const w = await world(DEMO_SCRIPT);
+    const r = await w.run({ eventName: 'push', payload: { ref: 'refs/heads/main', sender: { login: 'maintainer', type: 'User' } } });
+    expect(r.code).toBe(0);
+    expect(r.outputs.status).toBe('skipped');
+    expect(r.stdout).toContain('push');
+    expect(w.github.requests).toHaveLength(0);
+    expect(w.model.requests).toHaveLength(0);
   });
 
   test('an actor without write permission is refused: nothing else happens', async () => {

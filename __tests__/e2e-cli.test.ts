@@ -80,3 +80,56 @@ test('`agent-fix fix` without a key or with a bad flag says what to do', async (
   expect(bad.code).toBe(2);
   expect(bad.stderr).toContain('--max-iterations must be a whole number');
 });
+
+describe('when the tests already pass, a change must prove itself with a test that fails without it', () => {
+  // the sample project without its two failing tests: the bug is real but no test shows it
+  const uncovered = () => {
+    const files = sample();
+    files['test/cart.test.js'] = files['test/cart.test.js']
+      .replace(/test\('multiplies each price[\s\S]*?\n\}\);\n/, '')
+      .replace(/test\('applies a percentage discount[\s\S]*?\n\}\);\n/, '');
+    return files;
+  };
+  const fixQuantity = { name: 'edit_file', arguments: { path: 'src/cart.js', old_string: '(sum, item) => sum + item.price, 0)', new_string: '(sum, item) => sum + item.price * item.quantity, 0)' } };
+
+  async function fix(steps: unknown[]) {
+    const repo = makeRepo(uncovered());
+    const model = await startScriptedModel(parseScript({ label: 'uncovered', steps }));
+    try {
+      const r = await cli(['fix', 'cartTotal ignores quantity', '--repo', repo.dir, '--test-command', 'npm test', '--base-url', model.url, '--max-iterations', '2', '--json'], { OPENAI_API_KEY: 'sk-local-test-key-123456' });
+      return { r, report: JSON.parse(r.stdout), model, repo };
+    } finally {
+      await model.close();
+    }
+  }
+
+  test('a source-only change is not accepted as a fix', async () => {
+    const { r, report, model } = await fix([
+      { toolCalls: [fixQuantity] },
+      { toolCalls: [{ name: 'finish', arguments: { summary: 'fixed' } }] },
+      { expect: { lastMessageIncludes: 'already passed before your change' }, toolCalls: [{ name: 'finish', arguments: { summary: 'fixed, trust me' } }] },
+    ]);
+    expect(r.code).toBe(1);
+    expect(report.status).toBe('not-fixed');
+    expect(report.branch).toBeUndefined();
+    expect(model.mismatches).toEqual([]);
+  });
+
+  test('a new test that fails on the original code and passes with the fix is the proof', async () => {
+    const newTest = "\ntest('multiplies by quantity', () => {\n  assert.equal(cartTotal([{ name: 'pen', price: 150, quantity: 3 }]), 450);\n});\n";
+    const { r, report, model, repo } = await fix([
+      { toolCalls: [fixQuantity, { name: 'edit_file', arguments: { path: 'test/cart.test.js', old_string: "test('formats cents as dollars'", new_string: `${newTest}\ntest('formats cents as dollars'` } }] },
+      { toolCalls: [{ name: 'finish', arguments: { summary: 'multiply by quantity, with a test' } }] },
+    ]);
+    expect(model.mismatches).toEqual([]);
+    expect(r.code).toBe(0);
+    expect(report.status).toBe('fixed');
+    expect(report.proof.testFiles).toEqual(['test/cart.test.js']);
+    expect(report.proof.withoutFix.succeeded).toBe(false);
+    expect(report.proof.withoutFix.counts.failed).toBe(1);
+    expect(report.detail).toContain('fails (1 failing)');
+    // the working tree was put back; the branch holds both the test and the fix
+    expect(gitIn(repo.dir)('status', '--porcelain')).toBe('');
+    expect(gitIn(repo.dir)('diff', '--name-only', 'HEAD', report.branch).split('\n').sort()).toEqual(['src/cart.js', 'test/cart.test.js']);
+  });
+});

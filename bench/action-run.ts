@@ -21,7 +21,8 @@ const TEST = 'grep -q fixed status.txt';
 function script(failures: number): Script {
   const steps: Script['steps'] = [];
   for (let i = 0; i < failures; i++) {
-    steps.push({ toolCalls: [{ name: 'edit_file', arguments: { path: 'README.md', old_string: i === 0 ? '# bench fixture' : `# bench fixture ${i - 1}`, new_string: `# bench fixture ${i}` } }] });
+    // a real edit each time: verified (test run), rejected, rolled back to the original README
+    steps.push({ toolCalls: [{ name: 'edit_file', arguments: { path: 'README.md', old_string: '# bench fixture', new_string: `# bench fixture ${i}` } }] });
     steps.push({ toolCalls: [{ name: 'finish', arguments: { summary: `attempt ${i + 1}` } }] });
   }
   steps.push({ toolCalls: [{ name: 'edit_file', arguments: { path: 'status.txt', old_string: 'broken', new_string: 'fixed' } }] });
@@ -58,6 +59,10 @@ async function once(failures: number): Promise<{ ms: number; rss: number; status
   await github.close();
   await model.close();
   if (r.outputs.status !== 'fixed') throw new Error(`bench run not fixed: ${r.stdout.slice(-2000)}`);
+  const transcript = JSON.parse(readFileSync(r.outputs['transcript-path'], 'utf8')) as { entries: { event: { type: string } }[] };
+  const verifications = transcript.entries.filter((e) => e.event.type === 'test-run').length;
+  // baseline + one verification per attempt: proves every attempt really ran the tests
+  if (verifications !== failures + 2) throw new Error(`expected ${failures + 2} test runs, saw ${verifications}`);
   return { ms, rss: Number(readFileSync(rssFile, 'utf8')), status: r.outputs.status, iterations: r.outputs.iterations };
 }
 

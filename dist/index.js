@@ -35545,6 +35545,7 @@ var {
 
 // src/adapters/git.ts
 import { mkdtemp, rm as rm2, copyFile as copyFile2, unlink as unlink2, rmdir as rmdir2, lstat as lstat2, readFile } from "node:fs/promises";
+import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path6 from "node:path";
 var GitCommandError = class extends Error {
@@ -35596,6 +35597,11 @@ function baseEnv() {
 }
 var GLOBAL_CONFIG = ["-c", "core.hooksPath=/dev/null", "-c", "core.quotepath=false"];
 var SHA_RE = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+var indexDirs = /* @__PURE__ */ new Set();
+function removeAtExit(dir) {
+  if (indexDirs.size === 0) process.once("exit", () => indexDirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+  indexDirs.add(dir);
+}
 async function openGit(root, opts = {}) {
   const dir = path6.resolve(root);
   let top;
@@ -35680,31 +35686,48 @@ var CliGit = class {
   async headSha() {
     return this.out(["rev-parse", "--verify", "HEAD^{commit}"]);
   }
+  /**
+   * A snapshot is `add -A` + `write-tree` on a private index that lives as long as this object:
+   * seeded once from HEAD (through the real index, whose stat cache spares re-hashing unchanged
+   * files), then kept in step with the working tree, so each later snapshot costs two git calls.
+   */
   async snapshot() {
-    return this.withTempIndex(async (env) => {
-      if (await this.hasHead()) {
-        const realIndex = path6.resolve(this.root, await this.out(["rev-parse", "--git-path", "index"]));
-        let seeded = false;
-        try {
-          await copyFile2(realIndex, env.GIT_INDEX_FILE);
-          await this.run(["read-tree", "-m", "HEAD"], { env });
-          seeded = true;
-        } catch {
-          seeded = false;
-        }
-        if (!seeded) {
-          await rm2(env.GIT_INDEX_FILE, { force: true });
-          await this.run(["read-tree", "HEAD"], { env });
-        }
-      } else {
-        await this.run(["read-tree", "--empty"], { env });
+    const env = await this.snapshotIndex();
+    await this.run(["add", "-A", "--", "."], { env });
+    const tree = await this.out(["write-tree"], { env });
+    this.knownTrees.add(tree);
+    return tree;
+  }
+  snapshotEnv = null;
+  /** Trees this object wrote: restore() need not verify them. */
+  knownTrees = /* @__PURE__ */ new Set();
+  async snapshotIndex() {
+    if (this.snapshotEnv) return this.snapshotEnv;
+    const dir = await mkdtemp(path6.join(tmpdir(), "agent-fix-index-"));
+    removeAtExit(dir);
+    const env = { GIT_INDEX_FILE: path6.join(dir, "index") };
+    if (await this.hasHead()) {
+      const realIndex = path6.resolve(this.root, await this.out(["rev-parse", "--git-path", "index"]));
+      let seeded = false;
+      try {
+        await copyFile2(realIndex, env.GIT_INDEX_FILE);
+        await this.run(["read-tree", "-m", "HEAD"], { env });
+        seeded = true;
+      } catch {
+        seeded = false;
       }
-      await this.run(["add", "-A", "--", "."], { env });
-      return this.out(["write-tree"], { env });
-    });
+      if (!seeded) {
+        await rm2(env.GIT_INDEX_FILE, { force: true });
+        await this.run(["read-tree", "HEAD"], { env });
+      }
+    } else {
+      await this.run(["read-tree", "--empty"], { env });
+    }
+    this.snapshotEnv = env;
+    return env;
   }
   async restore(tree) {
-    const target = await this.out(["rev-parse", "--verify", `${tree}^{tree}`]);
+    const target = this.knownTrees.has(tree) ? tree : await this.out(["rev-parse", "--verify", `${tree}^{tree}`]);
     const current = await this.snapshot();
     if (current === target) return;
     const raw = await this.out(["diff-tree", "-r", "--no-renames", "-z", current, target]);
@@ -69418,9 +69441,30 @@ ${failureFeedback(run2)}`;
     final = run2;
     const verdict = compareRuns(deps.baseline, run2);
     emit({ type: "test-run", purpose: "verify", iteration, run: run2, verdict });
-    if (verdict.ok) {
+    if (verdict.ok && !deps.baseline.succeeded) {
       attempts.push({ iteration, summary: lastSummary, verdict, changedFiles, rolledBack: false });
       return { message: `Verified: ${verdict.summary}`, stop: "verified", tree };
+    }
+    if (verdict.ok) {
+      const testFiles = changedFiles.filter(isTestPath);
+      let problem;
+      let proof;
+      if (testFiles.length === 0) {
+        problem = "The test command already passed before your change, so passing now does not show that the problem is fixed. Add or extend a test that reproduces the problem (it must fail without your source change), then call finish again.";
+      } else {
+        const withoutFix = await deps.runWithoutFix(testFiles);
+        emit({ type: "test-run", purpose: "verify", iteration, run: withoutFix });
+        proof = { testFiles, withoutFix };
+        problem = withoutFix.succeeded ? `Your test changes (${testFiles.join(", ")}) also pass on the original code without your source change, so they do not reproduce the problem. Make the test check the behaviour the task describes, then call finish again.` : "";
+      }
+      if (!problem) {
+        attempts.push({ iteration, summary: lastSummary, verdict, changedFiles, rolledBack: false, proof });
+        return { message: `Verified: ${verdict.summary}; the new test fails without the fix.`, stop: "verified", tree };
+      }
+      const unproven = { ...verdict, ok: false, summary: `${verdict.summary}; no test shows the problem` };
+      attempts.push({ iteration, summary: lastSummary, verdict: unproven, changedFiles, rolledBack: false, proof });
+      if (outOfAttempts) return { message: problem, stop: "tests-still-failing", tree: best.tree };
+      return { message: problem, tree };
     }
     const s = score(run2);
     let rolledBack = false;
@@ -69447,6 +69491,9 @@ ${failureFeedback(run2)}`;
     ].filter(Boolean).join("\n\n");
     return { message: msg, tree };
   }
+}
+function isTestPath(p) {
+  return /(^|\/)(__tests__|tests?|spec|specs)\//.test(p) || /\.(test|spec)\.[cm]?[jt]sx?$/.test(p) || /(^|\/)test_[^/]+\.py$/.test(p) || /_test\.(py|go)$/.test(p);
 }
 function toolMessage(call, content) {
   return { role: "tool", toolCallId: call.id, content };
@@ -69822,6 +69869,15 @@ ${tail(setupRun.outputTail, 1500)}`);
 ${tail(baseline.outputTail, 800)}`);
   }
   const tools = new ToolBox({ root: git.root, listFiles: () => git.listFiles(), protectedPaths: settings.protectedPaths });
+  const runWithoutFix = async (testFiles) => {
+    const current = await git.snapshot();
+    await composeChange(git, baselineTree, testFiles);
+    try {
+      return await runTests();
+    } finally {
+      await git.restore(current);
+    }
+  };
   const loop = await runAgentLoop(task, {
     model: deps.model,
     tools,
@@ -69829,6 +69885,7 @@ ${tail(baseline.outputTail, 800)}`);
     runTests,
     baseline,
     baselineTree,
+    runWithoutFix,
     limits: {
       maxIterations: settings.maxIterations,
       maxChangedFiles: settings.maxChangedFiles,
@@ -69844,6 +69901,7 @@ ${tail(baseline.outputTail, 800)}`);
   report.final = loop.final;
   report.usage = loop.usage;
   report.summary = redactor.redact(loop.summary);
+  report.proof = loop.reason === "verified" ? loop.attempts[loop.attempts.length - 1]?.proof : void 0;
   const tree = await composeChange(git, pristineTree, loop.touched);
   report.changes = await git.changes(pristineTree, tree);
   report.diff = redactor.redact(await git.diff(pristineTree, tree));
@@ -69852,7 +69910,12 @@ ${tail(baseline.outputTail, 800)}`);
   }
   switch (loop.reason) {
     case "verified":
-      return finish("fixed", "verified", `The test command \`${testCommand}\` ${baseline.succeeded ? "passed before and still passes (no failing test reproduced the problem)" : "failed before and passes now"}, and nothing that passed before fails.`, tree);
+      return finish(
+        "fixed",
+        "verified",
+        baseline.succeeded && report.proof ? `The test command \`${testCommand}\` passed before any edit, so the change proves itself with a test: with only ${report.proof.testFiles.map((f) => `\`${f}\``).join(", ")} applied to the original code the command fails (${report.proof.withoutFix.counts.failed} failing), and with the fix it passes.` : `The test command \`${testCommand}\` failed before and passes now, and nothing that passed before fails.`,
+        tree
+      );
     case "tests-still-failing":
       return finish("not-fixed", loop.reason, `No attempt passed verification in ${loop.iterations} iteration(s); no pull request was opened.`);
     case "budget-exhausted":
@@ -70068,6 +70131,7 @@ function testTable(r) {
   ];
   if (r.setupCommand) rows.push(`| setup | \`${r.setupCommand}\` | ran once before the baseline |`);
   rows.push(`| before (baseline, untouched code) | \`${r.testCommand ?? "none"}\` | ${describeRun(r.baseline)} |`);
+  if (r.proof) rows.push(`| fail-to-pass proof: original code + only ${r.proof.testFiles.map((f) => `\`${f}\``).join(", ")} | \`${r.testCommand ?? "none"}\` | ${describeRun(r.proof.withoutFix)} |`);
   rows.push(`| after (final gate) | \`${r.testCommand ?? "none"}\` | ${describeRun(r.final)} |`);
   return rows.join("\n");
 }

@@ -118,6 +118,15 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
   }
   // The test run may itself leave files behind; the model's change is measured against this tree.
   const tools = new ToolBox({ root: git.root, listFiles: () => git.listFiles(), protectedPaths: settings.protectedPaths });
+  const runWithoutFix = async (testFiles: string[]): Promise<TestRun> => {
+    const current = await git.snapshot();
+    await composeChange(git, baselineTree, testFiles);
+    try {
+      return await runTests();
+    } finally {
+      await git.restore(current);
+    }
+  };
   const loop = await runAgentLoop(task, {
     model: deps.model,
     tools,
@@ -125,6 +134,7 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     runTests,
     baseline,
     baselineTree,
+    runWithoutFix,
     limits: {
       maxIterations: settings.maxIterations,
       maxChangedFiles: settings.maxChangedFiles,
@@ -143,6 +153,7 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
   report.final = loop.final;
   report.usage = loop.usage;
   report.summary = redactor.redact(loop.summary);
+  report.proof = loop.reason === 'verified' ? loop.attempts[loop.attempts.length - 1]?.proof : undefined;
   // Publish exactly the files the model wrote, on top of the checkout as it was: whatever setup
   // or the test runs left in the working tree stays out of the change.
   const tree = await composeChange(git, pristineTree, loop.touched);
@@ -156,7 +167,14 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
 
   switch (loop.reason) {
     case 'verified':
-      return finish('fixed', 'verified', `The test command \`${testCommand}\` ${baseline.succeeded ? 'passed before and still passes (no failing test reproduced the problem)' : 'failed before and passes now'}, and nothing that passed before fails.`, tree);
+      return finish(
+        'fixed',
+        'verified',
+        baseline.succeeded && report.proof
+          ? `The test command \`${testCommand}\` passed before any edit, so the change proves itself with a test: with only ${report.proof.testFiles.map((f) => `\`${f}\``).join(', ')} applied to the original code the command fails (${report.proof.withoutFix.counts.failed} failing), and with the fix it passes.`
+          : `The test command \`${testCommand}\` failed before and passes now, and nothing that passed before fails.`,
+        tree,
+      );
     case 'tests-still-failing':
       return finish('not-fixed', loop.reason, `No attempt passed verification in ${loop.iterations} iteration(s); no pull request was opened.`);
     case 'budget-exhausted':

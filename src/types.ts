@@ -145,6 +145,15 @@ export interface Attempt {
   verdict: Verdict;
   changedFiles: string[];
   rolledBack: boolean;
+  /** When the baseline passed: the test command run on the original code plus only the test changes. */
+  proof?: FailToPassProof;
+}
+
+/** Evidence that the change fixes something the tests can see although they passed before. */
+export interface FailToPassProof {
+  testFiles: string[];
+  /** The run with the test changes on the original code: it must fail. */
+  withoutFix: TestRun;
 }
 
 export interface TokenUsage {
@@ -180,6 +189,8 @@ export interface RunReport {
   iterations: number;
   maxIterations: number;
   attempts: Attempt[];
+  /** Set when the baseline passed and the accepted change proved itself with a test. */
+  proof?: FailToPassProof;
   changes: FileChange[];
   diff: string;
   usage: TokenUsage;

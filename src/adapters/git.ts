@@ -12,6 +12,7 @@
  */
 import { execa } from 'execa';
 import { mkdtemp, rm, copyFile, unlink, rmdir, lstat, readFile } from 'node:fs/promises';
+import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { CommitInfo, FileChange, GitPort, Identity, PushResult } from '../ports/git.js';
@@ -89,6 +90,13 @@ interface RunResult {
 }
 
 const SHA_RE = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+
+const indexDirs = new Set<string>();
+/** Snapshot indexes live as long as the process; one exit hook removes them all. */
+function removeAtExit(dir: string): void {
+  if (indexDirs.size === 0) process.once('exit', () => indexDirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+  indexDirs.add(dir);
+}
 
 export async function openGit(root: string, opts: OpenGitOptions = {}): Promise<GitPort> {
   const dir = path.resolve(root);
@@ -179,34 +187,52 @@ class CliGit implements GitPort {
     return this.out(['rev-parse', '--verify', 'HEAD^{commit}']);
   }
 
+  /**
+   * A snapshot is `add -A` + `write-tree` on a private index that lives as long as this object:
+   * seeded once from HEAD (through the real index, whose stat cache spares re-hashing unchanged
+   * files), then kept in step with the working tree, so each later snapshot costs two git calls.
+   */
   async snapshot(): Promise<string> {
-    return this.withTempIndex(async (env) => {
-      if (await this.hasHead()) {
-        // Seed from the real index when possible so its stat cache spares re-hashing unchanged
-        // files; `read-tree -m HEAD` then makes the content equal to HEAD regardless.
-        const realIndex = path.resolve(this.root, await this.out(['rev-parse', '--git-path', 'index']));
-        let seeded = false;
-        try {
-          await copyFile(realIndex, env.GIT_INDEX_FILE);
-          await this.run(['read-tree', '-m', 'HEAD'], { env });
-          seeded = true;
-        } catch {
-          seeded = false;
-        }
-        if (!seeded) {
-          await rm(env.GIT_INDEX_FILE, { force: true });
-          await this.run(['read-tree', 'HEAD'], { env });
-        }
-      } else {
-        await this.run(['read-tree', '--empty'], { env });
+    const env = await this.snapshotIndex();
+    await this.run(['add', '-A', '--', '.'], { env });
+    const tree = await this.out(['write-tree'], { env });
+    this.knownTrees.add(tree);
+    return tree;
+  }
+
+  private snapshotEnv: Record<string, string> | null = null;
+  /** Trees this object wrote: restore() need not verify them. */
+  private readonly knownTrees = new Set<string>();
+
+  private async snapshotIndex(): Promise<Record<string, string>> {
+    if (this.snapshotEnv) return this.snapshotEnv;
+    const dir = await mkdtemp(path.join(tmpdir(), 'agent-fix-index-'));
+    removeAtExit(dir);
+    const env = { GIT_INDEX_FILE: path.join(dir, 'index') };
+    if (await this.hasHead()) {
+      const realIndex = path.resolve(this.root, await this.out(['rev-parse', '--git-path', 'index']));
+      let seeded = false;
+      try {
+        await copyFile(realIndex, env.GIT_INDEX_FILE);
+        // content equal to HEAD whatever the user staged; the stat cache is what we keep
+        await this.run(['read-tree', '-m', 'HEAD'], { env });
+        seeded = true;
+      } catch {
+        seeded = false;
       }
-      await this.run(['add', '-A', '--', '.'], { env });
-      return this.out(['write-tree'], { env });
-    });
+      if (!seeded) {
+        await rm(env.GIT_INDEX_FILE, { force: true });
+        await this.run(['read-tree', 'HEAD'], { env });
+      }
+    } else {
+      await this.run(['read-tree', '--empty'], { env });
+    }
+    this.snapshotEnv = env;
+    return env;
   }
 
   async restore(tree: string): Promise<void> {
-    const target = await this.out(['rev-parse', '--verify', `${tree}^{tree}`]);
+    const target = this.knownTrees.has(tree) ? tree : await this.out(['rev-parse', '--verify', `${tree}^{tree}`]);
     const current = await this.snapshot();
     if (current === target) return;
     const raw = await this.out(['diff-tree', '-r', '--no-renames', '-z', current, target]);

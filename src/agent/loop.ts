@@ -6,7 +6,7 @@
  */
 import type { ChatMessage, ChatModel, ModelReply, ToolCall } from '../ports/llm.js';
 import type { FileChange, GitPort } from '../ports/git.js';
-import type { Attempt, LoopResult, Reason, Task, TestRun, TokenUsage, Verdict } from '../types.js';
+import type { Attempt, FailToPassProof, LoopResult, Reason, Task, TestRun, TokenUsage, Verdict } from '../types.js';
 import { TOOL_SPECS, type ToolBox } from './tools.js';
 import { firstUserMessage, systemPrompt } from './prompt.js';
 import { compareRuns } from '../verify/compare.js';
@@ -38,6 +38,11 @@ export interface LoopDeps {
   runTests: () => Promise<TestRun>;
   baseline: TestRun;
   baselineTree: string;
+  /**
+   * Runs the test command on the original code plus only the given test files as they are now.
+   * Needed when the baseline passes: the tests must show the problem before they can show a fix.
+   */
+  runWithoutFix: (testFiles: string[]) => Promise<TestRun>;
   limits: LoopLimits;
   /** Applied to every message before it leaves the process. */
   redact: (text: string) => string;
@@ -188,9 +193,33 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
     final = run;
     const verdict = compareRuns(deps.baseline, run);
     emit({ type: 'test-run', purpose: 'verify', iteration, run, verdict });
-    if (verdict.ok) {
+    if (verdict.ok && !deps.baseline.succeeded) {
       attempts.push({ iteration, summary: lastSummary, verdict, changedFiles, rolledBack: false });
       return { message: `Verified: ${verdict.summary}`, stop: 'verified', tree };
+    }
+    if (verdict.ok) {
+      // The tests passed before any edit, so passing now proves nothing by itself.
+      const testFiles = changedFiles.filter(isTestPath);
+      let problem: string;
+      let proof: FailToPassProof | undefined;
+      if (testFiles.length === 0) {
+        problem = 'The test command already passed before your change, so passing now does not show that the problem is fixed. Add or extend a test that reproduces the problem (it must fail without your source change), then call finish again.';
+      } else {
+        const withoutFix = await deps.runWithoutFix(testFiles);
+        emit({ type: 'test-run', purpose: 'verify', iteration, run: withoutFix });
+        proof = { testFiles, withoutFix };
+        problem = withoutFix.succeeded
+          ? `Your test changes (${testFiles.join(', ')}) also pass on the original code without your source change, so they do not reproduce the problem. Make the test check the behaviour the task describes, then call finish again.`
+          : '';
+      }
+      if (!problem) {
+        attempts.push({ iteration, summary: lastSummary, verdict, changedFiles, rolledBack: false, proof });
+        return { message: `Verified: ${verdict.summary}; the new test fails without the fix.`, stop: 'verified', tree };
+      }
+      const unproven: Verdict = { ...verdict, ok: false, summary: `${verdict.summary}; no test shows the problem` };
+      attempts.push({ iteration, summary: lastSummary, verdict: unproven, changedFiles, rolledBack: false, proof });
+      if (outOfAttempts) return { message: problem, stop: 'tests-still-failing', tree: best.tree };
+      return { message: problem, tree };
     }
     const s = score(run);
     let rolledBack = false;
@@ -219,6 +248,16 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
       .join('\n\n');
     return { message: msg, tree };
   }
+}
+
+/** Test files by the conventions of the common runners (jest, vitest, mocha, node:test, pytest, go, cargo). */
+export function isTestPath(p: string): boolean {
+  return (
+    /(^|\/)(__tests__|tests?|spec|specs)\//.test(p) ||
+    /\.(test|spec)\.[cm]?[jt]sx?$/.test(p) ||
+    /(^|\/)test_[^/]+\.py$/.test(p) ||
+    /_test\.(py|go)$/.test(p)
+  );
 }
 
 function toolMessage(call: ToolCall, content: string): ChatMessage {

@@ -1,4 +1,4 @@
-/** What the story needs from git, named by intent. Implemented by adapters/git.ts (simple-git). */
+/** What the story needs from git, named by intent. Implemented by adapters/git.ts (git through execa; see README, Architecture). */
 
 export interface FileChange {
   path: string;

@@ -45,6 +45,7 @@ function testTable(r: RunReport): string {
   ];
   if (r.setupCommand) rows.push(`| setup | \`${r.setupCommand}\` | ran once before the baseline |`);
   rows.push(`| before (baseline, untouched code) | \`${r.testCommand ?? 'none'}\` | ${describeRun(r.baseline)} |`);
+  if (r.proof) rows.push(`| fail-to-pass proof: original code + only ${r.proof.testFiles.map((f) => `\`${f}\``).join(', ')} | \`${r.testCommand ?? 'none'}\` | ${describeRun(r.proof.withoutFix)} |`);
   rows.push(`| after (final gate) | \`${r.testCommand ?? 'none'}\` | ${describeRun(r.final)} |`);
   return rows.join('\n');
 }
@@ -151,6 +152,7 @@ export function renderTerminal(r: RunReport): string {
   if (r.setupCommand) out.push(`setup:      ${r.setupCommand}`);
   out.push(`tests:      ${r.testCommand ?? 'none'}${r.tests ? ` (${r.tests.runner}${r.tests.detection ? `; detected: ${r.tests.detection}` : ''})` : ''}`);
   out.push(`  before:   ${describeRun(r.baseline)}`);
+  if (r.proof) out.push(`  proof:    ${describeRun(r.proof.withoutFix)} with only ${r.proof.testFiles.join(', ')} on the original code`);
   out.push(`  after:    ${describeRun(r.final)}`);
   if (r.tests?.proof) out.push(`  proof:    ${r.tests.proof.status === 'proven' ? 'fails before, passes after' : 'missing'} — ${r.tests.proof.detail}`);
   out.push('attempts:');
