@@ -364,6 +364,7 @@ describe('related selection helpers', () => {
     expect(testFilesNamedAfter(['calc/math.py'], all)).toEqual(['tests/test_math.py']);
     expect(testFilesNamedAfter(['calc/calc.go'], all)).toEqual(['calc/calc_test.go']);
     expect(testFilesNamedAfter(['README.md'], all)).toEqual([]);
+    expect(testFilesNamedAfter(['src/math.js'], all)).toEqual([]);
     const base = run(1, { 'test/display.test.js > Format > YY': 'failed', 'tests/test_math.py::test_a': 'failed', 'math > x': 'failed', 'test/plugin/duration.test.js > ok': 'passed' });
     expect(failingTestFiles(base, all)).toEqual(['test/display.test.js', 'tests/test_math.py']);
   });

@@ -122,7 +122,7 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     const current = await git.snapshot();
     await composeChange(git, baselineTree, testFiles);
     try {
-      return await runTests();
+      return await intel.session.runOnBase(testFiles);
     } finally {
       await git.restore(current);
     }

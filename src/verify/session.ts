@@ -71,19 +71,21 @@ const TEST_NAME = /(?:^|\/)(?:test_)?([^/]+?)(?:[._-](?:test|spec))?(?:_test)?\.
 /** Test files named after the changed source files (`src/plugin/duration/index.js` -> `test/plugin/duration.test.js`). */
 export function testFilesNamedAfter(changed: string[], allFiles: string[]): string[] {
   const isTest = (f: string) => /\.(?:test|spec)\.[cm]?[jt]sx?$|(?:^|\/)test_[^/]+\.py$|_test\.(?:py|go)$/.test(f);
+  // Same language family only: a change to math.js selects math.test.js, not test_math.py.
+  const family = (f: string) => (/\.py$/.test(f) ? 'py' : /\.go$/.test(f) ? 'go' : /\.[cm]?[jt]sx?$/.test(f) ? 'js' : 'other');
   const stems = new Set<string>();
   for (const c of changed) {
-    if (isTest(c)) continue;
+    if (isTest(c) || family(c) === 'other') continue;
     const parts = c.split('/');
     const base = parts[parts.length - 1].replace(/\.[^.]+$/, '');
-    stems.add(base === 'index' && parts.length > 1 ? parts[parts.length - 2] : base);
+    stems.add(`${family(c)}:${base === 'index' && parts.length > 1 ? parts[parts.length - 2] : base}`);
   }
   if (stems.size === 0) return [];
   return allFiles.filter((f) => {
     if (!isTest(f)) return false;
     const m = f.match(TEST_NAME);
     const stem = m ? (m[1] ?? m[2] ?? m[3]) : null;
-    return stem !== null && stem !== undefined && stems.has(stem);
+    return stem !== null && stem !== undefined && stems.has(`${family(f)}:${stem}`);
   });
 }
 
@@ -239,6 +241,11 @@ export class TestSession {
     const plan = planFiles(this.info, testFiles, this.reportPath());
     if (!plan) return null;
     return this.execute(plan, 'related', purpose);
+  }
+
+  /** The changed test files on the base code (the working tree already set up so): those files where the runner can select them, else the full command. */
+  async runOnBase(testFiles: string[]): Promise<TestRun> {
+    return (await this.runFiles(testFiles, 'proof-before')) ?? (await this.runFull('proof-before'));
   }
 
   /** The full command with the current working tree (used by the proof when files cannot be selected). */
