@@ -369,3 +369,37 @@ describe('related selection helpers', () => {
     expect(failingTestFiles(base, all)).toEqual(['test/display.test.js', 'tests/test_math.py']);
   });
 });
+
+describe('a runner that rejects the reporter flags', () => {
+  test('the session falls back to the command as given', async () => {
+    const { mkdtempSync, writeFileSync: write } = await import('node:fs');
+    const os = await import('node:os');
+    const { TestSession } = await import('../src/verify/session.js');
+    const { Redactor } = await import('../src/redact.js');
+    const root = mkdtempSync(path.join(os.tmpdir(), 'agent-fix-flags-'));
+    write(path.join(root, 'package.json'), JSON.stringify({ scripts: { test: 'jest' } }));
+    const seen: string[] = [];
+    const exec = async (command: string) => {
+      seen.push(command);
+      const bad = command.includes('--json');
+      return {
+        command,
+        exitCode: bad ? 2 : 0,
+        signal: null,
+        timedOut: false,
+        durationMs: 5,
+        output: bad ? 'Unrecognized option "json"\n' : 'PASS test/a.test.js\n  ✓ works (2 ms)\n\nTests:       1 passed, 1 total\n',
+        truncated: false,
+      };
+    };
+    const s = await TestSession.create({ root, testCommand: 'npm test', exec, redactor: new Redactor(), changedFiles: async () => ['src/a.js'] });
+    const base = await s.runBaseline();
+    expect(base.succeeded).toBe(true);
+    expect(base.counts.passed).toBe(1);
+    const gate = await s.runForLoop();
+    expect(gate.succeeded).toBe(true);
+    expect(gate.scope).toBe('full');
+    expect(seen).toEqual(['npm test -- --json --outputFile=' + seen[0].split('=')[1], 'npm test', 'npm test']);
+    await s.dispose();
+  });
+});

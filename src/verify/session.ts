@@ -134,8 +134,11 @@ export class TestSession {
     return { command: this.deps.testCommand, flavour: 'generic', parsedFrom: 'none' };
   }
 
+  /** Set when the runner rejected our reporter flags: the plain command from then on. */
+  private structuredOff = false;
+
   private fullPlan(): PlannedRun {
-    if (this.deps.structured === false) return this.plainPlan();
+    if (this.deps.structured === false || this.structuredOff) return this.plainPlan();
     return planStructured(this.deps.testCommand, this.info, this.reportPath());
   }
 
@@ -185,7 +188,18 @@ export class TestSession {
 
   /** The baseline: the full command on the untouched code; run twice when it fails, to mark flaky tests. */
   async runBaseline(): Promise<TestRun> {
-    const first = await this.execute(this.fullPlan(), 'full', 'baseline');
+    const plan = this.fullPlan();
+    let first = await this.execute(plan, 'full', 'baseline');
+    if (plan.reportFile && !first.structured && first.tests.length === 0 && !first.succeeded) {
+      // No report and nothing parsed: maybe our flags broke the command (an old runner, a
+      // wrapper that rejects them). The command as given decides; if it behaves differently,
+      // the session stays with it.
+      const plain = await this.execute(this.plainPlan(), 'full', 'baseline');
+      if (plain.succeeded || plain.tests.length > 0 || plain.exitCode !== first.exitCode) {
+        this.structuredOff = true;
+        first = plain;
+      }
+    }
     let run = first;
     if (!first.succeeded && first.tests.some((t) => t.status === 'failed') && first.exitCode !== 127) {
       const second = await this.execute(this.fullPlan(), 'full', 'baseline-rerun');
@@ -215,7 +229,7 @@ export class TestSession {
    * changed files are tried.
    */
   async runForLoop(): Promise<TestRun> {
-    if (this.deps.relatedFirst !== false && this.deps.changedFiles) {
+    if (this.deps.relatedFirst !== false && this.deps.changedFiles && !this.structuredOff) {
       const changed = (await this.deps.changedFiles()).filter((p) => !p.startsWith('..'));
       const all = this.deps.listFiles ? await this.deps.listFiles() : [];
       const selection = [...new Set([...changed, ...failingTestFiles(this.baselineRun, all)])];
@@ -238,6 +252,7 @@ export class TestSession {
 
   /** Runs only the given test files with the current working tree; null when the runner cannot select files. */
   async runFiles(testFiles: string[], purpose: CommandRecord['purpose']): Promise<TestRun | null> {
+    if (this.structuredOff) return null;
     const plan = planFiles(this.info, testFiles, this.reportPath());
     if (!plan) return null;
     return this.execute(plan, 'related', purpose);
