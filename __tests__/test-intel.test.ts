@@ -403,3 +403,16 @@ describe('a runner that rejects the reporter flags', () => {
     await s.dispose();
   });
 });
+
+describe('cargo test (plain output)', () => {
+  test('unit, integration and doc tests, ignored tests, failure messages, totals', async () => {
+    const { parseTestOutput } = await import('../src/verify/parse.js');
+    const out = readFileSync(path.join(process.cwd(), '__tests__', 'fixtures', 'verify', 'cargo-test.txt'), 'utf8');
+    const r = parseTestOutput(out);
+    expect(r.parsedFrom).toBe('cargo');
+    expect(failing(r.tests)).toEqual(['doc-tests calc > src/lib.rs - sub (line 10)', 'src/lib.rs > tests::subtracts', 'tests/api.rs > panics']);
+    expect(r.tests.find((t) => t.id === 'src/lib.rs > tests::later')!.status).toBe('skipped');
+    expect(r.tests.find((t) => t.id === 'src/lib.rs > tests::subtracts')!.message).toContain('assertion `left == right` failed: sub(3, 1)');
+    expect(r.totals).toEqual({ passed: 3, failed: 3, skipped: 1 });
+  });
+});

@@ -61,7 +61,7 @@ export interface TestCase {
   details?: string;
 }
 
-export type ParsedFrom = 'jest' | 'vitest' | 'node-test' | 'tap' | 'mocha' | 'pytest' | 'go' | 'none';
+export type ParsedFrom = 'jest' | 'vitest' | 'node-test' | 'tap' | 'mocha' | 'pytest' | 'go' | 'cargo' | 'none';
 
 export interface TestRun {
   command: string;

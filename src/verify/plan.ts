@@ -111,7 +111,7 @@ const PARSED_FROM: Record<Runner, ParsedFrom> = {
   'node-test': 'node-test',
   pytest: 'pytest',
   go: 'go',
-  cargo: 'none',
+  cargo: 'cargo',
   make: 'none',
   unknown: 'none',
 };
