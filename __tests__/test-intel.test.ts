@@ -171,10 +171,16 @@ describe('reconcile', () => {
     expect(r.consistency).toBe('exit-nonzero-without-failing-test');
     expect(describeConsistency(r)).toMatch(/no test failed/);
   });
-  test('exit 0 with failing tests is not a success', () => {
+  test('exit 0 with failing tests is reported; the exit code keeps deciding success, the comparison still counts the failure', () => {
     const r = reconcile(run(0, { a: 'failed' }));
-    expect(r.succeeded).toBe(false);
     expect(r.consistency).toBe('exit-zero-with-failing-tests');
+    expect(r.succeeded).toBe(true);
+    expect(compareRuns(run(0, { a: 'passed' }), r).ok).toBe(false);
+  });
+
+  test('a failing todo test in node JUnit output is skipped, not failed', () => {
+    const xml = '<testsuites><testcase name="later" classname="test" failure="not yet"><skipped type="todo" message="true"/><failure type="testCodeFailure" message="not yet">Error</failure></testcase></testsuites>';
+    expect(parseJUnit(xml, ROOT)!.tests).toEqual([{ id: 'later', status: 'skipped', durationMs: undefined }].map(({ durationMs: _d, ...t }) => t));
   });
   test('consistent runs and runs without results', () => {
     expect(reconcile(run(1, { a: 'failed' })).consistency).toBe('consistent');
