@@ -371,6 +371,9 @@ describe('related selection helpers', () => {
     expect(testFilesNamedAfter(['calc/calc.go'], all)).toEqual(['calc/calc_test.go']);
     expect(testFilesNamedAfter(['README.md'], all)).toEqual([]);
     expect(testFilesNamedAfter(['src/math.js'], all)).toEqual([]);
+    const { resolveFrames } = await import('../src/verify/session.js');
+    expect(resolveFrames([{ id: 'p > TestSub', status: 'failed', frame: 'calc_test.go:13' }], ['calc/calc_test.go', 'calc/calc.go'])[0].frame).toBe('calc/calc_test.go:13');
+    expect(resolveFrames([{ id: 'x', status: 'failed', frame: 'a_test.go:1' }], ['p/a_test.go', 'q/a_test.go'])[0].frame).toBe('a_test.go:1');
     const base = run(1, { 'test/display.test.js > Format > YY': 'failed', 'tests/test_math.py::test_a': 'failed', 'math > x': 'failed', 'test/plugin/duration.test.js > ok': 'passed' });
     expect(failingTestFiles(base, all)).toEqual(['test/display.test.js', 'tests/test_math.py']);
   });

@@ -53,6 +53,18 @@ export function differingTests(a: TestRun, b: TestRun): string[] {
   return out;
 }
 
+/** Frames that name a file by its base name only (go prints `calc_test.go:13`): the repo path when it is unique. */
+export function resolveFrames(tests: TestCase[], allFiles: string[]): TestCase[] {
+  const known = new Set(allFiles);
+  return tests.map((t) => {
+    if (!t.frame) return t;
+    const m = t.frame.match(/^(.+?)(:\d+(?::\d+)?)$/);
+    if (!m || known.has(m[1])) return t;
+    const hits = allFiles.filter((f) => f.endsWith(`/${m[1]}`));
+    return hits.length === 1 ? { ...t, frame: `${hits[0]}${m[2]}` } : t;
+  });
+}
+
 /** Repo files holding the tests that failed in `run` (from the runner's file, or the id's file prefix). */
 export function failingTestFiles(run: TestRun | null, allFiles: string[]): string[] {
   if (!run) return [];
@@ -179,6 +191,7 @@ export class TestSession {
     } else if (run.parsedFrom === 'none' && plan.parsedFrom !== 'none' && run.tests.length > 0) {
       run = { ...run, parsedFrom: plan.parsedFrom };
     }
+    if (run.structured && this.deps.listFiles && run.tests.some((t) => t.frame)) run = { ...run, tests: resolveFrames(run.tests, await this.deps.listFiles()) };
     run.executed = redactor.redact(plan.command);
     run.scope = scope;
     run = reconcile(run);
