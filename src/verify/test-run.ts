@@ -4,8 +4,8 @@
  */
 import type { CommandResult } from '../ports/shell.js';
 import type { Redactor } from '../redact.js';
-import type { TestRun } from '../types.js';
-import { parseTestOutput } from './parse.js';
+import type { TestCase, TestRun } from '../types.js';
+import { parseTestOutput, stripAnsi } from './parse.js';
 import { packFeedback, type FeedbackOptions } from './feedback.js';
 
 const DEFAULT_TAIL = 4000;
@@ -15,6 +15,7 @@ export function toTestRun(result: CommandResult, redactor: Redactor, tailChars =
   if (result.spawnError) output += `${output && !output.endsWith('\n') ? '\n' : ''}[could not start the command: ${result.spawnError}]`;
   output = redactor.redact(output);
   const parsed = parseTestOutput(output);
+  parsed.tests = attachDetails(parsed.tests, output);
   const fromTests = { passed: 0, failed: 0, skipped: 0 };
   for (const t of parsed.tests) fromTests[t.status]++;
   // The runner's own summary knows about tests it did not list (jest, pytest and vitest
@@ -40,6 +41,43 @@ export function toTestRun(result: CommandResult, redactor: Redactor, tailChars =
     parsedFrom: parsed.parsedFrom,
     outputTail: tail === 0 ? '' : output.slice(-tail),
   };
+}
+
+const BLOCK_START = /^\s*\d+\) |^\s*● |^_{3,} |^\s*--- FAIL: |^=+ .* =+$|^\s*(?:✖|×|FAIL) /;
+const MAX_DETAIL_LINES = 16;
+
+/**
+ * Plain output: the failure block of each failing test (its name, then the lines up to the
+ * next block), as the test's details, so the feedback can show each assertion diff. The
+ * last mention of the name wins (runners print the failure blocks after the listing).
+ */
+export function attachDetails(tests: TestCase[], output: string): TestCase[] {
+  if (!tests.some((t) => t.status === 'failed' && !t.details)) return tests;
+  const lines = stripAnsi(output).split(/\r?\n/);
+  return tests.map((t) => {
+    if (t.status !== 'failed' || t.details) return t;
+    const name = t.id.split(/ > |::/).pop()!.trim();
+    if (name.length < 3) return t;
+    // The name as a block header: at the end of the line, or before `:`, ` (` or ` ___`
+    // (jest `● a › name`, mocha `name:`, go `--- FAIL: name (0.00s)`, pytest `___ name ___`).
+    const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const header = new RegExp(`(?:^|[^\\w])${escaped}(?:\\s*$|:|\\s+\\(|\\s+_)`);
+    let at = -1;
+    for (let i = lines.length - 1; i >= 0; i--) {
+      if (header.test(lines[i])) {
+        at = i;
+        break;
+      }
+    }
+    if (at < 0) return t;
+    const block: string[] = [];
+    for (let i = at + 1; i < lines.length && block.length < MAX_DETAIL_LINES; i++) {
+      if (BLOCK_START.test(lines[i]) && block.some((l) => l.trim())) break;
+      block.push(lines[i]);
+    }
+    const details = block.join('\n').trim();
+    return details ? { ...t, details } : t;
+  });
 }
 
 /** `exit 1`, `timed out after 600 s`, `killed (no exit code)`. */
