@@ -161,6 +161,9 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
   report.diff = redactor.redact(await git.diff(pristineTree, tree));
   if (loop.reason === 'verified') await intel.prove(pristineTree, tree, report.changes, loop.final);
   await intel.session.dispose();
+  // The guard once more on exactly what would be published.
+  const refusal = loop.reason === 'verified' ? await intel.guardPublished(pristineTree, tree) : null;
+  if (refusal) return finish('not-fixed', 'tests-still-failing', `The test-integrity guard refused the change; no pull request was opened.\n${refusal}`);
   if (loop.reason === 'verified' && report.changes.length === 0) {
     return finish('not-fixed', 'no-changes', 'Verification passed but no file differs from the checkout; nothing to publish.');
   }

@@ -37,6 +37,8 @@ export interface Intel {
   guard: (tree: string, changedFiles: string[]) => Promise<string | null>;
   feedback: (run: TestRun, verdict?: Verdict) => string;
   prove: (pristineTree: string, fixTree: string, changes: FileChange[], finalRun: TestRun | null) => Promise<void>;
+  /** The guard on the change about to be published (pristine checkout -> fix): a refusal, or null. */
+  guardPublished: (fromTree: string, toTree: string) => Promise<string | null>;
 }
 
 export function policyCategories(values: string[] | undefined): IntegrityCategory[] {
@@ -75,6 +77,10 @@ export async function createTestIntel(deps: IntelDeps): Promise<Intel> {
     },
     feedback: (run, verdict) =>
       packFeedback(run, { baseline: session.baseline, verdict, budgetTokens: settings.feedbackTokens ?? DEFAULT_FEEDBACK_TOKENS }),
+    guardPublished: async (fromTree, toTree) => {
+      const findings = checkTestIntegrity(await git.diff(fromTree, toTree), allowed);
+      return findings.length ? renderRefusal(findings) : null;
+    },
     prove: async (pristineTree, fixTree, changes, finalRun) => {
       data.proof = await proveFailToPass({ git, session, pristineTree, fixTree, changes, finalRun });
     },
