@@ -63,6 +63,39 @@ test('`agent-fix fix` leaves the verified fix on a local branch and the checkout
   }
 });
 
+test('a re-run replaces its own local branch but never a branch someone committed to', async () => {
+  const repo = makeRepo(sample());
+  const script = parseScript(JSON.parse(readFileSync(path.join(ROOT, 'demo', 'script.json'), 'utf8')));
+  const args = (url: string) => ['fix', 'Cart total is wrong', '--repo', repo.dir, '--test-command', 'npm test', '--base-url', url, '--json'];
+  const env = { OPENAI_API_KEY: 'sk-local-test-key-123456' };
+  const g = gitIn(repo.dir);
+  const runOnce = async () => {
+    const model = await startScriptedModel(script);
+    try {
+      return JSON.parse((await cli(args(model.url), env)).stdout);
+    } finally {
+      await model.close();
+    }
+  };
+  expect((await runOnce()).branch).toBe('agent-fix/cart-total-is-wrong');
+  const first = g('rev-parse', 'agent-fix/cart-total-is-wrong');
+  expect((await runOnce()).status).toBe('fixed'); // its own commit: replaced
+  expect(g('rev-list', '--count', `${repo.sha}..agent-fix/cart-total-is-wrong`)).toBe('1');
+  // someone commits on the branch, then returns to main
+  g('checkout', '-q', 'agent-fix/cart-total-is-wrong');
+  writeFiles(repo.dir, { 'NOTES.md': 'mine\n' });
+  g('add', 'NOTES.md');
+  g('commit', '-q', '-m', 'my notes');
+  const mine = g('rev-parse', 'HEAD');
+  g('checkout', '-q', 'main');
+  const third = await runOnce();
+  expect(third.status).toBe('not-fixed');
+  expect(third.reason).toBe('human-commits-on-branch');
+  expect(third.detail).toContain('"my notes"');
+  expect(g('rev-parse', 'agent-fix/cart-total-is-wrong')).toBe(mine);
+  expect(first).not.toBe(mine);
+});
+
 test('`agent-fix fix` refuses a dirty checkout and changes nothing', async () => {
   const repo = makeRepo(sample());
   writeFiles(repo.dir, { 'src/cart.js': '// my work in progress\n' });

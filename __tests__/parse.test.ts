@@ -61,8 +61,8 @@ describe('node test runner', () => {
     for (const t of spec1.tests) expect(t.id).not.toMatch(/\d+(\.\d+)?ms/);
   });
 
-  test('generic TAP (tape style), with directives and repeated names', () => {
-    const out = ['TAP version 13', '# math', 'ok 1 should be equal', 'not ok 2 should be equal', '  ---', "    message: 'expected 3'", '  ...', 'ok 3 later # SKIP not ready', 'not ok 4 wip # TODO', '1..4'].join('\n');
+  test('plain TAP without test names: each assertion, with directives and repeated names', () => {
+    const out = ['TAP version 13', 'ok 1 should be equal', 'not ok 2 should be equal', '  ---', "    message: 'expected 3'", '  ...', 'ok 3 later # SKIP not ready', 'not ok 4 wip # TODO', '1..4'].join('\n');
     const parsed = parseTestOutput(out);
     expect(parsed.parsedFrom).toBe('tap');
     expect(statuses(parsed.tests)).toEqual({
@@ -72,6 +72,34 @@ describe('node test runner', () => {
       wip: 'skipped',
     });
     expect(byId(parsed.tests, 'should be equal [2]')?.message).toBe('expected 3');
+  });
+
+  test('tape: each `# name` is a test made of the assertions under it; the closing counts are not tests', () => {
+    const out = [
+      'TAP version 13',
+      '# math',
+      'ok 1 should be equal',
+      'not ok 2 should be equal',
+      '  ---',
+      "    message: 'expected 3'",
+      '  ...',
+      '# later things',
+      'ok 3 later # SKIP not ready',
+      '# strings',
+      'ok 4 trims',
+      '# math',
+      'ok 5 should be equal',
+      '',
+      '1..5',
+      '# tests 5',
+      '# pass  3',
+      '# skip 1',
+      '# fail  1',
+    ].join('\n');
+    const parsed = parseTestOutput(out);
+    expect(parsed.parsedFrom).toBe('tap');
+    expect(statuses(parsed.tests)).toEqual({ math: 'failed', 'later things': 'skipped', strings: 'passed', 'math [2]': 'passed' });
+    expect(byId(parsed.tests, 'math')?.message).toBe('should be equal: expected 3');
   });
 });
 

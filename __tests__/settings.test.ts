@@ -56,6 +56,7 @@ describe('readSettings', () => {
       feedbackTokens: 3000,
       relatedTestsFirst: true,
       testIntegrityAllow: [],
+      workflows: [],
     });
   });
 

@@ -281,10 +281,17 @@ describe('workflow_dispatch', () => {
 // ---------------------------------------------------------------- everything else
 
 describe('other events', () => {
-  test.each(['push', 'pull_request', 'schedule', 'workflow_run'])('%s -> skip', (name) => {
+  test.each(['push', 'pull_request', 'schedule'])('%s -> skip', (name) => {
     expect(parseTrigger(name, { ref: 'refs/heads/main', sender: user('maintainer') }, opts)).toEqual({
       kind: 'skip',
-      reason: `event "${name}" is not handled (agent-fix reacts to issues, issue_comment and workflow_dispatch).`,
+      reason: `event "${name}" is not handled (agent-fix reacts to issues, issue_comment, workflow_dispatch and workflow_run).`,
+    });
+  });
+
+  test('workflow_run without a completed action -> skip (parsed by src/ci/trigger.ts)', () => {
+    expect(parseTrigger('workflow_run', { ref: 'refs/heads/main', sender: user('maintainer') }, opts)).toEqual({
+      kind: 'skip',
+      reason: 'workflow_run action "(none)" is not handled (agent-fix repairs completed runs that failed).',
     });
   });
 

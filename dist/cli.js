@@ -9483,6 +9483,31 @@ var CliGit = class {
     const commit = await this.out(["rev-parse", "--verify", `${sha}^{commit}`]);
     await this.run(["update-ref", "-m", "agent-fix: publish", ref, commit]);
   }
+  async localBranchSha(branch) {
+    await this.checkBranchName(branch);
+    const r = await this.run(["rev-parse", "-q", "--verify", `refs/heads/${branch}^{commit}`], { ok: [0, 1, 128] });
+    return r.exitCode === 0 ? r.stdout.trim() : null;
+  }
+  async checkoutDetached(remote, sha) {
+    if (!SHA_RE.test(sha)) throw new Error(`not a full commit id: ${JSON.stringify(sha)}`);
+    if (!await this.hasCommits(sha)) {
+      this.lastRemote = remote;
+      const depth = await this.isShallow() ? ["--depth=1"] : [];
+      const r2 = await this.run(["fetch", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head", ...depth, remote, sha], { ok: [0, 1, 128] });
+      if (r2.exitCode !== 0 || !await this.hasCommits(sha)) {
+        throw new GitCommandError(
+          redactUrls(`could not fetch commit ${sha} from ${remote} (exit ${r2.exitCode}): ${r2.stderr.trim() || "not found"}. It may have been force-pushed away; re-run the failed workflow on the current branch head.`),
+          r2.exitCode,
+          redactUrls(r2.stderr)
+        );
+      }
+    }
+    const r = await this.run(["-c", "advice.detachedHead=false", "checkout", "-q", "--detach", sha, "--"], { ok: [0, 1, 128] });
+    if (r.exitCode !== 0) {
+      throw new GitCommandError(redactUrls(`could not check out ${sha} (exit ${r.exitCode}): ${r.stderr.trim()}. The checkout must be clean.`), r.exitCode, redactUrls(r.stderr));
+    }
+    this.snapshotEnv = null;
+  }
   // ------------------------------------------------------------------ helpers
   async checkBranchName(branch) {
     const r = await this.run(["check-ref-format", "--branch", branch], { ok: [0, 1, 128] });
@@ -41877,12 +41902,40 @@ function tapMessage(lines, start, indent) {
   }
   return { message, durationMs };
 }
+var TAP_SUMMARY = /^#\s+(?:tests|pass|fail|skip|todo|ok|not ok)\b(?:\s+\d+)?\s*$/;
+function tapGroups(nodes) {
+  if (!nodes.some((n2) => n2.group !== void 0)) return null;
+  const groups = /* @__PURE__ */ new Map();
+  for (const n2 of nodes) {
+    const g = n2.group ?? n2.name;
+    if (!groups.has(g)) groups.set(g, []);
+    groups.get(g).push(n2);
+  }
+  const out = new Collector();
+  for (const [name, members2] of groups) {
+    const failed = members2.find((n2) => n2.status === "failed" || hasFailure(n2.children));
+    const allSkipped = members2.every((n2) => n2.status === "skipped");
+    const status = failed ? "failed" : allSkipped ? "skipped" : "passed";
+    const message = failed ? [failed.name, failed.message].filter(Boolean).join(": ") : void 0;
+    out.add(name, status, message);
+  }
+  return { tests: out.list(), parsedFrom: "tap" };
+}
 function parseTap(lines) {
   const open2 = [];
   let nodeStyle = false;
+  let group;
+  const groupNames = /* @__PURE__ */ new Map();
   for (let i2 = 0; i2 < lines.length; i2++) {
     const line = lines[i2];
     if (/^\s*# Subtest: /.test(line)) nodeStyle = true;
+    const g = /^# (.+?)\s*$/.exec(line);
+    if (g && !TAP_SUMMARY.test(line) && !line.startsWith("# Subtest:")) {
+      const n2 = (groupNames.get(g[1]) ?? 0) + 1;
+      groupNames.set(g[1], n2);
+      group = n2 > 1 ? `${g[1]} [${n2}]` : g[1];
+      continue;
+    }
     const m = TAP_POINT.exec(line);
     if (!m) continue;
     const indent = m[1].length;
@@ -41906,8 +41959,13 @@ function parseTap(lines) {
       status,
       message: status === "failed" ? extra.message : void 0,
       durationMs: extra.durationMs,
-      children
+      children,
+      group: indent === 0 ? group : void 0
     });
+  }
+  if (!nodeStyle) {
+    const grouped = tapGroups(open2);
+    if (grouped) return grouped;
   }
   const out = new Collector();
   flattenTree(open2, [], out);
@@ -42854,6 +42912,8 @@ ${tail(setupRun.outputTail, 1500)}`);
     return finish("error", "not-applicable", `The test command \`${testCommand}\` could not be run (exit 127: command not found). Set the \`test-command\` input. Output:
 ${tail(baseline.outputTail, 800)}`);
   }
+  const accepted = deps.acceptBaseline?.(baseline);
+  if (accepted && !accepted.ok) return finish("skipped", accepted.reason, accepted.detail);
   const tools = new ToolBox({ root: git.root, listFiles: () => git.listFiles(), protectedPaths: settings.protectedPaths });
   const runWithoutFix = async (testFiles) => {
     const current = await git.snapshot();
@@ -42976,6 +43036,12 @@ function slugify2(text, max = 40) {
   return out || "task";
 }
 
+// src/publish/push.ts
+var sameEmail = (a2, b) => a2.trim().toLowerCase() === b.trim().toLowerCase();
+function foreignCommits(commits, identity3) {
+  return commits.filter((c3) => !sameEmail(c3.authorEmail, identity3.email) || !sameEmail(c3.committerEmail, identity3.email));
+}
+
 // src/task/sanitize.ts
 var INVISIBLE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}]/gu;
 var INVISIBLE_ONE = new RegExp(`^${INVISIBLE.source}$`, "u");
@@ -43036,11 +43102,19 @@ async function runLocal(o2) {
   try {
     if (report.status === "fixed" && result.tree) {
       const branch = `${BRANCH_PREFIX}${task.key}`;
-      const sha = await git.commitTree(result.tree, result.baseSha, `agent-fix: ${task.title}
+      const existing = await git.localBranchSha(branch);
+      const foreign = existing ? foreignCommits(await git.commitsBetween(result.baseSha, existing), LOCAL_IDENTITY) : [];
+      if (foreign.length > 0) {
+        report.status = "not-fixed";
+        report.reason = "human-commits-on-branch";
+        report.detail = `A verified fix was found, but the local branch ${branch} has ${foreign.length} commit(s) agent-fix did not make (${foreign.map((c3) => `${c3.sha.slice(0, 7)} "${c3.subject}"`).join(", ")}); it was left as it is. Rename or delete that branch and run again.`;
+      } else {
+        const sha = await git.commitTree(result.tree, result.baseSha, `agent-fix: ${task.title}
 
 ${report.summary}`.trim(), LOCAL_IDENTITY);
-      await git.setLocalBranch(branch, sha);
-      report.branch = branch;
+        await git.setLocalBranch(branch, sha);
+        report.branch = branch;
+      }
     }
   } finally {
     await git.restore(result.pristineTree);

@@ -593,10 +593,10 @@ var require_errors = __commonJS({
     };
     var kHTTPParserError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_HTTP_PARSER");
     var HTTPParserError = class extends Error {
-      constructor(message2, code, data) {
+      constructor(message2, code2, data) {
         super(message2);
         this.name = "HTTPParserError";
-        this.code = code ? `HPE_${code}` : void 0;
+        this.code = code2 ? `HPE_${code2}` : void 0;
         this.data = data ? data.toString() : void 0;
       }
       static [Symbol.hasInstance](instance) {
@@ -619,12 +619,12 @@ var require_errors = __commonJS({
     };
     var kRequestRetryError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_REQ_RETRY");
     var RequestRetryError = class extends UndiciError {
-      constructor(message2, code, { headers, data }) {
+      constructor(message2, code2, { headers, data }) {
         super(message2);
         this.name = "RequestRetryError";
         this.message = message2 || "Request retry error";
         this.code = "UND_ERR_REQ_RETRY";
-        this.statusCode = code;
+        this.statusCode = code2;
         this.data = data;
         this.headers = headers;
       }
@@ -635,12 +635,12 @@ var require_errors = __commonJS({
     };
     var kResponseError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_RESPONSE");
     var ResponseError = class extends UndiciError {
-      constructor(message2, code, { headers, data }) {
+      constructor(message2, code2, { headers, data }) {
         super(message2);
         this.name = "ResponseError";
         this.message = message2 || "Response error";
         this.code = "UND_ERR_RESPONSE";
-        this.statusCode = code;
+        this.statusCode = code2;
         this.data = data;
         this.headers = headers;
       }
@@ -850,8 +850,8 @@ var require_tree = __commonJS({
         if (index === void 0 || index >= key.length) {
           throw new TypeError("Unreachable");
         }
-        const code = this.code = key.charCodeAt(index);
-        if (code > 127) {
+        const code2 = this.code = key.charCodeAt(index);
+        if (code2 > 127) {
           throw new TypeError("key must be ascii string");
         }
         if (key.length !== ++index) {
@@ -872,11 +872,11 @@ var require_tree = __commonJS({
         let index = 0;
         let node2 = this;
         while (true) {
-          const code = key.charCodeAt(index);
-          if (code > 127) {
+          const code2 = key.charCodeAt(index);
+          if (code2 > 127) {
             throw new TypeError("key must be ascii string");
           }
-          if (node2.code === code) {
+          if (node2.code === code2) {
             if (length === ++index) {
               node2.value = value;
               break;
@@ -886,7 +886,7 @@ var require_tree = __commonJS({
               node2.middle = new _TstNode(key, value, index);
               break;
             }
-          } else if (node2.code < code) {
+          } else if (node2.code < code2) {
             if (node2.left !== null) {
               node2 = node2.left;
             } else {
@@ -910,19 +910,19 @@ var require_tree = __commonJS({
         let index = 0;
         let node2 = this;
         while (node2 !== null && index < keylength) {
-          let code = key[index];
-          if (code <= 90 && code >= 65) {
-            code |= 32;
+          let code2 = key[index];
+          if (code2 <= 90 && code2 >= 65) {
+            code2 |= 32;
           }
           while (node2 !== null) {
-            if (code === node2.code) {
+            if (code2 === node2.code) {
               if (keylength === ++index) {
                 return node2;
               }
               node2 = node2.middle;
               break;
             }
-            node2 = node2.code < code ? node2.left : node2.right;
+            node2 = node2.code < code2 ? node2.left : node2.right;
           }
         }
         return null;
@@ -1014,8 +1014,8 @@ var require_util = __commonJS({
     }
     function nop() {
     }
-    function isStream2(obj2) {
-      return obj2 && typeof obj2 === "object" && typeof obj2.pipe === "function" && typeof obj2.on === "function";
+    function isStream2(obj4) {
+      return obj4 && typeof obj4 === "object" && typeof obj4.pipe === "function" && typeof obj4.on === "function";
     }
     function isBlobLike2(object2) {
       if (object2 === null) {
@@ -1120,14 +1120,14 @@ var require_util = __commonJS({
       }
       return servername;
     }
-    function deepClone(obj2) {
-      return JSON.parse(JSON.stringify(obj2));
+    function deepClone(obj4) {
+      return JSON.parse(JSON.stringify(obj4));
     }
-    function isAsyncIterable2(obj2) {
-      return !!(obj2 != null && typeof obj2[Symbol.asyncIterator] === "function");
+    function isAsyncIterable2(obj4) {
+      return !!(obj4 != null && typeof obj4[Symbol.asyncIterator] === "function");
     }
-    function isIterable(obj2) {
-      return !!(obj2 != null && (typeof obj2[Symbol.iterator] === "function" || typeof obj2[Symbol.asyncIterator] === "function"));
+    function isIterable(obj4) {
+      return !!(obj4 != null && (typeof obj4[Symbol.iterator] === "function" || typeof obj4[Symbol.asyncIterator] === "function"));
     }
     function bodyLength(body) {
       if (body == null) {
@@ -1174,30 +1174,30 @@ var require_util = __commonJS({
     function bufferToLowerCasedHeaderName(value) {
       return tree.lookup(value) ?? value.toString("latin1").toLowerCase();
     }
-    function parseHeaders(headers, obj2) {
-      if (obj2 === void 0) obj2 = {};
+    function parseHeaders(headers, obj4) {
+      if (obj4 === void 0) obj4 = {};
       for (let i2 = 0; i2 < headers.length; i2 += 2) {
         const key = headerNameToString(headers[i2]);
-        let val = obj2[key];
+        let val = obj4[key];
         if (val) {
           if (typeof val === "string") {
             val = [val];
-            obj2[key] = val;
+            obj4[key] = val;
           }
           val.push(headers[i2 + 1].toString("utf8"));
         } else {
           const headersValue = headers[i2 + 1];
           if (typeof headersValue === "string") {
-            obj2[key] = headersValue;
+            obj4[key] = headersValue;
           } else {
-            obj2[key] = Array.isArray(headersValue) ? headersValue.map((x) => x.toString("utf8")) : headersValue.toString("utf8");
+            obj4[key] = Array.isArray(headersValue) ? headersValue.map((x) => x.toString("utf8")) : headersValue.toString("utf8");
           }
         }
       }
-      if ("content-length" in obj2 && "content-disposition" in obj2) {
-        obj2["content-disposition"] = Buffer.from(obj2["content-disposition"]).toString("latin1");
+      if ("content-length" in obj4 && "content-disposition" in obj4) {
+        obj4["content-disposition"] = Buffer.from(obj4["content-disposition"]).toString("latin1");
       }
-      return obj2;
+      return obj4;
     }
     function parseRawHeaders(headers) {
       const len = headers.length;
@@ -1375,17 +1375,17 @@ var require_util = __commonJS({
         size: m[3] ? parseInt(m[3]) : null
       } : null;
     }
-    function addListener(obj2, name, listener) {
-      const listeners = obj2[kListeners] ??= [];
+    function addListener(obj4, name, listener) {
+      const listeners = obj4[kListeners] ??= [];
       listeners.push([name, listener]);
-      obj2.on(name, listener);
-      return obj2;
+      obj4.on(name, listener);
+      return obj4;
     }
-    function removeAllListeners(obj2) {
-      for (const [name, listener] of obj2[kListeners] ?? []) {
-        obj2.removeListener(name, listener);
+    function removeAllListeners(obj4) {
+      for (const [name, listener] of obj4[kListeners] ?? []) {
+        obj4.removeListener(name, listener);
       }
-      obj2[kListeners] = null;
+      obj4[kListeners] = null;
     }
     function errorRequest2(client, request2, err) {
       try {
@@ -1629,11 +1629,11 @@ var require_diagnostics = __commonJS({
         websocketDebuglog("connection opened %s%s", address, port ? `:${port}` : "");
       });
       diagnosticsChannel.channel("undici:websocket:close").subscribe((evt) => {
-        const { websocket, code, reason } = evt;
+        const { websocket, code: code2, reason } = evt;
         websocketDebuglog(
           "closed connection to %s - %s %s",
           websocket.url,
-          code,
+          code2,
           reason
         );
       });
@@ -1990,11 +1990,11 @@ var require_request = __commonJS({
           } else if (typeof val[i2] === "object") {
             throw new InvalidArgumentError(`invalid ${key} header`);
           } else {
-            const str3 = `${val[i2]}`;
-            if (!isValidHeaderValue(str3)) {
+            const str4 = `${val[i2]}`;
+            if (!isValidHeaderValue(str4)) {
               throw new InvalidArgumentError(`invalid ${key} header`);
             }
-            arr.push(str3);
+            arr.push(str4);
           }
         }
         val = arr;
@@ -2698,10 +2698,10 @@ var require_utils = __commonJS({
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.enumToMap = void 0;
-    function enumToMap(obj2) {
+    function enumToMap(obj4) {
       const res = {};
-      Object.keys(obj2).forEach((key) => {
-        const value = obj2[key];
+      Object.keys(obj4).forEach((key) => {
+        const value = obj4[key];
         if (typeof value === "number") {
           res[key] = value;
         }
@@ -3567,25 +3567,25 @@ var require_data_url = __commonJS({
     function isHTTPWhiteSpace(char) {
       return char === 13 || char === 10 || char === 9 || char === 32;
     }
-    function removeHTTPWhitespace(str3, leading = true, trailing = true) {
-      return removeChars(str3, leading, trailing, isHTTPWhiteSpace);
+    function removeHTTPWhitespace(str4, leading = true, trailing = true) {
+      return removeChars(str4, leading, trailing, isHTTPWhiteSpace);
     }
     function isASCIIWhitespace(char) {
       return char === 13 || char === 10 || char === 9 || char === 12 || char === 32;
     }
-    function removeASCIIWhitespace(str3, leading = true, trailing = true) {
-      return removeChars(str3, leading, trailing, isASCIIWhitespace);
+    function removeASCIIWhitespace(str4, leading = true, trailing = true) {
+      return removeChars(str4, leading, trailing, isASCIIWhitespace);
     }
-    function removeChars(str3, leading, trailing, predicate) {
+    function removeChars(str4, leading, trailing, predicate) {
       let lead = 0;
-      let trail = str3.length - 1;
+      let trail = str4.length - 1;
       if (leading) {
-        while (lead < str3.length && predicate(str3.charCodeAt(lead))) lead++;
+        while (lead < str4.length && predicate(str4.charCodeAt(lead))) lead++;
       }
       if (trailing) {
-        while (trail > 0 && predicate(str3.charCodeAt(trail))) trail--;
+        while (trail > 0 && predicate(str4.charCodeAt(trail))) trail--;
       }
-      return lead === 0 && trail === str3.length - 1 ? str3 : str3.slice(lead, trail + 1);
+      return lead === 0 && trail === str4.length - 1 ? str4 : str4.slice(lead, trail + 1);
     }
     function isomorphicDecode(input2) {
       const length = input2.length;
@@ -4121,9 +4121,9 @@ var require_util2 = __commonJS({
     }
     function isValidEncodedURL(url2) {
       for (let i2 = 0; i2 < url2.length; ++i2) {
-        const code = url2.charCodeAt(i2);
-        if (code > 126 || // Non-US-ASCII + DEL
-        code < 32) {
+        const code2 = url2.charCodeAt(i2);
+        if (code2 > 126 || // Non-US-ASCII + DEL
+        code2 < 32) {
           return false;
         }
       }
@@ -4714,8 +4714,8 @@ var require_util2 = __commonJS({
       }
       const rangeStart = collectASequenceOfCodePoints(
         (char) => {
-          const code = char.charCodeAt(0);
-          return code >= 48 && code <= 57;
+          const code2 = char.charCodeAt(0);
+          return code2 >= 48 && code2 <= 57;
         },
         data,
         position
@@ -4741,8 +4741,8 @@ var require_util2 = __commonJS({
       }
       const rangeEnd = collectASequenceOfCodePoints(
         (char) => {
-          const code = char.charCodeAt(0);
-          return code >= 48 && code <= 57;
+          const code2 = char.charCodeAt(0);
+          return code2 >= 48 && code2 <= 57;
         },
         data,
         position
@@ -5504,7 +5504,7 @@ var require_body = __commonJS({
         const boundary = `----formdata-undici-0${`${random(1e11)}`.padStart(11, "0")}`;
         const prefix = `--${boundary}\r
 Content-Disposition: form-data`;
-        const escape2 = (str3) => str3.replace(/\n/g, "%0A").replace(/\r/g, "%0D").replace(/"/g, "%22");
+        const escape2 = (str4) => str4.replace(/\n/g, "%0A").replace(/\r/g, "%0D").replace(/"/g, "%22");
         const normalizeLinefeeds = (value) => value.replace(/\r?\n|\r/g, "\r\n");
         const blobParts = [];
         const rn = new Uint8Array([13, 10]);
@@ -7033,9 +7033,9 @@ var require_client_h2 = __commonJS({
       this[kSocket][kError] = err;
       this[kClient][kOnError](err);
     }
-    function onHttp2FrameError(type, code, id) {
+    function onHttp2FrameError(type, code2, id) {
       if (id === 0) {
-        const err = new InformationalError(`HTTP/2: "frameError" received - type ${type}, code ${code}`);
+        const err = new InformationalError(`HTTP/2: "frameError" received - type ${type}, code ${code2}`);
         this[kSocket][kError] = err;
         this[kClient][kOnError](err);
       }
@@ -7045,8 +7045,8 @@ var require_client_h2 = __commonJS({
       this.destroy(err);
       util.destroy(this[kSocket], err);
     }
-    function onHTTP2GoAway(code) {
-      const err = this[kError] || new SocketError(`HTTP/2: "GOAWAY" frame received with code ${code}`, util.getSocketInfo(this));
+    function onHTTP2GoAway(code2) {
+      const err = this[kError] || new SocketError(`HTTP/2: "GOAWAY" frame received with code ${code2}`, util.getSocketInfo(this));
       const client = this[kClient];
       client[kSocket] = null;
       client[kHTTPContext] = null;
@@ -7251,8 +7251,8 @@ var require_client_h2 = __commonJS({
       stream.once("error", function(err) {
         abort(err);
       });
-      stream.once("frameError", (type, code) => {
-        abort(new InformationalError(`HTTP/2: "frameError" received - type ${type}, code ${code}`));
+      stream.once("frameError", (type, code2) => {
+        abort(new InformationalError(`HTTP/2: "frameError" received - type ${type}, code ${code2}`));
       });
       return true;
       function writeBodyH2() {
@@ -9190,7 +9190,7 @@ var require_retry_handler = __commonJS({
         if (this.handler.onBodySent) return this.handler.onBodySent(chunk);
       }
       static [kRetryHandlerDefaultRetry](err, { state, opts }, cb) {
-        const { statusCode, code, headers } = err;
+        const { statusCode, code: code2, headers } = err;
         const { method, retryOptions } = opts;
         const {
           maxRetries,
@@ -9202,7 +9202,7 @@ var require_retry_handler = __commonJS({
           methods
         } = retryOptions;
         const { counter } = state;
-        if (code && code !== "UND_ERR_REQ_RETRY" && !errorCodes.includes(code)) {
+        if (code2 && code2 !== "UND_ERR_REQ_RETRY" && !errorCodes.includes(code2)) {
           cb(err);
           return;
         }
@@ -11945,8 +11945,8 @@ var require_headers = __commonJS({
     var util = __require("node:util");
     var kHeadersMap = /* @__PURE__ */ Symbol("headers map");
     var kHeadersSortedMap = /* @__PURE__ */ Symbol("headers map sorted");
-    function isHTTPWhiteSpaceCharCode(code) {
-      return code === 10 || code === 13 || code === 9 || code === 32;
+    function isHTTPWhiteSpaceCharCode(code2) {
+      return code2 === 10 || code2 === 13 || code2 === 9 || code2 === 32;
     }
     function headerValueNormalize(potentialValue) {
       let i2 = 0;
@@ -16101,8 +16101,8 @@ var require_util6 = __commonJS({
     "use strict";
     function isCTLExcludingHtab(value) {
       for (let i2 = 0; i2 < value.length; ++i2) {
-        const code = value.charCodeAt(i2);
-        if (code >= 0 && code <= 8 || code >= 10 && code <= 31 || code === 127) {
+        const code2 = value.charCodeAt(i2);
+        if (code2 >= 0 && code2 <= 8 || code2 >= 10 && code2 <= 31 || code2 === 127) {
           return true;
         }
       }
@@ -16110,26 +16110,26 @@ var require_util6 = __commonJS({
     }
     function validateCookieName(name) {
       for (let i2 = 0; i2 < name.length; ++i2) {
-        const code = name.charCodeAt(i2);
-        if (code < 33 || // exclude CTLs (0-31), SP and HT
-        code > 126 || // exclude non-ascii and DEL
-        code === 34 || // "
-        code === 40 || // (
-        code === 41 || // )
-        code === 60 || // <
-        code === 62 || // >
-        code === 64 || // @
-        code === 44 || // ,
-        code === 59 || // ;
-        code === 58 || // :
-        code === 92 || // \
-        code === 47 || // /
-        code === 91 || // [
-        code === 93 || // ]
-        code === 63 || // ?
-        code === 61 || // =
-        code === 123 || // {
-        code === 125) {
+        const code2 = name.charCodeAt(i2);
+        if (code2 < 33 || // exclude CTLs (0-31), SP and HT
+        code2 > 126 || // exclude non-ascii and DEL
+        code2 === 34 || // "
+        code2 === 40 || // (
+        code2 === 41 || // )
+        code2 === 60 || // <
+        code2 === 62 || // >
+        code2 === 64 || // @
+        code2 === 44 || // ,
+        code2 === 59 || // ;
+        code2 === 58 || // :
+        code2 === 92 || // \
+        code2 === 47 || // /
+        code2 === 91 || // [
+        code2 === 93 || // ]
+        code2 === 63 || // ?
+        code2 === 61 || // =
+        code2 === 123 || // {
+        code2 === 125) {
           throw new Error("Invalid cookie name");
         }
       }
@@ -16145,31 +16145,31 @@ var require_util6 = __commonJS({
         ++i2;
       }
       while (i2 < len) {
-        const code = value.charCodeAt(i2++);
-        if (code < 33 || // exclude CTLs (0-31)
-        code > 126 || // non-ascii and DEL (127)
-        code === 34 || // "
-        code === 44 || // ,
-        code === 59 || // ;
-        code === 92) {
+        const code2 = value.charCodeAt(i2++);
+        if (code2 < 33 || // exclude CTLs (0-31)
+        code2 > 126 || // non-ascii and DEL (127)
+        code2 === 34 || // "
+        code2 === 44 || // ,
+        code2 === 59 || // ;
+        code2 === 92) {
           throw new Error("Invalid cookie value");
         }
       }
     }
     function validateCookiePath(path15) {
       for (let i2 = 0; i2 < path15.length; ++i2) {
-        const code = path15.charCodeAt(i2);
-        if (code < 32 || // exclude CTLs (0-31)
-        code > 126 || // exclude DEL and non-ascii
-        code === 59) {
+        const code2 = path15.charCodeAt(i2);
+        if (code2 < 32 || // exclude CTLs (0-31)
+        code2 > 126 || // exclude DEL and non-ascii
+        code2 === 59) {
           throw new Error("Invalid cookie path");
         }
       }
     }
-    function isLetterOrDigit(code) {
-      return code >= 48 && code <= 57 || // 0-9
-      code >= 65 && code <= 90 || // A-Z
-      code >= 97 && code <= 122;
+    function isLetterOrDigit(code2) {
+      return code2 >= 48 && code2 <= 57 || // 0-9
+      code2 >= 65 && code2 <= 90 || // A-Z
+      code2 >= 97 && code2 <= 122;
     }
     function validateCookieDomain(domain2) {
       if (domain2 === " ") {
@@ -16180,8 +16180,8 @@ var require_util6 = __commonJS({
       }
       let labelLength = 0;
       for (let i2 = 0; i2 < domain2.length; ++i2) {
-        const code = domain2.charCodeAt(i2);
-        if (code === 46) {
+        const code2 = domain2.charCodeAt(i2);
+        if (code2 === 46) {
           if (labelLength === 0) {
             throw new Error("Invalid cookie domain");
           }
@@ -16191,10 +16191,10 @@ var require_util6 = __commonJS({
           labelLength = 0;
           continue;
         }
-        if (labelLength === 0 && !isLetterOrDigit(code)) {
+        if (labelLength === 0 && !isLetterOrDigit(code2)) {
           throw new Error("Invalid cookie domain");
         }
-        if (!isLetterOrDigit(code) && code !== 45) {
+        if (!isLetterOrDigit(code2) && code2 !== 45) {
           throw new Error("Invalid cookie domain");
         }
         if (++labelLength > 63) {
@@ -16487,9 +16487,9 @@ var require_cookies = __commonJS({
       webidl.argumentLengthCheck(arguments, 2, "setCookie");
       webidl.brandCheck(headers, Headers3, { strict: false });
       cookie = webidl.converters.Cookie(cookie);
-      const str3 = stringify2(cookie);
-      if (str3) {
-        headers.append("Set-Cookie", str3);
+      const str4 = stringify2(cookie);
+      if (str4) {
+        headers.append("Set-Cookie", str4);
       }
     }
     webidl.converters.DeleteCookieAttributes = webidl.dictionaryConverter([
@@ -16968,37 +16968,37 @@ var require_util7 = __commonJS({
         return false;
       }
       for (let i2 = 0; i2 < protocol.length; ++i2) {
-        const code = protocol.charCodeAt(i2);
-        if (code < 33 || // CTL, contains SP (0x20) and HT (0x09)
-        code > 126 || code === 34 || // "
-        code === 40 || // (
-        code === 41 || // )
-        code === 44 || // ,
-        code === 47 || // /
-        code === 58 || // :
-        code === 59 || // ;
-        code === 60 || // <
-        code === 61 || // =
-        code === 62 || // >
-        code === 63 || // ?
-        code === 64 || // @
-        code === 91 || // [
-        code === 92 || // \
-        code === 93 || // ]
-        code === 123 || // {
-        code === 125) {
+        const code2 = protocol.charCodeAt(i2);
+        if (code2 < 33 || // CTL, contains SP (0x20) and HT (0x09)
+        code2 > 126 || code2 === 34 || // "
+        code2 === 40 || // (
+        code2 === 41 || // )
+        code2 === 44 || // ,
+        code2 === 47 || // /
+        code2 === 58 || // :
+        code2 === 59 || // ;
+        code2 === 60 || // <
+        code2 === 61 || // =
+        code2 === 62 || // >
+        code2 === 63 || // ?
+        code2 === 64 || // @
+        code2 === 91 || // [
+        code2 === 92 || // \
+        code2 === 93 || // ]
+        code2 === 123 || // {
+        code2 === 125) {
           return false;
         }
       }
       return true;
     }
-    function isValidStatusCode(code) {
-      if (code >= 1e3 && code < 1015) {
-        return code !== 1004 && // reserved
-        code !== 1005 && // "MUST NOT be set as a status code"
-        code !== 1006;
+    function isValidStatusCode(code2) {
+      if (code2 >= 1e3 && code2 < 1015) {
+        return code2 !== 1004 && // reserved
+        code2 !== 1005 && // "MUST NOT be set as a status code"
+        code2 !== 1006;
       }
-      return code >= 3e3 && code <= 4999;
+      return code2 >= 3e3 && code2 <= 4999;
     }
     function failWebsocketConnection(ws, reason) {
       const { [kController]: controller, [kResponse]: response } = ws;
@@ -17267,7 +17267,7 @@ var require_connection = __commonJS({
       });
       return controller;
     }
-    function closeWebSocketConnection(ws, code, reason, reasonByteLength) {
+    function closeWebSocketConnection(ws, code2, reason, reasonByteLength) {
       if (isClosing(ws) || isClosed(ws)) {
       } else if (!isEstablished(ws)) {
         failWebsocketConnection(ws, "Connection was closed before it was established.");
@@ -17275,12 +17275,12 @@ var require_connection = __commonJS({
       } else if (ws[kSentClose] === sentCloseFrameState.NOT_SENT) {
         ws[kSentClose] = sentCloseFrameState.PROCESSING;
         const frame = new WebsocketFrameSend();
-        if (code !== void 0 && reason === void 0) {
+        if (code2 !== void 0 && reason === void 0) {
           frame.frameData = Buffer.allocUnsafe(2);
-          frame.frameData.writeUInt16BE(code, 0);
-        } else if (code !== void 0 && reason !== void 0) {
+          frame.frameData.writeUInt16BE(code2, 0);
+        } else if (code2 !== void 0 && reason !== void 0) {
           frame.frameData = Buffer.allocUnsafe(2 + reasonByteLength);
-          frame.frameData.writeUInt16BE(code, 0);
+          frame.frameData.writeUInt16BE(code2, 0);
           frame.frameData.write(reason, 2, "utf-8");
         } else {
           frame.frameData = emptyBuffer;
@@ -17305,25 +17305,25 @@ var require_connection = __commonJS({
       response.socket.off("close", onSocketClose);
       response.socket.off("error", onSocketError);
       const wasClean = ws[kSentClose] === sentCloseFrameState.SENT && ws[kReceivedClose];
-      let code = 1005;
+      let code2 = 1005;
       let reason = "";
       const result = ws[kByteParser].closingInfo;
       if (result && !result.error) {
-        code = result.code ?? 1005;
+        code2 = result.code ?? 1005;
         reason = result.reason;
       } else if (!ws[kReceivedClose]) {
-        code = 1006;
+        code2 = 1006;
       }
       ws[kReadyState] = states.CLOSED;
       fireEvent("close", ws, (type, init) => new CloseEvent(type, init), {
         wasClean,
-        code,
+        code: code2,
         reason
       });
       if (channels.close.hasSubscribers) {
         channels.close.publish({
           websocket: ws,
-          code,
+          code: code2,
           reason
         });
       }
@@ -17448,8 +17448,8 @@ var require_receiver = __commonJS({
     var { closeWebSocketConnection } = require_connection();
     var { PerMessageDeflate } = require_permessage_deflate();
     var { MessageSizeExceededError } = require_errors();
-    function failWebsocketConnectionWithCode(ws, code, reason) {
-      closeWebSocketConnection(ws, code, reason, Buffer.byteLength(reason));
+    function failWebsocketConnectionWithCode(ws, code2, reason) {
+      closeWebSocketConnection(ws, code2, reason, Buffer.byteLength(reason));
       failWebsocketConnection(ws, reason);
     }
     var ByteParser = class extends Writable4 {
@@ -17636,8 +17636,8 @@ var require_receiver = __commonJS({
                   this.#info.fin,
                   (error63, data) => {
                     if (error63) {
-                      const code = error63 instanceof MessageSizeExceededError ? 1009 : 1007;
-                      failWebsocketConnectionWithCode(this.ws, code, error63.message);
+                      const code2 = error63 instanceof MessageSizeExceededError ? 1009 : 1007;
+                      failWebsocketConnectionWithCode(this.ws, code2, error63.message);
                       return;
                     }
                     if (!this.writeFragments(data)) {
@@ -17723,11 +17723,11 @@ var require_receiver = __commonJS({
       }
       parseCloseBody(data) {
         assert2(data.length !== 1);
-        let code;
+        let code2;
         if (data.length >= 2) {
-          code = data.readUInt16BE(0);
+          code2 = data.readUInt16BE(0);
         }
-        if (code !== void 0 && !isValidStatusCode(code)) {
+        if (code2 !== void 0 && !isValidStatusCode(code2)) {
           return { code: 1002, reason: "Invalid status code", error: true };
         }
         let reason = data.subarray(2);
@@ -17739,7 +17739,7 @@ var require_receiver = __commonJS({
         } catch {
           return { code: 1007, reason: "Invalid UTF-8", error: true };
         }
-        return { code, reason, error: false };
+        return { code: code2, reason, error: false };
       }
       /**
        * Parses control frames.
@@ -17754,8 +17754,8 @@ var require_receiver = __commonJS({
           }
           this.#info.closeInfo = this.parseCloseBody(body);
           if (this.#info.closeInfo.error) {
-            const { code, reason } = this.#info.closeInfo;
-            closeWebSocketConnection(this.ws, code, reason, reason.length);
+            const { code: code2, reason } = this.#info.closeInfo;
+            closeWebSocketConnection(this.ws, code2, reason, reason.length);
             failWebsocketConnection(this.ws, reason);
             return false;
           }
@@ -17993,17 +17993,17 @@ var require_websocket = __commonJS({
        * @param {number|undefined} code
        * @param {string|undefined} reason
        */
-      close(code = void 0, reason = void 0) {
+      close(code2 = void 0, reason = void 0) {
         webidl.brandCheck(this, _WebSocket);
         const prefix = "WebSocket.close";
-        if (code !== void 0) {
-          code = webidl.converters["unsigned short"](code, prefix, "code", { clamp: true });
+        if (code2 !== void 0) {
+          code2 = webidl.converters["unsigned short"](code2, prefix, "code", { clamp: true });
         }
         if (reason !== void 0) {
           reason = webidl.converters.USVString(reason, prefix, "reason");
         }
-        if (code !== void 0) {
-          if (code !== 1e3 && (code < 3e3 || code > 4999)) {
+        if (code2 !== void 0) {
+          if (code2 !== 1e3 && (code2 < 3e3 || code2 > 4999)) {
             throw new DOMException("invalid code", "InvalidAccessError");
           }
         }
@@ -18017,7 +18017,7 @@ var require_websocket = __commonJS({
             );
           }
         }
-        closeWebSocketConnection(this, code, reason, reasonByteLength);
+        closeWebSocketConnection(this, code2, reason, reasonByteLength);
       }
       /**
        * @see https://websockets.spec.whatwg.org/#dom-websocket-send
@@ -18263,15 +18263,15 @@ var require_websocket = __commonJS({
     }
     function onParserError(err) {
       let message2;
-      let code;
+      let code2;
       if (err instanceof CloseEvent) {
         message2 = err.reason;
-        code = err.code;
+        code2 = err.code;
       } else {
         message2 = err.message;
       }
       fireEvent("error", this, () => new ErrorEvent("error", { error: err, message: message2 }));
-      closeWebSocketConnection(this, code);
+      closeWebSocketConnection(this, code2);
     }
     module.exports = {
       WebSocket
@@ -19504,8 +19504,8 @@ var require_lib = __commonJS({
         });
       }
       postJson(requestUrl_1, obj_1) {
-        return __awaiter3(this, arguments, void 0, function* (requestUrl, obj2, additionalHeaders = {}) {
-          const data = JSON.stringify(obj2, null, 2);
+        return __awaiter3(this, arguments, void 0, function* (requestUrl, obj4, additionalHeaders = {}) {
+          const data = JSON.stringify(obj4, null, 2);
           additionalHeaders[Headers3.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers3.Accept, MediaTypes2.ApplicationJson);
           additionalHeaders[Headers3.ContentType] = this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes2.ApplicationJson);
           const res = yield this.post(requestUrl, data, additionalHeaders);
@@ -19513,8 +19513,8 @@ var require_lib = __commonJS({
         });
       }
       putJson(requestUrl_1, obj_1) {
-        return __awaiter3(this, arguments, void 0, function* (requestUrl, obj2, additionalHeaders = {}) {
-          const data = JSON.stringify(obj2, null, 2);
+        return __awaiter3(this, arguments, void 0, function* (requestUrl, obj4, additionalHeaders = {}) {
+          const data = JSON.stringify(obj4, null, 2);
           additionalHeaders[Headers3.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers3.Accept, MediaTypes2.ApplicationJson);
           additionalHeaders[Headers3.ContentType] = this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes2.ApplicationJson);
           const res = yield this.put(requestUrl, data, additionalHeaders);
@@ -19522,8 +19522,8 @@ var require_lib = __commonJS({
         });
       }
       patchJson(requestUrl_1, obj_1) {
-        return __awaiter3(this, arguments, void 0, function* (requestUrl, obj2, additionalHeaders = {}) {
-          const data = JSON.stringify(obj2, null, 2);
+        return __awaiter3(this, arguments, void 0, function* (requestUrl, obj4, additionalHeaders = {}) {
+          const data = JSON.stringify(obj4, null, 2);
           additionalHeaders[Headers3.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers3.Accept, MediaTypes2.ApplicationJson);
           additionalHeaders[Headers3.ContentType] = this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes2.ApplicationJson);
           const res = yield this.patch(requestUrl, data, additionalHeaders);
@@ -19886,25 +19886,25 @@ var require_lib = __commonJS({
               }
               return value;
             }
-            let obj2;
+            let obj4;
             let contents;
             try {
               contents = yield res.readBody();
               if (contents && contents.length > 0) {
                 if (options && options.deserializeDates) {
-                  obj2 = JSON.parse(contents, dateTimeDeserializer);
+                  obj4 = JSON.parse(contents, dateTimeDeserializer);
                 } else {
-                  obj2 = JSON.parse(contents);
+                  obj4 = JSON.parse(contents);
                 }
-                response.result = obj2;
+                response.result = obj4;
               }
               response.headers = res.message.headers;
             } catch (err) {
             }
             if (statusCode > 299) {
               let msg;
-              if (obj2 && obj2.message) {
-                msg = obj2.message;
+              if (obj4 && obj4.message) {
+                msg = obj4.message;
               } else if (contents && contents.length > 0) {
                 msg = contents;
               } else {
@@ -19921,7 +19921,7 @@ var require_lib = __commonJS({
       }
     };
     exports.HttpClient = HttpClient3;
-    var lowercaseKeys2 = (obj2) => Object.keys(obj2).reduce((c3, k) => (c3[k.toLowerCase()] = obj2[k], c3), {});
+    var lowercaseKeys2 = (obj4) => Object.keys(obj4).reduce((c3, k) => (c3[k.toLowerCase()] = obj4[k], c3), {});
   }
 });
 
@@ -21954,10 +21954,10 @@ var require_utils2 = __commonJS({
       REGEX_SPECIAL_CHARS_GLOBAL
     } = require_constants6();
     exports.isObject = (val) => val !== null && typeof val === "object" && !Array.isArray(val);
-    exports.hasRegexChars = (str3) => REGEX_SPECIAL_CHARS.test(str3);
-    exports.isRegexChar = (str3) => str3.length === 1 && exports.hasRegexChars(str3);
-    exports.escapeRegex = (str3) => str3.replace(REGEX_SPECIAL_CHARS_GLOBAL, "\\$1");
-    exports.toPosixSlashes = (str3) => str3.replace(REGEX_BACKSLASH, "/");
+    exports.hasRegexChars = (str4) => REGEX_SPECIAL_CHARS.test(str4);
+    exports.isRegexChar = (str4) => str4.length === 1 && exports.hasRegexChars(str4);
+    exports.escapeRegex = (str4) => str4.replace(REGEX_SPECIAL_CHARS_GLOBAL, "\\$1");
+    exports.toPosixSlashes = (str4) => str4.replace(REGEX_BACKSLASH, "/");
     exports.isWindows = () => {
       if (typeof navigator !== "undefined" && navigator.platform) {
         const platform3 = navigator.platform.toLowerCase();
@@ -21968,8 +21968,8 @@ var require_utils2 = __commonJS({
       }
       return false;
     };
-    exports.removeBackslashes = (str3) => {
-      return str3.replace(REGEX_REMOVE_BACKSLASH, (match) => {
+    exports.removeBackslashes = (str4) => {
+      return str4.replace(REGEX_REMOVE_BACKSLASH, (match) => {
         return match === "\\" ? "" : match;
       });
     };
@@ -22044,8 +22044,8 @@ var require_scan = __commonJS({
       CHAR_RIGHT_SQUARE_BRACKET
       /* ] */
     } = require_constants6();
-    var isPathSeparator = (code) => {
-      return code === CHAR_FORWARD_SLASH || code === CHAR_BACKWARD_SLASH;
+    var isPathSeparator = (code2) => {
+      return code2 === CHAR_FORWARD_SLASH || code2 === CHAR_BACKWARD_SLASH;
     };
     var depth = (token2) => {
       if (token2.isPrefix !== true) {
@@ -22059,7 +22059,7 @@ var require_scan = __commonJS({
       const slashes = [];
       const tokens = [];
       const parts = [];
-      let str3 = input2;
+      let str4 = input2;
       let index = -1;
       let start = 0;
       let lastIndex = 0;
@@ -22075,38 +22075,38 @@ var require_scan = __commonJS({
       let finished7 = false;
       let braces = 0;
       let prev;
-      let code;
+      let code2;
       let token2 = { value: "", depth: 0, isGlob: false };
       const eos = () => index >= length;
-      const peek = () => str3.charCodeAt(index + 1);
+      const peek = () => str4.charCodeAt(index + 1);
       const advance = () => {
-        prev = code;
-        return str3.charCodeAt(++index);
+        prev = code2;
+        return str4.charCodeAt(++index);
       };
       while (index < length) {
-        code = advance();
+        code2 = advance();
         let next;
-        if (code === CHAR_BACKWARD_SLASH) {
+        if (code2 === CHAR_BACKWARD_SLASH) {
           backslashes = token2.backslashes = true;
-          code = advance();
-          if (code === CHAR_LEFT_CURLY_BRACE) {
+          code2 = advance();
+          if (code2 === CHAR_LEFT_CURLY_BRACE) {
             braceEscaped = true;
           }
           continue;
         }
-        if (braceEscaped === true || code === CHAR_LEFT_CURLY_BRACE) {
+        if (braceEscaped === true || code2 === CHAR_LEFT_CURLY_BRACE) {
           braces++;
-          while (eos() !== true && (code = advance())) {
-            if (code === CHAR_BACKWARD_SLASH) {
+          while (eos() !== true && (code2 = advance())) {
+            if (code2 === CHAR_BACKWARD_SLASH) {
               backslashes = token2.backslashes = true;
               advance();
               continue;
             }
-            if (code === CHAR_LEFT_CURLY_BRACE) {
+            if (code2 === CHAR_LEFT_CURLY_BRACE) {
               braces++;
               continue;
             }
-            if (braceEscaped !== true && code === CHAR_DOT && (code = advance()) === CHAR_DOT) {
+            if (braceEscaped !== true && code2 === CHAR_DOT && (code2 = advance()) === CHAR_DOT) {
               isBrace = token2.isBrace = true;
               isGlob = token2.isGlob = true;
               finished7 = true;
@@ -22115,7 +22115,7 @@ var require_scan = __commonJS({
               }
               break;
             }
-            if (braceEscaped !== true && code === CHAR_COMMA) {
+            if (braceEscaped !== true && code2 === CHAR_COMMA) {
               isBrace = token2.isBrace = true;
               isGlob = token2.isGlob = true;
               finished7 = true;
@@ -22124,7 +22124,7 @@ var require_scan = __commonJS({
               }
               break;
             }
-            if (code === CHAR_RIGHT_CURLY_BRACE) {
+            if (code2 === CHAR_RIGHT_CURLY_BRACE) {
               braces--;
               if (braces === 0) {
                 braceEscaped = false;
@@ -22139,7 +22139,7 @@ var require_scan = __commonJS({
           }
           break;
         }
-        if (code === CHAR_FORWARD_SLASH) {
+        if (code2 === CHAR_FORWARD_SLASH) {
           slashes.push(index);
           tokens.push(token2);
           token2 = { value: "", depth: 0, isGlob: false };
@@ -22152,27 +22152,27 @@ var require_scan = __commonJS({
           continue;
         }
         if (opts.noext !== true) {
-          const isExtglobChar = code === CHAR_PLUS || code === CHAR_AT || code === CHAR_ASTERISK || code === CHAR_QUESTION_MARK || code === CHAR_EXCLAMATION_MARK;
+          const isExtglobChar = code2 === CHAR_PLUS || code2 === CHAR_AT || code2 === CHAR_ASTERISK || code2 === CHAR_QUESTION_MARK || code2 === CHAR_EXCLAMATION_MARK;
           if (isExtglobChar === true && peek() === CHAR_LEFT_PARENTHESES) {
             isGlob = token2.isGlob = true;
             isExtglob = token2.isExtglob = true;
             finished7 = true;
-            if (code === CHAR_EXCLAMATION_MARK && index === start) {
+            if (code2 === CHAR_EXCLAMATION_MARK && index === start) {
               negatedExtglob = true;
             }
             if (scanToEnd === true) {
               let parens = 0;
-              while (eos() !== true && (code = advance())) {
-                if (code === CHAR_BACKWARD_SLASH) {
+              while (eos() !== true && (code2 = advance())) {
+                if (code2 === CHAR_BACKWARD_SLASH) {
                   backslashes = token2.backslashes = true;
                   advance();
                   continue;
                 }
-                if (code === CHAR_LEFT_PARENTHESES) {
+                if (code2 === CHAR_LEFT_PARENTHESES) {
                   parens++;
                   continue;
                 }
-                if (code === CHAR_RIGHT_PARENTHESES && --parens === 0) {
+                if (code2 === CHAR_RIGHT_PARENTHESES && --parens === 0) {
                   finished7 = true;
                   break;
                 }
@@ -22182,7 +22182,7 @@ var require_scan = __commonJS({
             break;
           }
         }
-        if (code === CHAR_ASTERISK) {
+        if (code2 === CHAR_ASTERISK) {
           if (prev === CHAR_ASTERISK) isGlobstar = token2.isGlobstar = true;
           isGlob = token2.isGlob = true;
           finished7 = true;
@@ -22191,7 +22191,7 @@ var require_scan = __commonJS({
           }
           break;
         }
-        if (code === CHAR_QUESTION_MARK) {
+        if (code2 === CHAR_QUESTION_MARK) {
           isGlob = token2.isGlob = true;
           finished7 = true;
           if (scanToEnd === true) {
@@ -22199,7 +22199,7 @@ var require_scan = __commonJS({
           }
           break;
         }
-        if (code === CHAR_LEFT_SQUARE_BRACKET) {
+        if (code2 === CHAR_LEFT_SQUARE_BRACKET) {
           while (eos() !== true && (next = advance())) {
             if (next === CHAR_BACKWARD_SLASH) {
               backslashes = token2.backslashes = true;
@@ -22218,26 +22218,26 @@ var require_scan = __commonJS({
           }
           break;
         }
-        if (opts.nonegate !== true && code === CHAR_EXCLAMATION_MARK && index === start) {
+        if (opts.nonegate !== true && code2 === CHAR_EXCLAMATION_MARK && index === start) {
           negated = token2.negated = true;
           start++;
           continue;
         }
-        if (opts.noparen !== true && code === CHAR_LEFT_PARENTHESES) {
+        if (opts.noparen !== true && code2 === CHAR_LEFT_PARENTHESES) {
           isGlob = token2.isGlob = true;
           if (scanToEnd === true) {
             let parens = 1;
-            while (eos() !== true && (code = advance())) {
-              if (code === CHAR_BACKWARD_SLASH) {
+            while (eos() !== true && (code2 = advance())) {
+              if (code2 === CHAR_BACKWARD_SLASH) {
                 backslashes = token2.backslashes = true;
                 advance();
                 continue;
               }
-              if (code === CHAR_LEFT_PARENTHESES) {
+              if (code2 === CHAR_LEFT_PARENTHESES) {
                 parens++;
                 continue;
               }
-              if (code === CHAR_RIGHT_PARENTHESES && --parens === 0) {
+              if (code2 === CHAR_RIGHT_PARENTHESES && --parens === 0) {
                 finished7 = true;
                 break;
               }
@@ -22258,24 +22258,24 @@ var require_scan = __commonJS({
         isExtglob = false;
         isGlob = false;
       }
-      let base = str3;
+      let base = str4;
       let prefix = "";
       let glob = "";
       if (start > 0) {
-        prefix = str3.slice(0, start);
-        str3 = str3.slice(start);
+        prefix = str4.slice(0, start);
+        str4 = str4.slice(start);
         lastIndex -= start;
       }
       if (base && isGlob === true && lastIndex > 0) {
-        base = str3.slice(0, lastIndex);
-        glob = str3.slice(lastIndex);
+        base = str4.slice(0, lastIndex);
+        glob = str4.slice(lastIndex);
       } else if (isGlob === true) {
         base = "";
-        glob = str3;
+        glob = str4;
       } else {
-        base = str3;
+        base = str4;
       }
-      if (base && base !== "" && base !== "/" && base !== str3) {
+      if (base && base !== "" && base !== "/" && base !== str4) {
         if (isPathSeparator(base.charCodeAt(base.length - 1))) {
           base = base.slice(0, -1);
         }
@@ -22302,7 +22302,7 @@ var require_scan = __commonJS({
       };
       if (opts.tokens === true) {
         state.maxDepth = 0;
-        if (!isPathSeparator(code)) {
+        if (!isPathSeparator(code2)) {
           tokens.push(token2);
         }
         state.tokens = tokens;
@@ -23322,8 +23322,8 @@ var require_parse3 = __commonJS({
         if (opts2.noglobstar === true) return star;
         return `(${capture}(?:(?!${START_ANCHOR}${opts2.dot ? DOTS_SLASH : DOT_LITERAL}).)*?)`;
       };
-      const create = (str3) => {
-        switch (str3) {
+      const create = (str4) => {
+        switch (str4) {
           case "*":
             return `${nodot}${ONE_CHAR}${star}`;
           case ".*":
@@ -23341,7 +23341,7 @@ var require_parse3 = __commonJS({
           case "**/.*":
             return `(?:${nodot}${globstar(opts)}${SLASH_LITERAL})?${DOT_LITERAL}${ONE_CHAR}${star}`;
           default: {
-            const match = /^(.*?)\.(\w+)$/.exec(str3);
+            const match = /^(.*?)\.(\w+)$/.exec(str4);
             if (!match) return;
             const source2 = create(match[1]);
             if (!source2) return;
@@ -23372,9 +23372,9 @@ var require_picomatch = __commonJS({
     var picomatch3 = (glob, options, returnState = false) => {
       if (Array.isArray(glob)) {
         const fns = glob.map((input2) => picomatch3(input2, options, returnState));
-        const arrayMatcher = (str3) => {
+        const arrayMatcher = (str4) => {
           for (const isMatch of fns) {
-            const state2 = isMatch(str3);
+            const state2 = isMatch(str4);
             if (state2) return state2;
           }
           return false;
@@ -23450,7 +23450,7 @@ var require_picomatch = __commonJS({
       const regex2 = glob instanceof RegExp ? glob : picomatch3.makeRe(glob, options);
       return regex2.test(utils.basename(input2, { windows: posix }));
     };
-    picomatch3.isMatch = (str3, patterns, options) => picomatch3(patterns, options)(str3);
+    picomatch3.isMatch = (str4, patterns, options) => picomatch3(patterns, options)(str4);
     picomatch3.parse = (pattern, options) => {
       if (Array.isArray(pattern)) return pattern.map((p) => picomatch3.parse(p, options));
       return parse5(pattern, { ...options, fastpaths: false });
@@ -23833,9 +23833,9 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addCodeBlock(code, lang) {
+  addCodeBlock(code2, lang) {
     const attrs = Object.assign({}, lang && { lang });
-    const element = this.wrap("pre", this.wrap("code", code), attrs);
+    const element = this.wrap("pre", this.wrap("code", code2), attrs);
     return this.addRaw(element).addEOL();
   }
   /**
@@ -24280,13 +24280,13 @@ function mergeDeep(defaults3, options) {
   });
   return result;
 }
-function removeUndefinedProperties(obj2) {
-  for (const key in obj2) {
-    if (obj2[key] === void 0) {
-      delete obj2[key];
+function removeUndefinedProperties(obj4) {
+  for (const key in obj4) {
+    if (obj4[key] === void 0) {
+      delete obj4[key];
     }
   }
-  return obj2;
+  return obj4;
 }
 function merge(defaults3, route, options) {
   if (typeof route === "string") {
@@ -24342,16 +24342,16 @@ function omit(object2, keysToOmit) {
   }
   return result;
 }
-function encodeReserved(str3) {
-  return str3.split(/(%[0-9A-Fa-f]{2})/g).map(function(part) {
+function encodeReserved(str4) {
+  return str4.split(/(%[0-9A-Fa-f]{2})/g).map(function(part) {
     if (!/%[0-9A-Fa-f]/.test(part)) {
       part = encodeURI(part).replace(/%5B/g, "[").replace(/%5D/g, "]");
     }
     return part;
   }).join("");
 }
-function encodeUnreserved(str3) {
-  return encodeURIComponent(str3).replace(/[!'()*]/g, function(c3) {
+function encodeUnreserved(str4) {
+  return encodeURIComponent(str4).replace(/[!'()*]/g, function(c3) {
     return "%" + c3.charCodeAt(0).toString(16).toUpperCase();
   });
 }
@@ -24570,20 +24570,20 @@ CHAR_MAP[HTAB] |= OWS;
 CHAR_MAP[SP] |= OWS;
 CHAR_MAP[SEMI] |= SEMI_FLAG;
 CHAR_MAP[COMMA] |= COMMA_FLAG;
-for (let code = 128; code <= 255; code++) {
-  CHAR_MAP[code] |= LOWER_CASE;
+for (let code2 = 128; code2 <= 255; code2++) {
+  CHAR_MAP[code2] |= LOWER_CASE;
 }
 for (const char of "!#$%&'*+-.^_`|~") {
   CHAR_MAP[char.charCodeAt(0)] |= TOKEN_FLAG;
 }
-for (let code = 48; code <= 57; code++) {
-  CHAR_MAP[code] |= TOKEN_FLAG;
+for (let code2 = 48; code2 <= 57; code2++) {
+  CHAR_MAP[code2] |= TOKEN_FLAG;
 }
-for (let code = 65; code <= 90; code++) {
-  CHAR_MAP[code] |= LOWER_CASE | TOKEN_FLAG;
+for (let code2 = 65; code2 <= 90; code2++) {
+  CHAR_MAP[code2] |= LOWER_CASE | TOKEN_FLAG;
 }
-for (let code = 97; code <= 122; code++) {
-  CHAR_MAP[code] |= TOKEN_FLAG;
+for (let code2 = 97; code2 <= 122; code2++) {
+  CHAR_MAP[code2] |= TOKEN_FLAG;
 }
 var NullObject = /* @__PURE__ */ (() => {
   const C = function() {
@@ -24603,8 +24603,8 @@ function parse2(header, options) {
   let whitespace = -1;
   let stop = options?.parameters === false ? COMMA_FLAG : 0;
   while (index < len) {
-    const code = header.charCodeAt(index);
-    const flags = CHAR_MAP[code];
+    const code2 = header.charCodeAt(index);
+    const flags = CHAR_MAP[code2];
     if ((flags & stopFlags) !== 0) {
       stop |= flags & COMMA_FLAG;
       break;
@@ -24615,7 +24615,7 @@ function parse2(header, options) {
     } else {
       whitespace = -1;
     }
-    typeFlags |= code & NON_ASCII | flags;
+    typeFlags |= code2 & NON_ASCII | flags;
     index++;
   }
   const valueEnd = whitespace === -1 ? index : whitespace;
@@ -24637,14 +24637,14 @@ function parseParameters(header, type, index, len, stopFlags) {
     let keyFlags = 0;
     let keyWhitespace = -1;
     while (index < len) {
-      const code = header.charCodeAt(index);
-      const flags = CHAR_MAP[code];
+      const code2 = header.charCodeAt(index);
+      const flags = CHAR_MAP[code2];
       if ((flags & stopFlags) !== 0) {
         if ((flags & COMMA_FLAG) !== 0)
           break parameter;
         continue parameter;
       }
-      if (code === EQ) {
+      if (code2 === EQ) {
         const keyEnd = keyWhitespace === -1 ? index : keyWhitespace;
         const value = header.slice(keyStart, keyEnd);
         const key = (keyFlags & CASE_FLAGS) === 0 ? value : value.toLowerCase();
@@ -24656,16 +24656,16 @@ function parseParameters(header, type, index, len, stopFlags) {
           const quotedStart = ++index;
           let escaped = false;
           while (index < len) {
-            const code2 = header.charCodeAt(index);
-            if (code2 === DQUOTE) {
+            const code3 = header.charCodeAt(index);
+            if (code3 === DQUOTE) {
               if (parameters[key] === void 0) {
                 parameters[key] = escaped ? unescapeQuotedPairs(header, quotedStart, index) : header.slice(quotedStart, index);
               }
               index++;
               let stop2 = 0;
               while (index < len) {
-                const code3 = header.charCodeAt(index);
-                const flags2 = CHAR_MAP[code3];
+                const code4 = header.charCodeAt(index);
+                const flags2 = CHAR_MAP[code4];
                 if ((flags2 & stopFlags) !== 0) {
                   stop2 = flags2 & COMMA_FLAG;
                   break;
@@ -24676,7 +24676,7 @@ function parseParameters(header, type, index, len, stopFlags) {
                 break parameter;
               continue parameter;
             }
-            if (code2 === BSLASH && index + 1 < len) {
+            if (code3 === BSLASH && index + 1 < len) {
               escaped = true;
               index += 2;
               continue;
@@ -24689,8 +24689,8 @@ function parseParameters(header, type, index, len, stopFlags) {
         let stop = 0;
         let valueWhitespace = -1;
         while (index < len) {
-          const code2 = header.charCodeAt(index);
-          const flags2 = CHAR_MAP[code2];
+          const code3 = header.charCodeAt(index);
+          const flags2 = CHAR_MAP[code3];
           if ((flags2 & stopFlags) !== 0) {
             stop = flags2 & COMMA_FLAG;
             break;
@@ -24717,21 +24717,21 @@ function parseParameters(header, type, index, len, stopFlags) {
       } else {
         keyWhitespace = -1;
       }
-      keyFlags |= code & NON_ASCII | flags;
+      keyFlags |= code2 & NON_ASCII | flags;
       index++;
     }
   }
   return { type, index, parameters };
 }
-function unescapeQuotedPairs(str3, start, end) {
+function unescapeQuotedPairs(str4, start, end) {
   let result = "";
   for (let index = start; index < end; index++) {
-    if (str3.charCodeAt(index) === BSLASH) {
-      result += str3.slice(start, index);
+    if (str4.charCodeAt(index) === BSLASH) {
+      result += str4.slice(start, index);
       start = ++index;
     }
   }
-  return result + str3.slice(start, end);
+  return result + str4.slice(start, end);
 }
 
 // node_modules/json-with-bigint/json-with-bigint.js
@@ -24759,8 +24759,8 @@ var stringifyIteratively = (rootValue, replacer, spaceParam) => {
     if (hasToJSON) {
       val = val.toJSON(key);
     }
-    const isNoise = typeof val === "string" && noiseValue.test(val);
-    if (isNoise) return val + "n";
+    const isNoise2 = typeof val === "string" && noiseValue.test(val);
+    if (isNoise2) return val + "n";
     const isBigInt = typeof val === "bigint";
     if (isBigInt) {
       const supportsRawJSON = "rawJSON" in JSON;
@@ -24920,8 +24920,8 @@ var JSONStringify = (value, replacer, space) => {
     const convertedToCustomJSON = originalStringify(
       value,
       (key, val) => {
-        const isNoise = typeof val === "string" && noiseValue.test(val);
-        if (isNoise) return val.toString() + "n";
+        const isNoise2 = typeof val === "string" && noiseValue.test(val);
+        if (isNoise2) return val.toString() + "n";
         if (typeof val === "bigint") return val.toString() + "n";
         const hasFunctionReplacer = typeof replacer === "function";
         if (hasFunctionReplacer) return replacer(key, val);
@@ -25016,8 +25016,8 @@ var applyReviverIteratively = (parsed, userReviver) => {
         if (isCustomFormatBigInt) {
           value = BigInt(value.slice(0, -1));
         } else {
-          const isNoise = noiseValue.test(value);
-          if (isNoise) value = value.slice(0, -1);
+          const isNoise2 = noiseValue.test(value);
+          if (isNoise2) value = value.slice(0, -1);
         }
       }
       const hasUserReviver = typeof userReviver === "function";
@@ -25040,8 +25040,8 @@ var serializeBigInts = (text) => {
     stringsOrLargeNumbers,
     (match, digits, fractional, exponential) => {
       const isString = match[0] === '"';
-      const isNoise = isString && noiseValueWithQuotes.test(match);
-      if (isNoise) return match.substring(0, match.length - 1) + 'n"';
+      const isNoise2 = isString && noiseValueWithQuotes.test(match);
+      if (isNoise2) return match.substring(0, match.length - 1) + 'n"';
       const hasFractionalOrExponential = fractional || exponential;
       const isLessThanMaxSafeInt = digits && (digits.length < MAX_DIGITS || digits.length === MAX_DIGITS && digits <= MAX_INT);
       const isStandardValue = isString || hasFractionalOrExponential || isLessThanMaxSafeInt;
@@ -28622,6 +28622,23 @@ function makeGitHub(opts) {
     createdAt: c3.created_at,
     updatedAt: c3.updated_at
   });
+  const toRun = (data) => ({
+    id: Number(data.id),
+    name: data.name ?? "",
+    workflowId: data.workflow_id === void 0 ? null : Number(data.workflow_id),
+    runNumber: data.run_number === void 0 ? null : Number(data.run_number),
+    event: data.event,
+    status: data.status ?? null,
+    conclusion: data.conclusion ?? null,
+    headBranch: data.head_branch ?? null,
+    headSha: data.head_sha,
+    runAttempt: data.run_attempt ?? 1,
+    url: data.html_url,
+    createdAt: data.created_at,
+    headRepository: data.head_repository?.full_name ?? null,
+    triggeringActor: data.triggering_actor?.login ?? data.actor?.login ?? null,
+    pullRequests: (data.pull_requests ?? []).map((pr) => pr.number)
+  });
   return {
     async getPermission(username) {
       const route = "GET /repos/{owner}/{repo}/collaborators/{username}/permission";
@@ -28694,18 +28711,13 @@ function makeGitHub(opts) {
     async getWorkflowRun(runId) {
       const route = "GET /repos/{owner}/{repo}/actions/runs/{run_id}";
       const { data } = await call(route, () => octokit.request(route, { owner, repo, run_id: runId }));
-      return {
-        id: Number(data.id),
-        name: data.name ?? "",
-        event: data.event,
-        status: data.status ?? null,
-        conclusion: data.conclusion ?? null,
-        headBranch: data.head_branch ?? null,
-        headSha: data.head_sha,
-        runAttempt: data.run_attempt ?? 1,
-        url: data.html_url,
-        pullRequests: (data.pull_requests ?? []).map((pr) => pr.number)
-      };
+      return toRun(data);
+    },
+    async listBranchRuns(branch, listOpts) {
+      const route = "GET /repos/{owner}/{repo}/actions/runs";
+      const status = listOpts?.status;
+      const { data } = await call(route, () => octokit.request(route, { owner, repo, branch, per_page: listOpts?.perPage ?? 50, ...status ? { status } : {} }));
+      return data.workflow_runs.map(toRun);
     },
     async listRunJobs(runId) {
       const route = "GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs";
@@ -30283,7 +30295,7 @@ var handleSerializationError = ({ error: error63, methodName, isSubprocess, mess
     throw new Error(`${getMethodName(methodName, isSubprocess)}'s argument type is invalid: the message cannot be serialized: ${String(message2)}.`, { cause: error63 });
   }
 };
-var isSerializationError = ({ code, message: message2 }) => SERIALIZATION_ERROR_CODES.has(code) || SERIALIZATION_ERROR_MESSAGES.some((serializationErrorMessage) => message2.includes(serializationErrorMessage));
+var isSerializationError = ({ code: code2, message: message2 }) => SERIALIZATION_ERROR_CODES.has(code2) || SERIALIZATION_ERROR_MESSAGES.some((serializationErrorMessage) => message2.includes(serializationErrorMessage));
 var SERIALIZATION_ERROR_CODES = /* @__PURE__ */ new Set([
   // Message is `undefined`
   "ERR_MISSING_ARGS",
@@ -34019,17 +34031,17 @@ var Emitter = class {
       list.splice(i2, 1);
     }
   }
-  emit(ev, code, signal) {
+  emit(ev, code2, signal) {
     if (this.emitted[ev]) {
       return false;
     }
     this.emitted[ev] = true;
     let ret = false;
     for (const fn of this.listeners[ev]) {
-      ret = fn(code, signal) === true || ret;
+      ret = fn(code2, signal) === true || ret;
     }
     if (ev === "exit") {
-      ret = this.emit("afterExit", code, signal) || ret;
+      ret = this.emit("afterExit", code2, signal) || ret;
     }
     return ret;
   }
@@ -34129,8 +34141,8 @@ var SignalExit = class extends SignalExitBase {
     this.#process.emit = (ev, ...a2) => {
       return this.#processEmit(ev, ...a2);
     };
-    this.#process.reallyExit = (code) => {
-      return this.#processReallyExit(code);
+    this.#process.reallyExit = (code2) => {
+      return this.#processReallyExit(code2);
     };
   }
   unload() {
@@ -34152,11 +34164,11 @@ var SignalExit = class extends SignalExitBase {
     this.#process.reallyExit = this.#originalProcessReallyExit;
     this.#emitter.count -= 1;
   }
-  #processReallyExit(code) {
+  #processReallyExit(code2) {
     if (!processOk(this.#process)) {
       return 0;
     }
-    this.#process.exitCode = code || 0;
+    this.#process.exitCode = code2 || 0;
     this.#emitter.emit("exit", this.#process.exitCode, null);
     return this.#originalProcessReallyExit.call(this.#process, this.#process.exitCode);
   }
@@ -35899,6 +35911,31 @@ var CliGit = class {
     const commit = await this.out(["rev-parse", "--verify", `${sha}^{commit}`]);
     await this.run(["update-ref", "-m", "agent-fix: publish", ref, commit]);
   }
+  async localBranchSha(branch) {
+    await this.checkBranchName(branch);
+    const r = await this.run(["rev-parse", "-q", "--verify", `refs/heads/${branch}^{commit}`], { ok: [0, 1, 128] });
+    return r.exitCode === 0 ? r.stdout.trim() : null;
+  }
+  async checkoutDetached(remote, sha) {
+    if (!SHA_RE.test(sha)) throw new Error(`not a full commit id: ${JSON.stringify(sha)}`);
+    if (!await this.hasCommits(sha)) {
+      this.lastRemote = remote;
+      const depth = await this.isShallow() ? ["--depth=1"] : [];
+      const r2 = await this.run(["fetch", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head", ...depth, remote, sha], { ok: [0, 1, 128] });
+      if (r2.exitCode !== 0 || !await this.hasCommits(sha)) {
+        throw new GitCommandError(
+          redactUrls(`could not fetch commit ${sha} from ${remote} (exit ${r2.exitCode}): ${r2.stderr.trim() || "not found"}. It may have been force-pushed away; re-run the failed workflow on the current branch head.`),
+          r2.exitCode,
+          redactUrls(r2.stderr)
+        );
+      }
+    }
+    const r = await this.run(["-c", "advice.detachedHead=false", "checkout", "-q", "--detach", sha, "--"], { ok: [0, 1, 128] });
+    if (r.exitCode !== 0) {
+      throw new GitCommandError(redactUrls(`could not check out ${sha} (exit ${r.exitCode}): ${r.stderr.trim()}. The checkout must be clean.`), r.exitCode, redactUrls(r.stderr));
+    }
+    this.snapshotEnv = null;
+  }
   // ------------------------------------------------------------------ helpers
   async checkBranchName(branch) {
     const r = await this.run(["check-ref-format", "--branch", branch], { ok: [0, 1, 128] });
@@ -36174,8 +36211,8 @@ async function runCommand(command, options) {
     stream.on("error", () => void 0);
   }
   const exited = new Promise((resolve) => {
-    subprocess.once("exit", (code, sig) => {
-      exitCode = code;
+    subprocess.once("exit", (code2, sig) => {
+      exitCode = code2;
       signal = sig;
       resolve();
     });
@@ -36206,9 +36243,9 @@ async function runCommand(command, options) {
     const result = await subprocess;
     clearTimeout(drainTimer);
     if (pid === void 0) {
-      const code = result.code;
+      const code2 = result.code;
       const message2 = result.shortMessage ?? result.message ?? `could not start ${shellPath}`;
-      return failed(code ? `${code}: ${message2}` : message2);
+      return failed(code2 ? `${code2}: ${message2}` : message2);
     }
     return {
       command,
@@ -36439,18 +36476,18 @@ function maybeObj(x) {
   }
   return x ?? {};
 }
-function isEmptyObj(obj2) {
-  if (!obj2)
+function isEmptyObj(obj4) {
+  if (!obj4)
     return true;
-  for (const _k in obj2)
+  for (const _k in obj4)
     return false;
   return true;
 }
-function hasOwn(obj2, key) {
-  return Object.prototype.hasOwnProperty.call(obj2, key);
+function hasOwn(obj4, key) {
+  return Object.prototype.hasOwnProperty.call(obj4, key);
 }
-function isObj(obj2) {
-  return obj2 != null && typeof obj2 === "object" && !Array.isArray(obj2);
+function isObj(obj4) {
+  return obj4 != null && typeof obj4 === "object" && !Array.isArray(obj4);
 }
 var validatePositiveInteger = (name, n2) => {
   if (typeof n2 !== "number" || !Number.isInteger(n2)) {
@@ -36701,7 +36738,7 @@ var formatters = {
 var RFC1738 = "RFC1738";
 
 // node_modules/openai/internal/qs/utils.mjs
-var has = (obj2, key) => (has = Object.hasOwn ?? Function.prototype.call.bind(Object.prototype.hasOwnProperty), has(obj2, key));
+var has = (obj4, key) => (has = Object.hasOwn ?? Function.prototype.call.bind(Object.prototype.hasOwnProperty), has(obj4, key));
 var hex_table = /* @__PURE__ */ (() => {
   const array2 = [];
   for (let i2 = 0; i2 < 256; ++i2) {
@@ -36710,15 +36747,15 @@ var hex_table = /* @__PURE__ */ (() => {
   return array2;
 })();
 var limit = 1024;
-var encode = (str3, _defaultEncoder, charset, _kind, format2) => {
-  if (str3.length === 0) {
-    return str3;
+var encode = (str4, _defaultEncoder, charset, _kind, format2) => {
+  if (str4.length === 0) {
+    return str4;
   }
-  let string4 = str3;
-  if (typeof str3 === "symbol") {
-    string4 = Symbol.prototype.toString.call(str3);
-  } else if (typeof str3 !== "string") {
-    string4 = String(str3);
+  let string4 = str4;
+  if (typeof str4 === "symbol") {
+    string4 = Symbol.prototype.toString.call(str4);
+  } else if (typeof str4 !== "string") {
+    string4 = String(str4);
   }
   if (charset === "iso-8859-1") {
     return escape(string4).replace(/%u[0-9a-f]{4}/gi, function($0) {
@@ -36762,11 +36799,11 @@ var encode = (str3, _defaultEncoder, charset, _kind, format2) => {
   }
   return out;
 };
-function is_buffer(obj2) {
-  if (!obj2 || typeof obj2 !== "object") {
+function is_buffer(obj4) {
+  if (!obj4 || typeof obj4 !== "object") {
     return false;
   }
-  return !!(obj2.constructor && obj2.constructor.isBuffer && obj2.constructor.isBuffer(obj2));
+  return !!(obj4.constructor && obj4.constructor.isBuffer && obj4.constructor.isBuffer(obj4));
 }
 function maybe_map(val, fn) {
   if (isArray(val)) {
@@ -36823,7 +36860,7 @@ function is_non_nullish_primitive(v) {
 }
 var sentinel = {};
 function inner_stringify(object2, prefix, generateArrayPrefix, commaRoundTrip, allowEmptyArrays, strictNullHandling, skipNulls, encodeDotInKeys, encoder, filter, sort, allowDots, serializeDate, format2, formatter, encodeValuesOnly, charset, sideChannel) {
-  let obj2 = object2;
+  let obj4 = object2;
   let tmp_sc = sideChannel;
   let step = 0;
   let find_flag = false;
@@ -36842,68 +36879,68 @@ function inner_stringify(object2, prefix, generateArrayPrefix, commaRoundTrip, a
     }
   }
   if (typeof filter === "function") {
-    obj2 = filter(prefix, obj2);
-  } else if (obj2 instanceof Date) {
-    obj2 = serializeDate?.(obj2);
-  } else if (generateArrayPrefix === "comma" && isArray(obj2)) {
-    obj2 = maybe_map(obj2, function(value) {
+    obj4 = filter(prefix, obj4);
+  } else if (obj4 instanceof Date) {
+    obj4 = serializeDate?.(obj4);
+  } else if (generateArrayPrefix === "comma" && isArray(obj4)) {
+    obj4 = maybe_map(obj4, function(value) {
       if (value instanceof Date) {
         return serializeDate?.(value);
       }
       return value;
     });
   }
-  if (obj2 === null) {
+  if (obj4 === null) {
     if (strictNullHandling) {
       return encoder && !encodeValuesOnly ? (
         // @ts-expect-error
         encoder(prefix, defaults2.encoder, charset, "key", format2)
       ) : prefix;
     }
-    obj2 = "";
+    obj4 = "";
   }
-  if (is_non_nullish_primitive(obj2) || is_buffer(obj2)) {
+  if (is_non_nullish_primitive(obj4) || is_buffer(obj4)) {
     if (encoder) {
       const key_value = encodeValuesOnly ? prefix : encoder(prefix, defaults2.encoder, charset, "key", format2);
       return [
         formatter?.(key_value) + "=" + // @ts-expect-error
-        formatter?.(encoder(obj2, defaults2.encoder, charset, "value", format2))
+        formatter?.(encoder(obj4, defaults2.encoder, charset, "value", format2))
       ];
     }
-    return [formatter?.(prefix) + "=" + formatter?.(String(obj2))];
+    return [formatter?.(prefix) + "=" + formatter?.(String(obj4))];
   }
   const values = [];
-  if (typeof obj2 === "undefined") {
+  if (typeof obj4 === "undefined") {
     return values;
   }
   let obj_keys;
-  if (generateArrayPrefix === "comma" && isArray(obj2)) {
+  if (generateArrayPrefix === "comma" && isArray(obj4)) {
     if (encodeValuesOnly && encoder) {
-      obj2 = maybe_map(obj2, encoder);
+      obj4 = maybe_map(obj4, encoder);
     }
-    obj_keys = [{ value: obj2.length > 0 ? obj2.join(",") || null : void 0 }];
+    obj_keys = [{ value: obj4.length > 0 ? obj4.join(",") || null : void 0 }];
   } else if (isArray(filter)) {
     obj_keys = filter;
   } else {
-    const keys = Object.keys(obj2);
+    const keys = Object.keys(obj4);
     obj_keys = sort ? keys.sort(sort) : keys;
   }
   const encoded_prefix = encodeDotInKeys ? String(prefix).replace(/\./g, "%2E") : String(prefix);
-  const adjusted_prefix = commaRoundTrip && isArray(obj2) && obj2.length === 1 ? encoded_prefix + "[]" : encoded_prefix;
-  if (allowEmptyArrays && isArray(obj2) && obj2.length === 0) {
+  const adjusted_prefix = commaRoundTrip && isArray(obj4) && obj4.length === 1 ? encoded_prefix + "[]" : encoded_prefix;
+  if (allowEmptyArrays && isArray(obj4) && obj4.length === 0) {
     return adjusted_prefix + "[]";
   }
   for (let j = 0; j < obj_keys.length; ++j) {
     const key = obj_keys[j];
     const value = (
       // @ts-ignore
-      typeof key === "object" && typeof key.value !== "undefined" ? key.value : obj2[key]
+      typeof key === "object" && typeof key.value !== "undefined" ? key.value : obj4[key]
     );
     if (skipNulls && value === null) {
       continue;
     }
     const encoded_key = allowDots && encodeDotInKeys ? key.replace(/\./g, "%2E") : key;
-    const key_prefix = isArray(obj2) ? typeof generateArrayPrefix === "function" ? generateArrayPrefix(adjusted_prefix, encoded_key) : adjusted_prefix : adjusted_prefix + (allowDots ? "." + encoded_key : "[" + encoded_key + "]");
+    const key_prefix = isArray(obj4) ? typeof generateArrayPrefix === "function" ? generateArrayPrefix(adjusted_prefix, encoded_key) : adjusted_prefix : adjusted_prefix + (allowDots ? "." + encoded_key : "[" + encoded_key + "]");
     sideChannel.set(object2, step);
     const valueSideChannel = /* @__PURE__ */ new WeakMap();
     valueSideChannel.set(sentinel, sideChannel);
@@ -36917,7 +36954,7 @@ function inner_stringify(object2, prefix, generateArrayPrefix, commaRoundTrip, a
       skipNulls,
       encodeDotInKeys,
       // @ts-ignore
-      generateArrayPrefix === "comma" && encodeValuesOnly && isArray(obj2) ? null : encoder,
+      generateArrayPrefix === "comma" && encodeValuesOnly && isArray(obj4) ? null : encoder,
       filter,
       sort,
       allowDots,
@@ -36994,25 +37031,25 @@ function normalize_stringify_options(opts = defaults2) {
   };
 }
 function stringify(object2, opts = {}) {
-  let obj2 = object2;
+  let obj4 = object2;
   const options = normalize_stringify_options(opts);
   let obj_keys;
   let filter;
   if (typeof options.filter === "function") {
     filter = options.filter;
-    obj2 = filter("", obj2);
+    obj4 = filter("", obj4);
   } else if (isArray(options.filter)) {
     filter = options.filter;
     obj_keys = filter;
   }
   const keys = [];
-  if (typeof obj2 !== "object" || obj2 === null) {
+  if (typeof obj4 !== "object" || obj4 === null) {
     return "";
   }
   const generateArrayPrefix = array_prefix_generators[options.arrayFormat];
   const commaRoundTrip = generateArrayPrefix === "comma" && options.commaRoundTrip;
   if (!obj_keys) {
-    obj_keys = Object.keys(obj2);
+    obj_keys = Object.keys(obj4);
   }
   if (options.sort) {
     obj_keys.sort(options.sort);
@@ -37020,11 +37057,11 @@ function stringify(object2, opts = {}) {
   const sideChannel = /* @__PURE__ */ new WeakMap();
   for (let i2 = 0; i2 < obj_keys.length; ++i2) {
     const key = obj_keys[i2];
-    if (options.skipNulls && obj2[key] === null) {
+    if (options.skipNulls && obj4[key] === null) {
       continue;
     }
     push_to_array(keys, inner_stringify(
-      obj2[key],
+      obj4[key],
       key,
       // @ts-expect-error
       generateArrayPrefix,
@@ -37077,9 +37114,9 @@ function concatBytes(buffers) {
   return output2;
 }
 var encodeUTF8_;
-function encodeUTF8(str3) {
+function encodeUTF8(str4) {
   let encoder;
-  return (encodeUTF8_ ?? (encoder = new globalThis.TextEncoder(), encodeUTF8_ = encoder.encode.bind(encoder)))(str3);
+  return (encodeUTF8_ ?? (encoder = new globalThis.TextEncoder(), encodeUTF8_ = encoder.encode.bind(encoder)))(str4);
 }
 var decodeUTF8_;
 function decodeUTF8(bytes) {
@@ -37519,12 +37556,12 @@ var SSEDecoder = class {
     return null;
   }
 };
-function partition(str3, delimiter) {
-  const index = str3.indexOf(delimiter);
+function partition(str4, delimiter) {
+  const index = str4.indexOf(delimiter);
   if (index !== -1) {
-    return [str3.substring(0, index), delimiter, str3.substring(index + delimiter.length)];
+    return [str4.substring(0, index), delimiter, str4.substring(index + delimiter.length)];
   }
-  return [str3, "", ""];
+  return [str4, "", ""];
 }
 
 // node_modules/openai/internal/parse.mjs
@@ -38253,8 +38290,8 @@ var APIResource = class {
 };
 
 // node_modules/openai/internal/utils/path.mjs
-function encodeURIPath(str3) {
-  return str3.replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@]+/g, encodeURIComponent);
+function encodeURIPath(str4) {
+  return str4.replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@]+/g, encodeURIComponent);
 }
 var EMPTY = /* @__PURE__ */ Object.freeze(/* @__PURE__ */ Object.create(null));
 var createPathTagFunction = (pathEncoder = encodeURIPath) => function path15(statics, ...params) {
@@ -39234,21 +39271,21 @@ var _parseJSON = (jsonString, allow) => {
   const parseObj = () => {
     index++;
     skipBlank();
-    const obj2 = {};
+    const obj4 = {};
     try {
       while (jsonString[index] !== "}") {
         skipBlank();
         if (index >= length && Allow.OBJ & allow)
-          return obj2;
+          return obj4;
         const key = parseStr();
         skipBlank();
         index++;
         try {
           const value = parseAny();
-          Object.defineProperty(obj2, key, { value, writable: true, enumerable: true, configurable: true });
+          Object.defineProperty(obj4, key, { value, writable: true, enumerable: true, configurable: true });
         } catch (e) {
           if (Allow.OBJ & allow)
-            return obj2;
+            return obj4;
           else
             throw e;
         }
@@ -39258,12 +39295,12 @@ var _parseJSON = (jsonString, allow) => {
       }
     } catch (e) {
       if (Allow.OBJ & allow)
-        return obj2;
+        return obj4;
       else
         markPartialJSON("Expected '}' at end of object");
     }
     index++;
-    return obj2;
+    return obj4;
   };
   const parseArr = () => {
     index++;
@@ -39875,7 +39912,7 @@ function isCompleteAudio(audio) {
 function str(x) {
   return JSON.stringify(x);
 }
-function assertIsEmpty(obj2) {
+function assertIsEmpty(obj4) {
   return;
 }
 function assertNever(_x) {
@@ -47336,18 +47373,18 @@ function describe(e, where, sentTools) {
     const status = e.status;
     const msg = serverMessage(e);
     const said = msg ? `: ${msg}` : "";
-    const code = String(e.code ?? "");
+    const code2 = String(e.code ?? "");
     const head = `model endpoint ${where} answered HTTP ${status}${said}`;
     if (status === 401) return { status, kind: "auth", message: `${head}. The API key was rejected: check the api-key input (for GitHub Models the workflow needs "permissions: models: read")` };
     if (status === 403) return { status, kind: "forbidden", message: `${head}. The key has no access to this model: check its permissions or pick another model` };
     if (status === 404) return { status, kind: "not-found", message: `${head}. Check the model name and that base-url is the API root (the part before /chat/completions, e.g. https://api.openai.com/v1)` };
     if (status === 429) {
-      if (/quota|billing|insufficient/i.test(`${code} ${msg}`)) return { status, kind: "quota", message: `${head}. The account's quota is exhausted: check billing or use another key` };
+      if (/quota|billing|insufficient/i.test(`${code2} ${msg}`)) return { status, kind: "quota", message: `${head}. The account's quota is exhausted: check billing or use another key` };
       const wait = e.headers ? retryAfterMs(e.headers) : void 0;
       const asks = wait !== void 0 && wait > 0 ? ` (the server asks to wait ${Math.ceil(wait / 1e3)}s)` : "";
       return { status, kind: "rate-limited", message: `${head}. Still rate-limited${asks}: try again later or use a model with a higher limit` };
     }
-    if (status === 413 || /context.?length|maximum context|too many tokens|prompt is too long/i.test(`${code} ${msg}`)) {
+    if (status === 413 || /context.?length|maximum context|too many tokens|prompt is too long/i.test(`${code2} ${msg}`)) {
       return { status, kind: "context-length", message: `${head}. The conversation no longer fits the model's context window` };
     }
     if ((status === 400 || status === 422) && sentTools && /tool|function/i.test(msg) && /support|enable-auto-tool-choice|tool-call-parser/i.test(msg)) {
@@ -47376,9 +47413,9 @@ function causeText(e) {
   if (e instanceof Error && e.message) parts.push(e.message);
   let c3 = cause;
   for (let i2 = 0; c3 && i2 < 3; i2++) {
-    const code = c3.code;
+    const code2 = c3.code;
     const message2 = c3.message;
-    if (typeof code === "string") parts.push(code);
+    if (typeof code2 === "string") parts.push(code2);
     else if (typeof message2 === "string" && message2) parts.push(message2);
     c3 = c3.cause;
   }
@@ -48150,8 +48187,8 @@ function defineLazy(object2, key, getter) {
     configurable: true
   });
 }
-function objectClone(obj2) {
-  return Object.create(Object.getPrototypeOf(obj2), Object.getOwnPropertyDescriptors(obj2));
+function objectClone(obj4) {
+  return Object.create(Object.getPrototypeOf(obj4), Object.getOwnPropertyDescriptors(obj4));
 }
 function assignProp(target, prop, value) {
   Object.defineProperty(target, prop, {
@@ -48222,10 +48259,10 @@ function mergeDefs(...defs) {
 function cloneDef(schema) {
   return mergeDefs(schema._zod.def);
 }
-function getElementAtPath(obj2, path15) {
+function getElementAtPath(obj4, path15) {
   if (!path15)
-    return obj2;
-  return path15.reduce((acc, key) => acc?.[key], obj2);
+    return obj4;
+  return path15.reduce((acc, key) => acc?.[key], obj4);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
@@ -48240,14 +48277,14 @@ function promiseAllObject(promisesObj) {
 }
 function randomString(length = 10) {
   const chars = "abcdefghijklmnopqrstuvwxyz";
-  let str3 = "";
+  let str4 = "";
   for (let i2 = 0; i2 < length; i2++) {
-    str3 += chars[Math.floor(Math.random() * chars.length)];
+    str4 += chars[Math.floor(Math.random() * chars.length)];
   }
-  return str3;
+  return str4;
 }
-function esc(str3) {
-  return JSON.stringify(str3);
+function esc(str4) {
+  return JSON.stringify(str4);
 }
 function slugify(input2) {
   return input2.toLowerCase().trim().replace(/[^\w\s-]/g, "").replace(/[\s_-]+/g, "-").replace(/^-+|-+$/g, "");
@@ -48361,8 +48398,8 @@ var primitiveTypes = /* @__PURE__ */ new Set([
   "symbol",
   "undefined"
 ]);
-function escapeRegex(str3) {
-  return str3.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+function escapeRegex(str4) {
+  return str4.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 function clone(inst, def, params) {
   const cl = new inst._zod.constr(def ?? inst._zod.def);
@@ -48628,13 +48665,13 @@ function getSizableOrigin(input2) {
   return "unknown";
 }
 var highSurrogate = /[\uD800-\uDBFF]/;
-function codePointLength(str3) {
-  const units = str3.length;
-  if (!highSurrogate.test(str3))
+function codePointLength(str4) {
+  const units = str4.length;
+  if (!highSurrogate.test(str4))
     return units;
   let count2 = units;
   for (let i2 = 0; i2 < units - 1; i2++) {
-    if ((str3.charCodeAt(i2) & 64512) === 55296 && (str3.charCodeAt(i2 + 1) & 64512) === 56320) {
+    if ((str4.charCodeAt(i2) & 64512) === 55296 && (str4.charCodeAt(i2 + 1) & 64512) === 56320) {
       count2--;
       i2++;
     }
@@ -48661,9 +48698,9 @@ function parsedType(data) {
       if (Array.isArray(data)) {
         return "array";
       }
-      const obj2 = data;
-      if (obj2 && Object.getPrototypeOf(obj2) !== Object.prototype && "constructor" in obj2 && obj2.constructor) {
-        return obj2.constructor.name;
+      const obj4 = data;
+      if (obj4 && Object.getPrototypeOf(obj4) !== Object.prototype && "constructor" in obj4 && obj4.constructor) {
+        return obj4.constructor.name;
       }
     }
   }
@@ -48681,8 +48718,8 @@ function issue2(...args) {
   }
   return { ...iss };
 }
-function cleanEnum(obj2) {
-  return Object.entries(obj2).filter(([k, _]) => {
+function cleanEnum(obj4) {
+  return Object.entries(obj4).filter(([k, _]) => {
     return Number.isNaN(Number.parseInt(k, 10));
   }).map((el) => el[1]);
 }
@@ -49007,15 +49044,15 @@ var $ZodError = $constructor("$ZodError", initializer);
 var $ZodRealError = $constructor("$ZodError", initializer, void 0, {
   Parent: Error
 });
-function node(obj2, key, make) {
-  if (!Object.prototype.hasOwnProperty.call(obj2, key)) {
+function node(obj4, key, make) {
+  if (!Object.prototype.hasOwnProperty.call(obj4, key)) {
     if (key === "__proto__") {
-      Object.defineProperty(obj2, key, { value: make(), writable: true, enumerable: true, configurable: true });
+      Object.defineProperty(obj4, key, { value: make(), writable: true, enumerable: true, configurable: true });
     } else {
-      obj2[key] = make();
+      obj4[key] = make();
     }
   }
-  return obj2[key];
+  return obj4[key];
 }
 function flattenError(error63, mapper = (issue3) => issue3.message) {
   const fieldErrors = {};
@@ -50506,12 +50543,12 @@ function isIso7064Mod97(iban3) {
   let remainder = 0;
   const len = iban3.length;
   for (let i2 = 4; i2 < len; i2++) {
-    const code = iban3.charCodeAt(i2);
-    remainder = (code >= 65 ? remainder * 100 + (code - 55) : remainder * 10 + (code - 48)) % 97;
+    const code2 = iban3.charCodeAt(i2);
+    remainder = (code2 >= 65 ? remainder * 100 + (code2 - 55) : remainder * 10 + (code2 - 48)) % 97;
   }
   for (let i2 = 0; i2 < 4; i2++) {
-    const code = iban3.charCodeAt(i2);
-    remainder = (code >= 65 ? remainder * 100 + (code - 55) : remainder * 10 + (code - 48)) % 97;
+    const code2 = iban3.charCodeAt(i2);
+    remainder = (code2 >= 65 ? remainder * 100 + (code2 - 55) : remainder * 10 + (code2 - 48)) % 97;
   }
   return remainder === 1;
 }
@@ -60457,12 +60494,12 @@ function compileFn(schema, options) {
   doc.write(outputAccessor === null ? `return true;` : `return ${outputAccessor};`);
   const constantNames = ["INVALID", ...ctx.constants.keys()];
   const constantValues = [INVALID, ...ctx.constants.values()];
-  const code = doc.content.join("\n");
+  const code2 = doc.content.join("\n");
   const fullCode = options?.debug ? constantNames.length > 0 ? `// Constants: ${constantNames.join(", ")}
-${code}` : code : "";
+${code2}` : code2 : "";
   const F = Function;
   const factoryCode = `return (input) => {
-${code}
+${code2}
 }`;
   let fn;
   try {
@@ -67207,6 +67244,14 @@ function parseGlobList(raw) {
   }
   return out;
 }
+function parseNameList(raw) {
+  const out = [];
+  for (const part of raw.split(/[\r\n,]+/)) {
+    const name = part.trim();
+    if (name !== "" && !out.includes(name)) out.push(name);
+  }
+  return out;
+}
 function readSettings(getInput2) {
   const problems = [];
   const read = (name) => {
@@ -67252,29 +67297,169 @@ function readSettings(getInput2) {
     maxChangedLines: parse5(fields.maxChangedLines, DEFAULTS2.maxChangedLines),
     draft: parse5(fields.draft, DEFAULTS2.draft),
     commandTimeoutMs: parse5(fields.commandTimeoutMinutes, DEFAULTS2.commandTimeoutMinutes) * 6e4,
-    protectedPaths: [ALWAYS_PROTECTED, ...parseGlobList(read("protected-paths")).filter((g) => g !== ALWAYS_PROTECTED)]
+    protectedPaths: [ALWAYS_PROTECTED, ...parseGlobList(read("protected-paths")).filter((g) => g !== ALWAYS_PROTECTED)],
+    workflows: parseNameList(read("workflows"))
   };
   if (problems.length > 0) throw new SettingsError(problems);
   return settings;
 }
 
-// src/trigger/parse.ts
-var COMMAND = "/agent-fix";
-var skip = (reason) => ({ kind: "skip", reason });
-function str2(v) {
-  return typeof v === "string" ? v : void 0;
+// src/publish/branch.ts
+var BRANCH_PREFIX = "agent-fix/";
+function branchNameProblem(name) {
+  if (name.length === 0) return "empty";
+  if (name === "@" || name === "HEAD") return `is "${name}"`;
+  if (name.startsWith("-")) return 'starts with "-"';
+  if (name.startsWith("/") || name.endsWith("/")) return 'starts or ends with "/"';
+  if (name.includes("//")) return 'contains "//"';
+  if (name.includes("..")) return 'contains ".."';
+  if (name.includes("@{")) return 'contains "@{"';
+  if (name.endsWith(".")) return 'ends with "."';
+  if (/[\x00-\x20\x7f~^:?*[\\]/.test(name)) return "contains a space, a control character or one of ~^:?*[\\";
+  for (const part of name.split("/")) {
+    if (part.startsWith(".")) return `component "${part}" starts with "."`;
+    if (part.endsWith(".lock")) return `component "${part}" ends with ".lock"`;
+  }
+  return null;
 }
+function isValidBranchName(name) {
+  return branchNameProblem(name) === null;
+}
+function branchForTask(taskKey) {
+  if (taskKey.trim() === "") throw new Error("invalid task key: empty");
+  const branch = `${BRANCH_PREFIX}${taskKey}`;
+  const problem = branchNameProblem(branch);
+  if (problem) throw new Error(`invalid branch name for task key ${JSON.stringify(taskKey)}: ${problem}`);
+  return branch;
+}
+function isAgentBranch(name) {
+  return name.startsWith(BRANCH_PREFIX) && name.length > BRANCH_PREFIX.length && isValidBranchName(name);
+}
+
+// src/ci/trigger.ts
 function obj(v) {
   return v !== null && typeof v === "object" && !Array.isArray(v) ? v : void 0;
 }
+function str2(v) {
+  return typeof v === "string" ? v : void 0;
+}
 function positiveInt(v) {
+  return typeof v === "number" && Number.isSafeInteger(v) && v > 0 ? v : void 0;
+}
+var skip = (reason) => ({ kind: "skip", reason });
+function workflowSelected(name, workflows) {
+  if (!workflows || workflows.length === 0) return true;
+  return workflows.includes(name);
+}
+function parseWorkflowRun(payload, opts = {}) {
+  const action = str2(payload.action) ?? "(none)";
+  if (action !== "completed") return skip(`workflow_run action "${action}" is not handled (agent-fix repairs completed runs that failed).`);
+  const run2 = obj(payload.workflow_run);
+  if (!run2) return skip("the workflow_run payload has no workflow_run.");
+  const runId = positiveInt(run2.id);
+  if (runId === void 0) return skip("the workflow_run payload has no run id.");
+  const name = str2(run2.name) ?? str2(obj(payload.workflow)?.name) ?? "";
+  const conclusion = str2(run2.conclusion) ?? "none";
+  if (conclusion !== "failure") {
+    return skip(`workflow run ${runId} ("${name}") concluded "${conclusion}", not "failure": nothing to repair.`);
+  }
+  if (!workflowSelected(name, opts.workflows)) {
+    return skip(`workflow "${name}" is not in the \`workflows\` input (${(opts.workflows ?? []).map((w) => `"${w}"`).join(", ")}).`);
+  }
+  const headBranch = str2(run2.head_branch) ?? "";
+  if (headBranch.trim() === "") return skip(`workflow run ${runId} has no branch (a tag or a detached run): there is no branch to fix.`);
+  if (headBranch.startsWith(BRANCH_PREFIX)) {
+    return skip(`workflow run ${runId} ran on ${headBranch}, one of agent-fix's own branches: agent-fix never repairs its own fixes (no fix-the-fix loops).`);
+  }
+  const repoName = str2(obj(payload.repository)?.full_name) ?? str2(obj(run2.repository)?.full_name) ?? opts.repository ?? "";
+  const headRepo = str2(obj(run2.head_repository)?.full_name);
+  if (!headRepo || !repoName || headRepo.toLowerCase() !== repoName.toLowerCase()) {
+    return skip(
+      headRepo ? `workflow run ${runId} ran code from ${headRepo}, a fork of ${repoName || "this repository"} (untrusted code): agent-fix reports the failure but never checks out and runs a fork's code with this repository's token.` : `workflow run ${runId} does not say which repository its code came from: treated as untrusted and skipped.`
+    );
+  }
+  const headSha = str2(run2.head_sha) ?? "";
+  if (!/^[0-9a-f]{40}$/i.test(headSha)) return skip(`workflow run ${runId} has no valid head sha.`);
+  const actor = str2(obj(run2.triggering_actor)?.login) ?? str2(obj(run2.actor)?.login) ?? str2(obj(payload.sender)?.login) ?? "";
+  const pullRequests = [];
+  for (const p of Array.isArray(run2.pull_requests) ? run2.pull_requests : []) {
+    const pr = obj(p);
+    const number4 = positiveInt(pr?.number);
+    const headRef = str2(obj(pr?.head)?.ref);
+    const baseRef = str2(obj(pr?.base)?.ref);
+    const prHeadRepo = str2(obj(obj(pr?.head)?.repo)?.name);
+    if (number4 && headRef && headRef === headBranch && (prHeadRepo === void 0 || repoName.endsWith(`/${prHeadRepo}`))) {
+      pullRequests.push({ number: number4, headRef, baseRef: baseRef ?? "" });
+    }
+  }
+  return {
+    kind: "ci",
+    runId,
+    runAttempt: positiveInt(run2.run_attempt) ?? 1,
+    workflowName: name,
+    workflowId: positiveInt(run2.workflow_id) ?? null,
+    headSha: headSha.toLowerCase(),
+    headBranch,
+    event: str2(run2.event) ?? "",
+    actor,
+    runUrl: str2(run2.html_url) ?? "",
+    runNumber: positiveInt(run2.run_number) ?? null,
+    pullRequests,
+    createdAt: str2(run2.created_at) ?? ""
+  };
+}
+function parseCiDispatch(raw, sender) {
+  const text = String(raw).trim().replace(/^.*\/actions\/runs\/(\d+).*$/, "$1");
+  const runId = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(runId) || runId <= 0) {
+    return skip(`workflow_dispatch input "run-id" must be the id (or the URL) of a workflow run (got ${JSON.stringify(String(raw).slice(0, 60))}).`);
+  }
+  return { kind: "ci", runId, runAttempt: 1, workflowName: "", workflowId: null, headSha: "", headBranch: "", event: "", actor: sender, runUrl: "", runNumber: null, pullRequests: [], createdAt: "", dispatched: true };
+}
+function resolveDispatchedRun(run2, dispatcher, repository) {
+  const t = parseWorkflowRun(
+    {
+      action: "completed",
+      workflow_run: {
+        id: run2.id,
+        name: run2.name,
+        head_branch: run2.headBranch,
+        head_sha: run2.headSha,
+        run_number: run2.runNumber ?? void 0,
+        run_attempt: run2.runAttempt,
+        event: run2.event,
+        conclusion: run2.status === "completed" ? run2.conclusion : run2.status,
+        workflow_id: run2.workflowId ?? void 0,
+        html_url: run2.url,
+        created_at: run2.createdAt,
+        // the run's pull requests are those whose head is its branch
+        pull_requests: run2.pullRequests.map((number4) => ({ number: number4, head: { ref: run2.headBranch } })),
+        head_repository: run2.headRepository ? { full_name: run2.headRepository } : null
+      },
+      repository: { full_name: repository }
+    },
+    {}
+  );
+  return t.kind === "ci" ? { ...t, actor: dispatcher, dispatched: true } : t;
+}
+
+// src/trigger/parse.ts
+var COMMAND = "/agent-fix";
+var skip2 = (reason) => ({ kind: "skip", reason });
+function str3(v) {
+  return typeof v === "string" ? v : void 0;
+}
+function obj2(v) {
+  return v !== null && typeof v === "object" && !Array.isArray(v) ? v : void 0;
+}
+function positiveInt2(v) {
   return typeof v === "number" && Number.isSafeInteger(v) && v > 0 ? v : void 0;
 }
 function isIsoTime(v) {
   return typeof v === "string" && !Number.isNaN(Date.parse(v));
 }
 function botReason(sender, selfLogin) {
-  const login = str2(sender?.login);
+  const login = str3(sender?.login);
   if (login === void 0 || login === "") return "the payload has no sender, so agent-fix cannot tell who triggered it.";
   const isBot = sender?.type === "Bot" || /\[bot\]$/i.test(login) || selfLogin !== void 0 && selfLogin !== "" && login.toLowerCase() === selfLogin.toLowerCase();
   return isBot ? `sender ${login} is a bot; agent-fix ignores bots to avoid loops.` : void 0;
@@ -67290,96 +67475,101 @@ function parseCommand2(body) {
   return [firstLine, following].filter((s) => s.trim() !== "").join("\n").trim();
 }
 function parseIssues(payload, opts) {
-  const action = str2(payload.action) ?? "(none)";
-  const issue3 = obj(payload.issue);
-  const issueNumber = positiveInt(issue3?.number);
+  const action = str3(payload.action) ?? "(none)";
+  const issue3 = obj2(payload.issue);
+  const issueNumber = positiveInt2(issue3?.number);
   if (action !== "labeled") {
-    return skip(`issues action "${action}" is not handled (agent-fix reacts when the "${opts.label}" label is added).`);
+    return skip2(`issues action "${action}" is not handled (agent-fix reacts when the "${opts.label}" label is added).`);
   }
-  const labelName = str2(obj(payload.label)?.name) ?? "";
+  const labelName = str3(obj2(payload.label)?.name) ?? "";
   if (labelName.trim().toLowerCase() !== opts.label.trim().toLowerCase()) {
-    return skip(`label "${labelName}" is not the trigger label "${opts.label}".`);
+    return skip2(`label "${labelName}" is not the trigger label "${opts.label}".`);
   }
-  if (issueNumber === void 0) return skip("the issues payload has no issue number.");
-  if (obj(issue3?.pull_request)) {
-    return skip(`#${issueNumber} is a pull request; labelling pull requests does not trigger agent-fix (comment /agent-fix instead).`);
+  if (issueNumber === void 0) return skip2("the issues payload has no issue number.");
+  if (obj2(issue3?.pull_request)) {
+    return skip2(`#${issueNumber} is a pull request; labelling pull requests does not trigger agent-fix (comment /agent-fix instead).`);
   }
-  if (issue3?.state === "closed") return skip(`issue #${issueNumber} is closed.`);
-  const sender = obj(payload.sender);
+  if (issue3?.state === "closed") return skip2(`issue #${issueNumber} is closed.`);
+  const sender = obj2(payload.sender);
   const triggeredAt = isIsoTime(issue3?.updated_at) ? issue3.updated_at : opts.now ?? (/* @__PURE__ */ new Date()).toISOString();
   const trigger = {
     kind: "issue",
     via: "label",
     issueNumber,
-    actor: str2(sender?.login) ?? "",
+    actor: str3(sender?.login) ?? "",
     extraInstructions: "",
     triggeredAt
   };
   return trigger;
 }
 function parseIssueComment(payload) {
-  const action = str2(payload.action) ?? "(none)";
+  const action = str3(payload.action) ?? "(none)";
   if (action !== "created") {
-    return skip(`issue_comment action "${action}" is not handled (only new /agent-fix comments trigger a run; edits do not).`);
+    return skip2(`issue_comment action "${action}" is not handled (only new /agent-fix comments trigger a run; edits do not).`);
   }
-  const comment = obj(payload.comment);
-  const issue3 = obj(payload.issue);
-  const body = str2(comment?.body) ?? "";
+  const comment = obj2(payload.comment);
+  const issue3 = obj2(payload.issue);
+  const body = str3(comment?.body) ?? "";
   const instructions = parseCommand2(body);
-  if (instructions === void 0) return skip(`the comment does not start with ${COMMAND}.`);
-  const issueNumber = positiveInt(issue3?.number);
-  if (issueNumber === void 0) return skip("the issue_comment payload has no issue number.");
-  const kind = obj(issue3?.pull_request) ? "pull request" : "issue";
-  if (issue3?.state === "closed") return skip(`${kind} #${issueNumber} is closed.`);
-  const sender = obj(payload.sender);
+  if (instructions === void 0) return skip2(`the comment does not start with ${COMMAND}.`);
+  const issueNumber = positiveInt2(issue3?.number);
+  if (issueNumber === void 0) return skip2("the issue_comment payload has no issue number.");
+  const kind = obj2(issue3?.pull_request) ? "pull request" : "issue";
+  if (issue3?.state === "closed") return skip2(`${kind} #${issueNumber} is closed.`);
+  const sender = obj2(payload.sender);
   const trigger = {
     kind: "issue",
     // Comments on pull requests are accepted too; the task builder sees isPullRequest from the API.
     via: "comment",
     issueNumber,
-    actor: str2(sender?.login) ?? str2(obj(comment?.user)?.login) ?? "",
+    actor: str3(sender?.login) ?? str3(obj2(comment?.user)?.login) ?? "",
     extraInstructions: instructions,
     triggeredAt: isIsoTime(comment?.created_at) ? comment.created_at : isIsoTime(comment?.updated_at) ? comment.updated_at : (/* @__PURE__ */ new Date(0)).toISOString()
   };
   return trigger;
 }
 function parseDispatch(payload, opts) {
-  const inputs = obj(payload.inputs) ?? {};
+  const inputs = obj2(payload.inputs) ?? {};
   const raw = inputs["issue-number"];
+  if ((raw === void 0 || raw === null || String(raw).trim() === "") && inputs["run-id"] !== void 0 && String(inputs["run-id"]).trim() !== "") {
+    return parseCiDispatch(inputs["run-id"], str3(obj2(payload.sender)?.login) ?? "");
+  }
   if (raw === void 0 || raw === null || typeof raw === "string" && raw.trim() === "") {
-    return skip('workflow_dispatch input "issue-number" is missing; give the number of the issue to fix.');
+    return skip2('workflow_dispatch input "issue-number" is missing; give the number of the issue to fix.');
   }
   let issueNumber;
-  if (typeof raw === "number") issueNumber = positiveInt(raw);
-  else if (typeof raw === "string" && /^#?\d+$/.test(raw.trim())) issueNumber = positiveInt(Number(raw.trim().replace(/^#/, "")));
+  if (typeof raw === "number") issueNumber = positiveInt2(raw);
+  else if (typeof raw === "string" && /^#?\d+$/.test(raw.trim())) issueNumber = positiveInt2(Number(raw.trim().replace(/^#/, "")));
   if (issueNumber === void 0) {
-    return skip(`workflow_dispatch input "issue-number" must be a positive whole number (got ${JSON.stringify(String(raw).slice(0, 40))}).`);
+    return skip2(`workflow_dispatch input "issue-number" must be a positive whole number (got ${JSON.stringify(String(raw).slice(0, 40))}).`);
   }
-  const instructions = str2(inputs["instructions"]) ?? "";
+  const instructions = str3(inputs["instructions"]) ?? "";
   const trigger = {
     kind: "issue",
     via: "dispatch",
     issueNumber,
-    actor: str2(obj(payload.sender)?.login) ?? "",
+    actor: str3(obj2(payload.sender)?.login) ?? "",
     extraInstructions: instructions.trim(),
     triggeredAt: opts.now ?? (/* @__PURE__ */ new Date()).toISOString()
   };
   return trigger;
 }
-var HANDLED = /* @__PURE__ */ new Set(["issues", "issue_comment", "workflow_dispatch"]);
+var HANDLED = /* @__PURE__ */ new Set(["issues", "issue_comment", "workflow_dispatch", "workflow_run"]);
 function parseTrigger(eventName, payload, opts) {
   if (!HANDLED.has(eventName)) {
-    return skip(`event "${eventName}" is not handled (agent-fix reacts to issues, issue_comment and workflow_dispatch).`);
+    return skip2(`event "${eventName}" is not handled (agent-fix reacts to issues, issue_comment, workflow_dispatch and workflow_run).`);
   }
-  const p = obj(payload);
-  if (p === void 0) return skip(`the ${eventName} event has no payload.`);
-  const bot = botReason(obj(p.sender), opts.selfLogin);
-  if (bot !== void 0) return skip(bot);
+  const p = obj2(payload);
+  if (p === void 0) return skip2(`the ${eventName} event has no payload.`);
+  const bot = botReason(obj2(p.sender), opts.selfLogin);
+  if (bot !== void 0) return skip2(bot);
   switch (eventName) {
     case "issues":
       return parseIssues(p, opts);
     case "issue_comment":
       return parseIssueComment(p);
+    case "workflow_run":
+      return parseWorkflowRun(p, { workflows: opts.workflows });
     default:
       return parseDispatch(p, opts);
   }
@@ -67408,9 +67598,9 @@ var INVISIBLE_ONE = new RegExp(`^${INVISIBLE.source}$`, "u");
 var INVISIBLE_NAMED_ENTITIES = /&(?:zwj|zwnj|lrm|rlm|shy|ZeroWidthSpace|NegativeVeryThinSpace|NegativeThinSpace|NegativeMediumSpace|NegativeThickSpace|NoBreak|InvisibleTimes|InvisibleComma|ApplyFunction);/g;
 function removeInvisibleEntities(s) {
   return s.replace(INVISIBLE_NAMED_ENTITIES, "").replace(/&#(?:[xX]([0-9a-fA-F]{1,6})|(\d{1,7}));?/g, (m, hex3, dec) => {
-    const code = hex3 !== void 0 ? parseInt(hex3, 16) : Number(dec);
-    if (code > 1114111) return "";
-    return INVISIBLE_ONE.test(String.fromCodePoint(code)) ? "" : m;
+    const code2 = hex3 !== void 0 ? parseInt(hex3, 16) : Number(dec);
+    if (code2 > 1114111) return "";
+    return INVISIBLE_ONE.test(String.fromCodePoint(code2)) ? "" : m;
   });
 }
 function removeInvisibleCharacters(s) {
@@ -67526,7 +67716,7 @@ function cleanReferenceDefinitions(s) {
 }
 function maskCode(s) {
   const saved = [];
-  const hold = (code) => `\0${saved.push(code) - 1}\0`;
+  const hold = (code2) => `\0${saved.push(code2) - 1}\0`;
   const lines = s.split("\n");
   const out = [];
   for (let i2 = 0; i2 < lines.length; i2++) {
@@ -68891,12 +69081,40 @@ function tapMessage(lines, start, indent) {
   }
   return { message: message2, durationMs };
 }
+var TAP_SUMMARY = /^#\s+(?:tests|pass|fail|skip|todo|ok|not ok)\b(?:\s+\d+)?\s*$/;
+function tapGroups(nodes) {
+  if (!nodes.some((n2) => n2.group !== void 0)) return null;
+  const groups2 = /* @__PURE__ */ new Map();
+  for (const n2 of nodes) {
+    const g = n2.group ?? n2.name;
+    if (!groups2.has(g)) groups2.set(g, []);
+    groups2.get(g).push(n2);
+  }
+  const out = new Collector();
+  for (const [name, members2] of groups2) {
+    const failed = members2.find((n2) => n2.status === "failed" || hasFailure(n2.children));
+    const allSkipped = members2.every((n2) => n2.status === "skipped");
+    const status = failed ? "failed" : allSkipped ? "skipped" : "passed";
+    const message2 = failed ? [failed.name, failed.message].filter(Boolean).join(": ") : void 0;
+    out.add(name, status, message2);
+  }
+  return { tests: out.list(), parsedFrom: "tap" };
+}
 function parseTap(lines) {
   const open3 = [];
   let nodeStyle = false;
+  let group;
+  const groupNames = /* @__PURE__ */ new Map();
   for (let i2 = 0; i2 < lines.length; i2++) {
     const line = lines[i2];
     if (/^\s*# Subtest: /.test(line)) nodeStyle = true;
+    const g = /^# (.+?)\s*$/.exec(line);
+    if (g && !TAP_SUMMARY.test(line) && !line.startsWith("# Subtest:")) {
+      const n2 = (groupNames.get(g[1]) ?? 0) + 1;
+      groupNames.set(g[1], n2);
+      group = n2 > 1 ? `${g[1]} [${n2}]` : g[1];
+      continue;
+    }
     const m = TAP_POINT.exec(line);
     if (!m) continue;
     const indent = m[1].length;
@@ -68920,8 +69138,13 @@ function parseTap(lines) {
       status,
       message: status === "failed" ? extra.message : void 0,
       durationMs: extra.durationMs,
-      children
+      children,
+      group: indent === 0 ? group : void 0
     });
+  }
+  if (!nodeStyle) {
+    const grouped = tapGroups(open3);
+    if (grouped) return grouped;
   }
   const out = new Collector();
   flattenTree(open3, [], out);
@@ -69868,6 +70091,8 @@ ${tail(setupRun.outputTail, 1500)}`);
     return finish("error", "not-applicable", `The test command \`${testCommand}\` could not be run (exit 127: command not found). Set the \`test-command\` input. Output:
 ${tail(baseline.outputTail, 800)}`);
   }
+  const accepted = deps.acceptBaseline?.(baseline);
+  if (accepted && !accepted.ok) return finish("skipped", accepted.reason, accepted.detail);
   const tools = new ToolBox({ root: git.root, listFiles: () => git.listFiles(), protectedPaths: settings.protectedPaths });
   const runWithoutFix = async (testFiles) => {
     const current = await git.snapshot();
@@ -70016,38 +70241,6 @@ async function upsertPullRequest(github, p) {
     if (!raced) throw e;
     return { kind: "updated", pr: await github.updatePullRequest(raced.number, { title: p.title, body: p.body }) };
   }
-}
-
-// src/publish/branch.ts
-var BRANCH_PREFIX = "agent-fix/";
-function branchNameProblem(name) {
-  if (name.length === 0) return "empty";
-  if (name === "@" || name === "HEAD") return `is "${name}"`;
-  if (name.startsWith("-")) return 'starts with "-"';
-  if (name.startsWith("/") || name.endsWith("/")) return 'starts or ends with "/"';
-  if (name.includes("//")) return 'contains "//"';
-  if (name.includes("..")) return 'contains ".."';
-  if (name.includes("@{")) return 'contains "@{"';
-  if (name.endsWith(".")) return 'ends with "."';
-  if (/[\x00-\x20\x7f~^:?*[\\]/.test(name)) return "contains a space, a control character or one of ~^:?*[\\";
-  for (const part of name.split("/")) {
-    if (part.startsWith(".")) return `component "${part}" starts with "."`;
-    if (part.endsWith(".lock")) return `component "${part}" ends with ".lock"`;
-  }
-  return null;
-}
-function isValidBranchName(name) {
-  return branchNameProblem(name) === null;
-}
-function branchForTask(taskKey) {
-  if (taskKey.trim() === "") throw new Error("invalid task key: empty");
-  const branch = `${BRANCH_PREFIX}${taskKey}`;
-  const problem = branchNameProblem(branch);
-  if (problem) throw new Error(`invalid branch name for task key ${JSON.stringify(taskKey)}: ${problem}`);
-  return branch;
-}
-function isAgentBranch(name) {
-  return name.startsWith(BRANCH_PREFIX) && name.length > BRANCH_PREFIX.length && isValidBranchName(name);
 }
 
 // src/publish/push.ts
@@ -70233,6 +70426,841 @@ function renderFinalComment(r) {
 `;
 }
 
+// src/ci/log-extract.ts
+var DEFAULT_BUDGET_TOKENS = 4e3;
+var CHARS_PER_TOKEN = 3;
+var MAX_LINE2 = 2e3;
+var MAX_TEST_NAME = 240;
+var BEFORE = 3;
+var AFTER = 8;
+var MAX_BLOCK_LINES = 40;
+var MAX_BLOCKS = 500;
+var MAX_ERRORS = 60;
+var MAX_FRAMES = 60;
+var NOTES_ROOM = 150;
+var GAP = 20;
+function estimateTokens(text) {
+  return Math.ceil(text.length / CHARS_PER_TOKEN);
+}
+var ANSI = /\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]/g;
+function cleanLine(raw) {
+  let line = raw;
+  if (line.length > 0 && line.charCodeAt(line.length - 1) === 13) line = line.slice(0, -1);
+  if (line.length >= 21 && line.charCodeAt(4) === 45 && line.charCodeAt(7) === 45 && line.charCodeAt(10) === 84 && line.charCodeAt(13) === 58) {
+    const z2 = line.indexOf("Z", 19);
+    if (z2 > 0 && z2 < 36) line = line.charCodeAt(z2 + 1) === 32 ? line.slice(z2 + 2) : line.slice(z2 + 1);
+  }
+  const cr = line.lastIndexOf("\r");
+  if (cr >= 0) line = line.slice(cr + 1);
+  if (line.length > MAX_LINE2) line = line.slice(0, MAX_LINE2);
+  if (line.includes("\x1B")) line = line.replace(ANSI, "");
+  return line;
+}
+var NOISE_PREFIXES = [
+  "##[group]",
+  "##[endgroup]",
+  "##[debug]",
+  "##[command]",
+  "::group::",
+  "::endgroup::",
+  "::debug::",
+  "::add-mask::",
+  "##[add-mask]",
+  "shell: ",
+  "Requested labels:",
+  "Job defined at:",
+  "Waiting for a runner",
+  "Current runner version",
+  "Runner name:",
+  "Runner group name:",
+  "Machine name:",
+  "Post job cleanup",
+  "Cleaning up orphan processes",
+  "Complete job name:",
+  "Download action repository",
+  "Getting action download info",
+  "Prepare workflow directory",
+  "Prepare all required actions",
+  "Secret source:",
+  "GITHUB_TOKEN Permissions",
+  "Syncing repository:",
+  "Getting Git version info",
+  "Temporarily overriding HOME",
+  "Adding repository directory",
+  "Deleting the contents of",
+  "Initializing the repository",
+  "Disabling automatic garbage collection",
+  "Setting up auth",
+  "Fetching the repository",
+  "Determining the checkout info",
+  "Checking out the ref",
+  "remote: ",
+  "Receiving objects:",
+  "Resolving deltas:",
+  "From https://",
+  "* [new ref]",
+  "[command]/usr/bin/git",
+  "Attempting to download",
+  "Acquiring ",
+  "Environment details",
+  "npm warn",
+  "npm WARN",
+  "npm notice",
+  "npm ERR!",
+  "npm error",
+  "added ",
+  "up to date, audited",
+  "found 0 vulnerabilities",
+  "Found in cache @",
+  "Run echo"
+];
+var NOISE_BY_FIRST = /* @__PURE__ */ new Map();
+for (const p of NOISE_PREFIXES) {
+  const list = NOISE_BY_FIRST.get(p[0]) ?? [];
+  list.push(p);
+  NOISE_BY_FIRST.set(p[0], list);
+}
+function isNoise(line) {
+  const c3 = line.charCodeAt(0);
+  const t = c3 === 32 || c3 === 9 ? line.trimStart() : line;
+  if (t === "") return true;
+  const candidates = NOISE_BY_FIRST.get(t[0]);
+  if (candidates === void 0 && t.charCodeAt(0) !== 35) return false;
+  if (candidates) {
+    for (const p of candidates) if (t.startsWith(p)) return true;
+  }
+  if (t.startsWith("##[error]Process completed with exit code")) return true;
+  if (t.startsWith("##[error]The operation was canceled")) return true;
+  if (t.startsWith("##[warning]")) return true;
+  return false;
+}
+function stripWorkspace(text, repoName) {
+  if (!text.includes("/work/") && !text.includes("/__w/") && !text.includes(":\\a\\")) return text;
+  let out = text;
+  for (const root of ["/home/runner/work/", "/Users/runner/work/", "D:\\a\\", "C:\\a\\", "/__w/"]) {
+    let at = out.indexOf(root);
+    let guard = 0;
+    while (at >= 0 && guard++ < 50) {
+      const sep2 = root.includes("\\") ? "\\" : "/";
+      const first = out.indexOf(sep2, at + root.length);
+      const second = first >= 0 ? out.indexOf(sep2, first + 1) : -1;
+      if (second < 0) break;
+      const a2 = out.slice(at + root.length, first);
+      const b = out.slice(first + 1, second);
+      if (a2 !== b && !(repoName && b === repoName)) {
+        at = out.indexOf(root, at + root.length);
+        continue;
+      }
+      const from = out.endsWith("file://", at) ? at - 7 : at;
+      out = out.slice(0, from) + out.slice(second + 1);
+      at = from;
+      at = out.indexOf(root, at);
+    }
+  }
+  return out;
+}
+function stripDuration(name) {
+  return name.replace(/\s*[([]?\d+(?:\.\d+)?\s?(?:ms|s|sec)[)\]]?\s*$/, "").trim();
+}
+function capName(name) {
+  const t = name.replace(/\s+/g, " ").trim();
+  return t.length > MAX_TEST_NAME ? `${t.slice(0, MAX_TEST_NAME - 1)}\u2026` : t;
+}
+var PLAIN = { kind: "plain" };
+var FAIL_MARKS = ["\u2716 ", "\u2715 ", "\xD7 ", "\u2717 ", "\u274C "];
+function classify(t) {
+  if (t.startsWith("##[error]")) {
+    const inner = classify(t.slice(9).trimStart());
+    return inner.kind === "plain" ? { kind: "error", text: t.slice(9) } : inner;
+  }
+  const c3 = t.charCodeAt(0);
+  if (t.startsWith("\u25CF ")) {
+    const name = t.slice(2).trim();
+    if (name.startsWith("Test suite failed to run") || name.startsWith("Console")) return PLAIN;
+    return { kind: "test", name };
+  }
+  for (const mark of FAIL_MARKS) {
+    if (t.startsWith(mark)) {
+      const name = stripDuration(t.slice(mark.length));
+      if (name === "" || /^failing tests:?$/i.test(name) || /^\d+ (tests? )?fail/.test(name) || /^\d+ problems? \(/.test(name)) return PLAIN;
+      return { kind: "test", name };
+    }
+  }
+  if (t.startsWith("not ok ")) {
+    if (/#\s*(TODO|SKIP)\b/i.test(t)) return PLAIN;
+    const m = /^not ok \d+\s*(?:-\s*)?(.*)$/.exec(t);
+    return m && m[1].trim() ? { kind: "test", name: stripDuration(m[1]) } : PLAIN;
+  }
+  if (t.startsWith("FAIL ") || t.startsWith("FAIL	")) {
+    const rest = t.slice(5).trim();
+    if (rest.includes(" > ")) return { kind: "test", name: stripDuration(rest) };
+    const file2 = rest.split(/\s+/)[0];
+    return file2 ? { kind: "file", name: file2 } : PLAIN;
+  }
+  if (t.startsWith("--- FAIL: ")) return { kind: "test", name: stripDuration(t.slice(10)) };
+  if (t.startsWith("FAILED ") || t.startsWith("ERROR ")) {
+    const rest = t.slice(t.indexOf(" ") + 1);
+    if (rest.includes("::")) return { kind: "test", name: rest.split(" - ")[0].trim() };
+  }
+  if (t.endsWith(" FAILED") && t.includes(" > ") && !t.includes("::")) return { kind: "test", name: t.slice(0, -7).trim() };
+  if (t.endsWith("<<< FAILURE!") || t.endsWith("<<< ERROR!")) {
+    const body = t.startsWith("[ERROR] ") ? t.slice(8) : t;
+    const cut = body.indexOf("  Time elapsed");
+    const name = (cut > 0 ? body.slice(0, cut) : body.slice(0, body.lastIndexOf("<<<"))).trim();
+    return name ? { kind: "test", name } : PLAIN;
+  }
+  if (t.startsWith("Failed ") && t.endsWith("]") && !t.includes(": ")) return { kind: "test", name: t.slice(7).replace(/\s*\[[^\]]*\]$/, "").trim() };
+  if (c3 >= 48 && c3 <= 57 && /^\d+\) [\w\\]+::\w+/.test(t)) return { kind: "test", name: t.slice(t.indexOf(") ") + 2).trim() };
+  if (t.endsWith(" FAILED") && t.includes("::")) {
+    const name = t.slice(0, -7).trim();
+    return { kind: "test", name: name.startsWith("test ") && name.endsWith(" ...") ? name.slice(5, -4) : name.split(" ")[0] };
+  }
+  if (t.startsWith("test ") && t.endsWith(" ... FAILED")) return { kind: "test", name: t.slice(5, -11).trim() };
+  if (t.startsWith("rspec ./")) {
+    const hash2 = t.indexOf(" # ");
+    return { kind: "test", name: hash2 > 0 ? t.slice(hash2 + 3).trim() : t.slice(6) };
+  }
+  if (t.startsWith("at ") && (t.includes(":") || t.includes("("))) {
+    const path15 = framePath(t);
+    return path15 ? { kind: "frame", path: path15, text: t } : PLAIN;
+  }
+  if (t.startsWith('File "')) {
+    const end = t.indexOf('"', 6);
+    return end > 6 ? { kind: "frame", path: t.slice(6, end), text: t } : PLAIN;
+  }
+  if (c3 >= 48 && c3 <= 57 && /^\d+:\d+\s+error\s/.test(t)) return { kind: "compile", text: t };
+  const rror = t.indexOf("rror");
+  if (rror >= 0 && (t.includes(" error TS") || t.startsWith("error TS") || t.startsWith("error[E") || t.startsWith("error: ") || t.includes(": error: ") || t.includes(": fatal error: "))) {
+    return { kind: "compile", text: t };
+  }
+  if (c3 === 69 && (t.startsWith("E   ") || t.startsWith("E       "))) return { kind: "error", text: t };
+  if (t.startsWith("panic: ") || t.startsWith("Traceback ") || t.startsWith("thread '") || t.startsWith("AssertionError") || t.startsWith("assert ")) {
+    return { kind: "error", text: t };
+  }
+  if (rror > 0 && (t.includes("Error: ") || t.includes("Error [")) || t.startsWith("Expected") || t.startsWith("Received") || t.startsWith("expected ") || t.startsWith("+ expected") || t.startsWith("- actual")) {
+    return { kind: "error", text: t };
+  }
+  return PLAIN;
+}
+function framePath(t) {
+  let s = t.endsWith(" {") ? t.slice(0, -2) : t;
+  const open3 = s.lastIndexOf("(");
+  let loc = open3 >= 0 && s.endsWith(")") ? s.slice(open3 + 1, -1) : s.slice(3).trim();
+  if (loc.startsWith("async ")) loc = loc.slice(6);
+  if (loc.startsWith("file://")) loc = loc.slice(7);
+  s = loc;
+  const m = /^(.*?)(?::\d+){1,2}$/.exec(s);
+  if (!m || m[1] === "" || m[1].includes(" ")) return null;
+  return m[1];
+}
+function isPassingLine(t) {
+  return t.startsWith("\u2714 ") || t.startsWith("\u2713 ") || t.startsWith("\u221A ") || t.startsWith("PASS ") || t.startsWith("--- PASS: ") || t.startsWith("ok ") && !t.includes("# SKIP") || t.endsWith(" PASSED") || t.endsWith(" ... ok");
+}
+function isRepoPath(path15, isRepoFile) {
+  if (path15 === "" || path15.startsWith("node:") || path15.startsWith("internal/") || path15.startsWith("<")) return false;
+  if (path15.includes("node_modules") || path15.includes("site-packages") || path15.includes("/hostedtoolcache/") || path15.includes("/.cargo/") || path15.includes("/go/pkg/mod/")) return false;
+  if (path15.startsWith("/") || /^[A-Za-z]:\\/.test(path15)) return false;
+  const rel = path15.replace(/^\.\//, "");
+  return isRepoFile ? isRepoFile(rel) : true;
+}
+function extractFailure(log, opts = {}) {
+  const budget = Math.max(200, Math.floor(opts.budgetTokens ?? DEFAULT_BUDGET_TOKENS)) * CHARS_PER_TOKEN - NOTES_ROOM;
+  const tests = /* @__PURE__ */ new Set();
+  const files = /* @__PURE__ */ new Set();
+  const errors = /* @__PURE__ */ new Set();
+  const frames = /* @__PURE__ */ new Set();
+  const blocks = [];
+  const blockKeys = /* @__PURE__ */ new Set();
+  const ring = [];
+  let current = null;
+  let after = 0;
+  let lines = 0;
+  let noise = 0;
+  let mocha = null;
+  let lastAdded = 0;
+  let lastFailFile = "";
+  const text = log.charCodeAt(0) === 65279 ? log.slice(1) : log;
+  let pos = 0;
+  const n2 = text.length;
+  while (pos < n2) {
+    let end = text.indexOf("\n", pos);
+    if (end < 0) end = n2;
+    const raw = end - pos > MAX_LINE2 + 40 ? text.slice(pos, pos + MAX_LINE2 + 40) : text.slice(pos, end);
+    pos = end + 1;
+    lines++;
+    const line0 = cleanLine(raw);
+    if (isNoise(line0)) {
+      noise++;
+      continue;
+    }
+    const stripped = stripWorkspace(line0, opts.repoName);
+    const last = stripped.charCodeAt(stripped.length - 1);
+    const line = last === 32 || last === 9 ? stripped.trimEnd() : stripped;
+    const first = line.charCodeAt(0);
+    const t = first === 32 || first === 9 ? line.trimStart() : line;
+    let kind = classify(t);
+    if (kind.kind === "plain") {
+      if (mocha && t.endsWith(":") && !t.includes(": ")) {
+        kind = { kind: "test", name: [...mocha, t.slice(0, -1)].join(" > ") };
+        mocha = null;
+      } else if (mocha && mocha.length < 4 && !t.includes(": ") && t.length < 200) {
+        mocha.push(t);
+      } else {
+        mocha = null;
+        const m = /^\d+\) (.+)$/.exec(t);
+        if (m && t.length < 240) mocha = [m[1]];
+        else if (t.startsWith("\u25CF Test suite failed to run") && lastFailFile) kind = { kind: "test", name: `${lastFailFile} > Test suite failed to run` };
+      }
+    } else {
+      mocha = null;
+    }
+    if (kind.kind === "file") lastFailFile = kind.name;
+    let anchor2 = null;
+    let shown = line;
+    switch (kind.kind) {
+      case "test":
+        if (kind.name) tests.add(capName(kind.name));
+        anchor2 = 0;
+        break;
+      case "file":
+        files.add(kind.name);
+        break;
+      case "compile":
+        if (errors.size < MAX_ERRORS) errors.add(kind.text.slice(0, 400));
+        anchor2 = 1;
+        break;
+      case "error":
+        if (errors.size < MAX_ERRORS) errors.add(kind.text.slice(0, 400));
+        anchor2 = 2;
+        break;
+      case "frame":
+        if (isRepoPath(kind.path, opts.isRepoFile)) {
+          if (frames.size < MAX_FRAMES) frames.add(kind.text.replace(/^at /, "").slice(0, 300));
+        } else {
+          shown = null;
+        }
+        break;
+      default:
+        if (isPassingLine(t)) shown = null;
+        break;
+    }
+    if (current && lines - lastAdded > GAP) current = null;
+    if (anchor2 !== null) {
+      after = AFTER;
+      if (current && current.lines.length < MAX_BLOCK_LINES) {
+        current.priority = Math.min(current.priority, anchor2);
+      } else {
+        current = null;
+        const key = kind.kind === "test" ? `test:${kind.name}` : anchorKey(t);
+        if (blocks.length < MAX_BLOCKS && !blockKeys.has(key)) {
+          blockKeys.add(key);
+          current = { priority: anchor2, start: lines, lines: [...ring], key };
+          lastAdded = lines;
+          blocks.push(current);
+        }
+        ring.length = 0;
+      }
+    }
+    if (shown === null) continue;
+    if (current && (anchor2 !== null || after > 0)) {
+      if (current.lines.length < MAX_BLOCK_LINES) current.lines.push(shown);
+      lastAdded = lines;
+      if (anchor2 === null) after--;
+      ring.length = 0;
+      continue;
+    }
+    current = null;
+    ring.push(shown);
+    if (ring.length > BEFORE) ring.shift();
+  }
+  const failingTests = [...tests];
+  const result = render(
+    { failingTests, failingFiles: [...files], errors: [...errors], frames: [...frames], blocks },
+    budget
+  );
+  return {
+    failingTests,
+    failingFiles: [...files],
+    errors: [...errors],
+    frames: [...frames],
+    text: result.text,
+    tokens: estimateTokens(result.text),
+    stats: { lines, chars: n2, noiseLines: noise, blocks: blocks.length, blocksShown: result.blocksShown, testsShown: result.testsShown }
+  };
+}
+function anchorKey(t) {
+  return t.slice(0, 160).replace(/\d+/g, "#");
+}
+function render(x, budget) {
+  const parts = [];
+  let used = 0;
+  const push = (s) => {
+    if (used + s.length + 1 > budget) return false;
+    parts.push(s);
+    used += s.length + 1;
+    return true;
+  };
+  let testsShown = 0;
+  if (x.failingTests.length) {
+    push(`Failing tests (${x.failingTests.length}):`);
+    for (const name of x.failingTests) {
+      if (!push(`- ${name}`)) break;
+      testsShown++;
+    }
+    if (testsShown < x.failingTests.length) {
+      parts.push(`- \u2026 and ${x.failingTests.length - testsShown} more (over the size budget)`);
+    }
+  }
+  if (x.failingFiles.length) push(`Failing files or packages: ${x.failingFiles.slice(0, 30).join(", ")}`);
+  const share = used + Math.floor((budget - used) / 2);
+  if (x.errors.length) {
+    push("Errors:");
+    for (const e of x.errors) if (used + e.length + 3 > share || !push(`- ${e}`)) break;
+  }
+  if (x.frames.length) {
+    push("Stack frames in repository files:");
+    for (const f of x.frames) if (used + f.length + 3 > share || !push(`- ${f}`)) break;
+  }
+  const order = x.blocks.map((b, i2) => ({ b, i: i2 })).sort((p, q) => p.b.priority - q.b.priority || p.i - q.i);
+  const chosen = [];
+  const header = "Log excerpts (line numbers are those of the job log):";
+  let room = budget - used - header.length - 1;
+  for (const { b, i: i2 } of order) {
+    const body = `[near line ${b.start}]
+${b.lines.join("\n")}`;
+    if (body.length + 1 <= room) {
+      chosen.push({ b, i: i2, text: body });
+      room -= body.length + 1;
+    } else if (room > 300) {
+      const cut = body.slice(0, room - 20);
+      chosen.push({ b, i: i2, text: `${cut.slice(0, cut.lastIndexOf("\n") > 0 ? cut.lastIndexOf("\n") : cut.length)}
+[\u2026]` });
+      room = 0;
+    }
+  }
+  if (chosen.length) {
+    parts.push(header);
+    chosen.sort((p, q) => p.i - q.i);
+    for (const c3 of chosen) parts.push(c3.text);
+  }
+  const omitted = x.blocks.length - chosen.length;
+  if (omitted > 0) parts.push(`(${omitted} more excerpt(s) left out to stay within the size budget)`);
+  return { text: parts.join("\n"), blocksShown: chosen.length, testsShown };
+}
+
+// src/ci/fingerprint.ts
+import { createHash } from "node:crypto";
+function baseJobName(name) {
+  const t = name.trim();
+  const open3 = t.indexOf(" (");
+  return (open3 > 0 && t.endsWith(")") ? t.slice(0, open3) : t).trim();
+}
+function normalizeTestName(name) {
+  return stripDuration(name).replace(/\s+(?:›|»|▸|>)\s+/g, " > ").replace(/\s+/g, " ").trim().toLowerCase();
+}
+function normalizeError(line) {
+  return line.replace(/\b[0-9a-f]{7,64}\b/gi, "<hex>").replace(/(?:\/tmp|\/var\/folders|\/home\/runner\/work\/_temp)\/[^\s:'")]+/g, "<tmp>").replace(/\d+(?:\.\d+)?/g, "#").replace(/\s+/g, " ").trim().toLowerCase().slice(0, 200);
+}
+function failureSignature(workflow, jobs) {
+  const jobNames = [...new Set(jobs.map((j) => baseJobName(j.name).toLowerCase()))].sort();
+  const tests = /* @__PURE__ */ new Set();
+  for (const j of jobs) for (const t of j.failingTests) tests.add(normalizeTestName(t));
+  if (tests.size > 0) return { workflow: workflow.trim().toLowerCase(), jobs: jobNames, causes: [...tests].sort(), basis: "tests" };
+  const errors = /* @__PURE__ */ new Set();
+  for (const j of jobs) for (const e of j.errors.slice(0, 3)) errors.add(normalizeError(e));
+  if (errors.size > 0) return { workflow: workflow.trim().toLowerCase(), jobs: jobNames, causes: [...errors].sort(), basis: "errors" };
+  const steps = /* @__PURE__ */ new Set();
+  for (const j of jobs) for (const s of j.failedSteps) steps.add(s.trim().toLowerCase());
+  return { workflow: workflow.trim().toLowerCase(), jobs: jobNames, causes: [...steps].sort(), basis: "steps" };
+}
+function ciFingerprint(workflow, jobs) {
+  const sig = failureSignature(workflow, jobs);
+  return createHash("sha256").update(JSON.stringify([sig.workflow, sig.jobs, sig.basis, sig.causes])).digest("hex").slice(0, 12);
+}
+function sameTest(ciName, localId) {
+  const a2 = normalizeTestName(ciName);
+  const b = normalizeTestName(localId);
+  if (a2 === "" || b === "") return false;
+  if (a2 === b) return true;
+  return b.endsWith(` > ${a2}`) || a2.endsWith(` > ${b}`) || b.endsWith(`::${a2}`) || a2.endsWith(`::${b}`);
+}
+function checkReproduction(ciTests, baseline, ctx = {}) {
+  if (baseline.succeeded) {
+    const steps = (ctx.failedSteps ?? []).map((s) => `"${s}"`).join(", ");
+    const why = ciTests.length === 0 ? `The log names no failing test: the failed step${steps ? ` (${steps})` : ""} may run something other than \`${baseline.command}\` (a linter, a build, a deploy). If so, set the \`test-command\` input to a command that runs what failed; otherwise the failure is flaky or specific to the CI environment. No code was changed.` : "The failure is probably flaky or specific to the CI environment (secrets, services, runner image, timing); no code was changed.";
+    return {
+      kind: "not-reproduced",
+      detail: `The failing run could not be reproduced: \`${baseline.command}\` passes on the same commit here (${baseline.counts.passed} passed, ${baseline.counts.failed} failed). ${why}`
+    };
+  }
+  const localFailing = baseline.tests.filter((t) => t.status === "failed").map((t) => t.id);
+  if (ciTests.length === 0 || baseline.tests.length === 0) {
+    return { kind: "reproduced", matched: [], detail: `\`${baseline.command}\` fails here too on the same commit (exit ${baseline.exitCode ?? "none"}).` };
+  }
+  const matched = ciTests.filter((c3) => localFailing.some((l) => sameTest(c3, l)));
+  if (matched.length > 0) {
+    return { kind: "reproduced", matched, detail: `${matched.length} of the ${ciTests.length} test(s) that failed in CI fail here too on the same commit.` };
+  }
+  return {
+    kind: "not-reproduced",
+    detail: `The failing run could not be reproduced: \`${baseline.command}\` fails here, but not on the tests that failed in CI (${ciTests.slice(0, 5).map(inline).join(", ")}${ciTests.length > 5 ? ", \u2026" : ""}); locally failing: ${localFailing.slice(0, 5).map(inline).join(", ") || "none recognised"}. That is a different problem (or an environment difference); no code was changed.`
+  };
+}
+function inline(name) {
+  const t = name.replace(/[\r\n`]+/g, " ").slice(0, 120);
+  return `\`${t}\``;
+}
+
+// src/ci/context.ts
+var FAILED_JOB = /* @__PURE__ */ new Set(["failure", "timed_out"]);
+function newerSuccess(run2, candidates) {
+  const t0 = Date.parse(run2.createdAt);
+  for (const c3 of candidates) {
+    if (c3.id === run2.id || c3.conclusion !== "success") continue;
+    const same = run2.workflowId !== null && c3.workflowId !== null ? c3.workflowId === run2.workflowId : c3.name === run2.name;
+    if (!same) continue;
+    const newer = run2.runNumber !== null && c3.runNumber !== null ? c3.runNumber > run2.runNumber : Date.parse(c3.createdAt) > t0;
+    if (newer) return c3;
+  }
+  return null;
+}
+function failedSteps(job) {
+  return job.steps.filter((s) => s.conclusion === "failure" || s.conclusion === "timed_out").map((s) => s.name);
+}
+async function collectCiFailure(gh, trigger, opts) {
+  const run2 = await gh.getWorkflowRun(trigger.runId);
+  if (run2.status !== "completed" || run2.conclusion !== "failure") {
+    return { kind: "skip", reason: `workflow run ${run2.id} is now ${run2.status === "completed" ? `"${run2.conclusion}"` : `"${run2.status}" (a re-run is under way)`}, no longer a failure: nothing to repair.` };
+  }
+  const branch = run2.headBranch ?? trigger.headBranch;
+  const newer = newerSuccess(
+    { id: run2.id, name: run2.name || trigger.workflowName, workflowId: run2.workflowId ?? trigger.workflowId, runNumber: run2.runNumber ?? trigger.runNumber, createdAt: run2.createdAt || trigger.createdAt },
+    await gh.listBranchRuns(branch, { status: "success" })
+  );
+  if (newer) {
+    return { kind: "skip", reason: `${branch} is green again: a newer run of "${run2.name}" succeeded (${newer.url}), so run ${run2.id} needs no repair.` };
+  }
+  const jobs = (await gh.listRunJobs(run2.id)).filter((j) => j.conclusion !== null && FAILED_JOB.has(j.conclusion));
+  if (jobs.length === 0) {
+    return { kind: "skip", reason: `workflow run ${run2.id} failed without a failed job (the workflow could not start, e.g. an invalid workflow file): there are no logs to repair from.` };
+  }
+  const maxJobs = Math.max(1, opts.maxJobs ?? 5);
+  const budget = Math.max(400, opts.budgetTokens ?? DEFAULT_BUDGET_TOKENS);
+  const read = jobs.slice(0, maxJobs);
+  const share = Math.floor(budget / read.length) - 60;
+  const failures = [];
+  for (const job of read) {
+    const entry = { id: job.id, name: job.name, url: job.url, conclusion: job.conclusion ?? "failure", failedSteps: failedSteps(job), extract: null };
+    try {
+      const log = await gh.getJobLog(job.id, { maxChars: opts.maxLogChars ?? 2e7 });
+      entry.extract = extractFailure(log, { budgetTokens: share, repoName: opts.repoName, isRepoFile: opts.isRepoFile });
+    } catch (e) {
+      const status = e.status;
+      entry.logProblem = status === 403 ? "the token may not read Actions logs: give the job `permissions: actions: read`" : status === 404 || status === 410 ? "the log is gone (expired or deleted)" : `the log could not be read: ${e instanceof Error ? e.message : String(e)}`;
+    }
+    failures.push(entry);
+  }
+  const failingTests = [];
+  for (const j of failures) for (const t of j.extract?.failingTests ?? []) if (!failingTests.includes(t)) failingTests.push(t);
+  const facts = failures.map((j) => ({ name: j.name, failedSteps: j.failedSteps, failingTests: j.extract?.failingTests ?? [], errors: j.extract?.errors ?? [] }));
+  const fingerprint = ciFingerprint(`${run2.name || trigger.workflowName}@${branch}`, facts);
+  const basis = failureSignature(run2.name, facts).basis;
+  const sections = failures.map((j) => {
+    const head = `Job "${j.name}" (${j.conclusion}${j.failedSteps.length ? `; failed step${j.failedSteps.length > 1 ? "s" : ""}: ${j.failedSteps.map((s) => `"${s}"`).join(", ")}` : ""})`;
+    const body = j.extract ? j.extract.text || "(nothing recognisable in the log)" : `(no log: ${j.logProblem})`;
+    return `${head}
+${body}`;
+  });
+  if (jobs.length > read.length) sections.push(`(${jobs.length - read.length} more failed job(s) not read: ${jobs.slice(read.length).map((j) => j.name).join(", ")})`);
+  const context3 = sections.join("\n\n");
+  const pr = trigger.pullRequests.find((p) => p.headRef === branch)?.number ?? null;
+  return {
+    kind: "failure",
+    failure: {
+      runId: run2.id,
+      runAttempt: run2.runAttempt,
+      runNumber: run2.runNumber ?? trigger.runNumber,
+      runUrl: run2.url || trigger.runUrl,
+      workflowName: run2.name || trigger.workflowName,
+      event: run2.event || trigger.event,
+      headSha: run2.headSha || trigger.headSha,
+      headBranch: branch,
+      pullRequest: pr,
+      jobs: failures,
+      failingTests,
+      fingerprint,
+      basis,
+      context: context3,
+      contextTokens: estimateTokens(context3)
+    }
+  };
+}
+
+// src/ci/task.ts
+function ciTaskKey(fingerprint) {
+  return `ci-${fingerprint}`;
+}
+function buildCiTask(f) {
+  const workflow = sanitizeOneLine(f.workflowName, 100) || "CI";
+  const branch = sanitizeOneLine(f.headBranch, 200);
+  const jobs = f.jobs.map((j) => sanitizeOneLine(j.name, 100));
+  const title = `fix failing ${workflow} (${jobs.slice(0, 3).join(", ")}${jobs.length > 3 ? ", \u2026" : ""}) on ${branch}`;
+  const jobLines = f.jobs.map((j) => {
+    const steps = j.failedSteps.length ? `failed step(s): ${j.failedSteps.map((s) => `"${sanitizeOneLine(s, 100)}"`).join(", ")}` : "no failed step recorded";
+    return `- job "${sanitizeOneLine(j.name, 100)}" (${j.conclusion}): ${steps}${j.logProblem ? `; log not available: ${j.logProblem}` : ""}`;
+  });
+  const intro = [
+    `A GitHub Actions run of the workflow "${workflow}" failed on branch \`${branch}\` at commit ${f.headSha.slice(0, 12)} (run ${f.runId}, attempt ${f.runAttempt}, event ${sanitizeOneLine(f.event, 40)}).`,
+    "The working tree is that commit. Find the cause of the failure and fix it with the smallest correct change, so that the failing tests pass and nothing else breaks.",
+    "Fix the code, not the tests: do not delete, skip or loosen the failing tests, unless the log makes clear that the test itself is wrong.",
+    `Failed jobs:
+${jobLines.join("\n")}`
+  ];
+  const log = sanitizeUntrusted(f.context, { maxChars: 24e3 });
+  const goal = [...intro, fenceUntrusted("What the failed jobs' logs show (extracted: failing tests, errors, stack frames in repository files, excerpts)", log || "(nothing)")].join("\n\n");
+  const task = { key: ciTaskKey(f.fingerprint), title, goal, ci: f };
+  return task;
+}
+
+// src/ci/report.ts
+var MAX_ROWS = 30;
+function code(text) {
+  const t = text.replace(/[\r\n]+/g, " ").replace(/\|/g, "\\|");
+  const ticks = t.includes("`") ? "``" : "`";
+  return `${ticks}${ticks === "``" ? " " : ""}${t.length > 160 ? `${t.slice(0, 159)}\u2026` : t}${ticks === "``" ? " " : ""}${ticks}`;
+}
+function runLabel(f) {
+  return `${f.workflowName}${f.runNumber ? ` #${f.runNumber}` : ""}${f.runAttempt > 1 ? ` (attempt ${f.runAttempt})` : ""}`;
+}
+function localStatus(name, run2) {
+  if (!run2) return "\u2014";
+  const hit = run2.tests.find((t) => sameTest(name, t.id));
+  if (hit) return hit.status === "failed" ? "**failed**" : hit.status;
+  if (run2.succeeded) return "passed";
+  return "not listed";
+}
+function renderFailingTests(f, before, after) {
+  const rows = ["| test | failed run in CI | here, before (same commit) | here, after the fix |", "| --- | --- | --- | --- |"];
+  for (const name of f.failingTests.slice(0, MAX_ROWS)) {
+    rows.push(`| ${code(name)} | **failed** | ${localStatus(name, before)} | ${localStatus(name, after)} |`);
+  }
+  const extra = (before?.tests ?? []).filter((t) => t.status === "failed" && !f.failingTests.some((n2) => sameTest(n2, t.id)));
+  for (const t of extra.slice(0, Math.max(0, MAX_ROWS - f.failingTests.length))) {
+    const now = after?.tests.find((x) => x.id === t.id);
+    rows.push(`| ${code(t.id)} | not in the log | **failed** | ${now ? now.status === "failed" ? "**failed**" : now.status : after?.succeeded ? "passed" : after ? "not listed" : "\u2014"} |`);
+  }
+  if (rows.length === 2) return "_The log names no failing test; see the errors in the excerpt of the task._";
+  const more = f.failingTests.length + extra.length - (rows.length - 2);
+  return rows.join("\n") + (more > 0 ? `
+
+\u2026 and ${more} more.` : "");
+}
+function renderCiSection(f, r) {
+  const out = [];
+  out.push(`**Failed run**: [${runLabel(f)}](${f.runUrl}) on \`${f.headBranch}\` at \`${f.headSha.slice(0, 7)}\` (event \`${f.event}\`)${f.pullRequest ? `, pull request #${f.pullRequest}` : ""}.`);
+  const jobs = ["| failed job | failed steps |", "| --- | --- |"];
+  for (const j of f.jobs) {
+    const name = j.url ? `[${j.name.replace(/[[\]|]/g, " ")}](${j.url})` : code(j.name);
+    jobs.push(`| ${name} | ${j.failedSteps.map(code).join(", ") || "\u2014"}${j.logProblem ? ` (log not read: ${j.logProblem})` : ""} |`);
+  }
+  out.push(jobs.join("\n"));
+  out.push(`**Failing tests**
+
+${renderFailingTests(f, r.baseline, r.final)}`);
+  out.push(`<sub>Failure fingerprint \`${f.fingerprint}\` (from the workflow, the branch, the failed jobs and the failing ${f.basis}): a later run failing the same way updates this same branch and pull request.</sub>`);
+  return out.join("\n\n");
+}
+function renderCiPrTitle(f) {
+  const what = f.failingTests.length === 1 ? sanitizeOneLine(f.failingTests[0], 80) : f.failingTests.length > 1 ? `${f.failingTests.length} failing tests` : f.jobs.map((j) => j.name).join(", ");
+  const t = `agent-fix: repair ${f.workflowName} on ${f.headBranch}: ${what}`.replace(/\s+/g, " ");
+  return t.length > 120 ? `${t.slice(0, 119)}\u2026` : t;
+}
+function renderCiPrBody(r, f) {
+  const review = `> Opened by agent-fix to repair the failed run [${runLabel(f)}](${f.runUrl}), for a human to review. It is not merged automatically.`;
+  return `${commentMarker(r.task.key)}
+${review}
+
+${renderCiSection(f, r)}
+
+${renderReportMarkdown(r, { diff: false })}
+`;
+}
+function renderCiStartComment(key, f, runUrl) {
+  return `${commentMarker(key)}
+**agent-fix** is repairing the failed run [${runLabel(f)}](${f.runUrl})${runUrl ? ` ([agent-fix run](${runUrl}))` : ""}: reproducing the failure at \`${f.headSha.slice(0, 7)}\`, then asking the model for a small fix that the tests confirm. This comment will be updated with the outcome.
+`;
+}
+function renderCiFinalComment(r, f) {
+  const lines = [commentMarker(r.task.key)];
+  if (r.status === "fixed" && r.prUrl) lines.push(`**agent-fix** opened ${r.prUrl} (into \`${f.headBranch}\`) to repair [${runLabel(f)}](${f.runUrl}): ${r.detail}`);
+  else lines.push(`**agent-fix** looked at the failed run [${runLabel(f)}](${f.runUrl}): ${r.reason === "not-reproduced" ? "not reproduced" : r.status}. ${r.detail}`);
+  lines.push("", renderCiSection(f, r), "", renderReportMarkdown(r));
+  return `${lines.join("\n")}
+`;
+}
+function renderCiSummary(r, f) {
+  return `${renderCiSection(f, r)}
+
+${renderReportMarkdown(r, { diff: true })}`;
+}
+function renderCiSkipSummary(reason, runUrl) {
+  return `### agent-fix: Skipped
+
+The failed workflow run${runUrl ? ` ([link](${runUrl}))` : ""} was not repaired: ${reason}
+`;
+}
+
+// src/ci/run.ts
+async function runCiRepair(given, deps) {
+  const { github, redactor, log } = deps;
+  let trigger = given;
+  const skipped = async (reason) => {
+    log(`agent-fix skipped: ${reason}`);
+    await deps.appendSummary(redactor.redact(renderCiSkipSummary(reason, trigger.runUrl)));
+    return { status: "skipped", reason };
+  };
+  const auth2 = await authorizeActor(github, trigger.actor);
+  if (!auth2.ok) return skipped(`the run was triggered by someone agent-fix does not act for: ${auth2.reason}`);
+  if (trigger.dispatched) {
+    const resolved = resolveDispatchedRun(await github.getWorkflowRun(trigger.runId), trigger.actor, deps.repository);
+    if (resolved.kind !== "ci") return skipped(resolved.kind === "skip" ? resolved.reason : "not a workflow run");
+    trigger = resolved;
+  }
+  const git = await deps.openGit();
+  log(`Checking out ${trigger.headSha} (the failed run's commit)`);
+  await git.checkoutDetached("origin", trigger.headSha);
+  const files = new Set(await git.listFiles().catch(() => []));
+  const collected = await collectCiFailure(github, trigger, {
+    repoName: deps.repoName,
+    // Stack frames count as the repository's when their file exists in the failed commit.
+    isRepoFile: files.size > 0 ? (p) => files.has(p) : void 0
+  });
+  if (collected.kind === "skip") return skipped(collected.reason);
+  const failure2 = collected.failure;
+  const task = buildCiTask(failure2);
+  log(`CI failure ${failure2.fingerprint}: ${failure2.jobs.length} failed job(s), ${failure2.failingTests.length} failing test(s) named in the logs, context ~${failure2.contextTokens} tokens`);
+  const tip = await git.fetchBranch("origin", failure2.headBranch);
+  if (tip === null) return skipped(`${failure2.headBranch}, the branch of the failed run, no longer exists (merged or deleted): there is no branch to fix.`);
+  if (tip !== failure2.headSha) log(`${failure2.headBranch} has moved on since the failed run (now ${tip.slice(0, 7)}); the fix starts from the failed commit ${failure2.headSha.slice(0, 7)}.`);
+  const comment = failure2.pullRequest ? new StickyComment(github, failure2.pullRequest, commentMarker(task.key)) : null;
+  try {
+    if (comment) await comment.set(renderCiStartComment(task.key, failure2, deps.runUrl));
+    if (failure2.headSha !== trigger.headSha) await git.checkoutDetached("origin", failure2.headSha);
+    const result = await runFix(task, {
+      git,
+      shell: deps.shell,
+      model: deps.makeModel(),
+      settings: deps.settings,
+      redactor,
+      parentEnv: deps.parentEnv,
+      log,
+      emit: deps.emit,
+      acceptBaseline: (baseline) => {
+        const r = checkReproduction(failure2.failingTests, baseline, { failedSteps: failure2.jobs.flatMap((j) => j.failedSteps) });
+        log(`Reproduction: ${r.kind}. ${r.detail}`);
+        return r.kind === "reproduced" ? { ok: true } : { ok: false, reason: "not-reproduced", detail: r.detail };
+      }
+    });
+    const report = { ...result.report, runUrl: deps.runUrl };
+    const out = { status: report.status, reason: report.reason, iterations: report.iterations, report, failure: failure2 };
+    if (report.status === "fixed" && result.tree) {
+      const branch = branchForTask(task.key);
+      const pushed = await publishBranch(git, {
+        remote: "origin",
+        branch,
+        baseSha: failure2.headSha,
+        tree: result.tree,
+        message: `agent-fix: repair ${failure2.workflowName} on ${failure2.headBranch}
+
+${report.summary}
+
+Failed run: ${failure2.runUrl}`.trim(),
+        identity: deps.identity
+      });
+      if (pushed.kind === "human-commits") {
+        report.status = "not-fixed";
+        report.reason = "human-commits-on-branch";
+        report.detail = `A verified fix was found, but ${branch} has ${pushed.commits.length} commit(s) that agent-fix did not make (${pushed.commits.map((c3) => `${c3.sha.slice(0, 7)} by ${c3.authorName}`).join(", ")}). agent-fix never overwrites a human's commits: merge or delete that branch, then re-run the failed workflow.`;
+      } else if (pushed.kind === "rejected") {
+        report.status = "error";
+        report.reason = "push-rejected";
+        report.detail = `A verified fix was found, but pushing ${branch} was rejected: ${redactor.redact(pushed.reason)}`;
+      } else {
+        report.branch = branch;
+        out.branch = branch;
+        const pr = await upsertPullRequest(github, {
+          head: branch,
+          base: failure2.headBranch,
+          title: renderCiPrTitle(failure2),
+          body: redactor.redact(renderCiPrBody(report, failure2)),
+          draft: deps.settings.draft
+        });
+        report.prNumber = pr.pr.number;
+        report.prUrl = pr.pr.url;
+        log(`Pull request ${pr.kind}: ${pr.pr.url} into ${failure2.headBranch} (branch ${pushed.kind})`);
+      }
+    }
+    out.status = report.status;
+    out.reason = report.reason;
+    out.prNumber = report.prNumber;
+    out.prUrl = report.prUrl;
+    if (comment) await comment.set(redactor.redact(renderCiFinalComment(report, failure2)));
+    await deps.appendSummary(redactor.redact(renderCiSummary(report, failure2)));
+    log(`agent-fix: ${report.status} (${report.reason}). ${report.detail}`);
+    return out;
+  } catch (e) {
+    if (comment) {
+      const why = redactor.redact(e instanceof Error ? e.message : String(e));
+      await comment.set(`${commentMarker(task.key)}
+**agent-fix** stopped with an error and changed nothing while repairing [the failed run](${failure2.runUrl}): ${why}${deps.runUrl ? `
+
+See the [agent-fix run](${deps.runUrl}).` : ""}
+`).catch(() => void 0);
+    }
+    throw e;
+  }
+}
+
+// src/ci/report-only.ts
+var obj3 = (v) => v !== null && typeof v === "object" && !Array.isArray(v) ? v : void 0;
+function forkRun(payload) {
+  const p = obj3(payload);
+  const run2 = obj3(p?.workflow_run);
+  const repo = obj3(p?.repository)?.full_name;
+  const headRepo = obj3(run2?.head_repository)?.full_name;
+  if (!p || !run2 || typeof repo !== "string" || typeof headRepo !== "string" || headRepo.toLowerCase() === repo.toLowerCase()) return null;
+  const t = parseWorkflowRun({ ...p, workflow_run: { ...run2, head_repository: { full_name: repo } } });
+  return t.kind === "ci" ? t : null;
+}
+async function ciSkipReport(payload, reason, github, repoName) {
+  const runUrl = obj3(obj3(payload)?.workflow_run)?.html_url;
+  const head = renderCiSkipSummary(reason, typeof runUrl === "string" ? runUrl : void 0);
+  const fork = forkRun(payload);
+  if (!fork) return head;
+  try {
+    const c3 = await collectCiFailure(github(), fork, { repoName });
+    if (c3.kind === "skip") return `${head}
+${c3.reason}
+`;
+    const f = c3.failure;
+    return `${head}
+**Report only** (nothing was checked out, run or changed):
+
+${renderCiSection(f, { baseline: null, final: null })}
+
+<details><summary>What the failed jobs' logs show</summary>
+
+${fenceBlock(f.context)}
+
+</details>
+`;
+  } catch (e) {
+    return `${head}
+(The failure could not be read from the API: ${e instanceof Error ? e.message : String(e)})
+`;
+  }
+}
+
 // src/main.ts
 var BOT_IDENTITY = { name: "github-actions[bot]", email: "41898282+github-actions[bot]@users.noreply.github.com" };
 function writeOutputs(rt, o2) {
@@ -70263,13 +71291,18 @@ async function run(rt = actionsRuntime(), env = process.env) {
   }
   const redactor = new Redactor([settings.githubToken, settings.apiKey, ...secretsFromEnv(env)]);
   const say = (m) => rt.info(redactor.redact(m));
-  const trigger = parseTrigger(rt.eventName, rt.payload, { label: settings.label });
+  const trigger = parseTrigger(rt.eventName, rt.payload, { label: settings.label, workflows: settings.workflows });
   if (trigger.kind === "skip") {
     say(`agent-fix skipped: ${trigger.reason}`);
+    if (rt.eventName === "workflow_run") {
+      const client = () => makeGitHub({ token: settings.githubToken, baseUrl: rt.apiUrl, owner: rt.owner, repo: rt.repo, log: say });
+      await rt.appendSummary(redactor.redact(await ciSkipReport(rt.payload, trigger.reason, client, rt.repo)));
+    }
     writeOutputs(rt, { status: "skipped" });
     return;
   }
   const github = makeGitHub({ token: settings.githubToken, baseUrl: rt.apiUrl, owner: rt.owner, repo: rt.repo, log: say });
+  if (trigger.kind === "ci") return runCi(rt, env, settings, trigger, github, redactor, say);
   let task = null;
   let comment = null;
   const transcript = new Transcript({ event: rt.eventName, repository: `${rt.owner}/${rt.repo}`, runUrl: rt.runUrl });
@@ -70348,6 +71381,44 @@ See the [workflow run](${rt.runUrl}).` : ""}
         rt.warning(`Could not update the issue comment: ${redactor.redact(message(e2))}`);
       }
     }
+    writeOutputs(rt, { status: "error", transcriptPath });
+    rt.setFailed(`agent-fix: ${why}`);
+  }
+}
+async function runCi(rt, env, settings, trigger, github, redactor, say) {
+  const transcript = new Transcript({ event: rt.eventName, repository: `${rt.owner}/${rt.repo}`, runUrl: rt.runUrl, failedRun: trigger.runUrl });
+  const transcriptPath = path14.join(env.RUNNER_TEMP || os5.tmpdir(), "agent-fix", `transcript-ci-${trigger.runId}-${Date.now()}.json`);
+  try {
+    const r = await runCiRepair(trigger, {
+      github,
+      openGit: () => openGit(env.GITHUB_WORKSPACE || process.cwd(), { log: say }),
+      shell: makeShell(),
+      makeModel: () => makeChatModel({ baseUrl: settings.baseUrl, apiKey: settings.apiKey, model: settings.model, log: say }),
+      settings,
+      redactor,
+      parentEnv: env,
+      identity: BOT_IDENTITY,
+      repoName: rt.repo,
+      repository: `${rt.owner}/${rt.repo}`,
+      runUrl: rt.runUrl,
+      log: say,
+      appendSummary: (md) => rt.appendSummary(md),
+      emit: transcript.add
+    });
+    const wrote = r.report ? transcript.write(transcriptPath, (t) => redactor.redact(t), r.report) : void 0;
+    writeOutputs(rt, { status: r.status, prNumber: r.prNumber, prUrl: r.prUrl, branch: r.branch, iterations: r.iterations, transcriptPath: wrote });
+    if (r.status === "error") rt.setFailed(`agent-fix: ${r.report?.detail ?? r.reason}`);
+  } catch (e) {
+    const why = redactor.redact(message(e));
+    transcript.add({ type: "error", message: why });
+    try {
+      transcript.write(transcriptPath, (t) => redactor.redact(t));
+    } catch {
+    }
+    await rt.appendSummary(`### agent-fix: Error
+
+Repairing the failed run ${trigger.runUrl} stopped with an error and changed nothing: ${why}
+`).catch(() => void 0);
     writeOutputs(rt, { status: "error", transcriptPath });
     rt.setFailed(`agent-fix: ${why}`);
   }

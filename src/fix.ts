@@ -29,6 +29,8 @@ export interface FixDeps {
   log: (message: string) => void;
   emit?: (event: LoopEvent | { type: 'command'; purpose: string; result: Omit<CommandResult, 'output'> & { outputTail: string } }) => void;
   scripted?: boolean;
+  /** Decides whether the baseline is a valid start (CI repair: it must reproduce the failure); a refusal ends the run as skipped. */
+  acceptBaseline?: (baseline: TestRun) => { ok: true } | { ok: false; reason: Reason; detail: string };
 }
 
 export interface FixResult {
@@ -116,6 +118,8 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
   if (baseline.exitCode === 127 && baseline.tests.length === 0) {
     return finish('error', 'not-applicable', `The test command \`${testCommand}\` could not be run (exit 127: command not found). Set the \`test-command\` input. Output:\n${tail(baseline.outputTail, 800)}`);
   }
+  const accepted = deps.acceptBaseline?.(baseline);
+  if (accepted && !accepted.ok) return finish('skipped', accepted.reason, accepted.detail);
   // The test run may itself leave files behind; the model's change is measured against this tree.
   const tools = new ToolBox({ root: git.root, listFiles: () => git.listFiles(), protectedPaths: settings.protectedPaths });
   const runWithoutFix = async (testFiles: string[]): Promise<TestRun> => {

@@ -8,6 +8,7 @@ import { runFix } from './fix.js';
 import { Redactor, secretsFromEnv } from './redact.js';
 import { Transcript } from './transcript.js';
 import { BRANCH_PREFIX, slugify } from './publish/branch.js';
+import { foreignCommits } from './publish/push.js';
 import { fenceUntrusted } from './task/sanitize.js';
 import type { Identity } from './ports/git.js';
 import type { RunReport, Settings, Task } from './types.js';
@@ -66,9 +67,17 @@ export async function runLocal(o: LocalOptions): Promise<LocalResult> {
   try {
     if (report.status === 'fixed' && result.tree) {
       const branch = `${BRANCH_PREFIX}${task.key}`;
-      const sha = await git.commitTree(result.tree, result.baseSha, `agent-fix: ${task.title}\n\n${report.summary}`.trim(), LOCAL_IDENTITY);
-      await git.setLocalBranch(branch, sha);
-      report.branch = branch;
+      const existing = await git.localBranchSha(branch);
+      const foreign = existing ? foreignCommits(await git.commitsBetween(result.baseSha, existing), LOCAL_IDENTITY) : [];
+      if (foreign.length > 0) {
+        report.status = 'not-fixed';
+        report.reason = 'human-commits-on-branch';
+        report.detail = `A verified fix was found, but the local branch ${branch} has ${foreign.length} commit(s) agent-fix did not make (${foreign.map((c) => `${c.sha.slice(0, 7)} "${c.subject}"`).join(', ')}); it was left as it is. Rename or delete that branch and run again.`;
+      } else {
+        const sha = await git.commitTree(result.tree, result.baseSha, `agent-fix: ${task.title}\n\n${report.summary}`.trim(), LOCAL_IDENTITY);
+        await git.setLocalBranch(branch, sha);
+        report.branch = branch;
+      }
     }
   } finally {
     // The user's checkout is left exactly as it was; the fix lives on the branch.

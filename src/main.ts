@@ -20,8 +20,10 @@ import { StickyComment, upsertPullRequest } from './publish/artifacts.js';
 import { branchForTask } from './publish/branch.js';
 import { publishBranch } from './publish/push.js';
 import { commentMarker, renderFinalComment, renderPrBody, renderPrTitle, renderReportMarkdown, renderStartComment } from './report/render.js';
-import type { Outcome, RunReport, Settings, Task } from './types.js';
+import type { CiTrigger, Outcome, RunReport, Settings, Task } from './types.js';
 import type { Identity } from './ports/git.js';
+import { runCiRepair } from './ci/run.js';
+import { ciSkipReport } from './ci/report-only.js';
 
 /** The identity of commits made with the workflow token; also what "the bot's own commits" means. */
 export const BOT_IDENTITY: Identity = { name: 'github-actions[bot]', email: '41898282+github-actions[bot]@users.noreply.github.com' };
@@ -66,14 +68,19 @@ export async function run(rt: ActionsRuntime = actionsRuntime(), env: NodeJS.Pro
   const redactor = new Redactor([settings.githubToken, settings.apiKey, ...secretsFromEnv(env)]);
   const say = (m: string) => rt.info(redactor.redact(m));
 
-  const trigger = parseTrigger(rt.eventName, rt.payload, { label: settings.label });
+  const trigger = parseTrigger(rt.eventName, rt.payload, { label: settings.label, workflows: settings.workflows });
   if (trigger.kind === 'skip') {
     say(`agent-fix skipped: ${trigger.reason}`);
+    if (rt.eventName === 'workflow_run') {
+      const client = () => makeGitHub({ token: settings.githubToken, baseUrl: rt.apiUrl, owner: rt.owner, repo: rt.repo, log: say });
+      await rt.appendSummary(redactor.redact(await ciSkipReport(rt.payload, trigger.reason, client, rt.repo)));
+    }
     writeOutputs(rt, { status: 'skipped' });
     return;
   }
 
   const github = makeGitHub({ token: settings.githubToken, baseUrl: rt.apiUrl, owner: rt.owner, repo: rt.repo, log: say });
+  if (trigger.kind === 'ci') return runCi(rt, env, settings, trigger, github, redactor, say);
   let task: Task | null = null;
   let comment: StickyComment | null = null;
   const transcript = new Transcript({ event: rt.eventName, repository: `${rt.owner}/${rt.repo}`, runUrl: rt.runUrl });
@@ -147,6 +154,52 @@ export async function run(rt: ActionsRuntime = actionsRuntime(), env: NodeJS.Pro
         rt.warning(`Could not update the issue comment: ${redactor.redact(message(e2))}`);
       }
     }
+    writeOutputs(rt, { status: 'error', transcriptPath });
+    rt.setFailed(`agent-fix: ${why}`);
+  }
+}
+
+/** The CI-repair trigger (src/ci/run.ts), with the action's adapters and outputs. */
+async function runCi(
+  rt: ActionsRuntime,
+  env: NodeJS.ProcessEnv,
+  settings: Settings,
+  trigger: CiTrigger,
+  github: ReturnType<typeof makeGitHub>,
+  redactor: Redactor,
+  say: (m: string) => void,
+): Promise<void> {
+  const transcript = new Transcript({ event: rt.eventName, repository: `${rt.owner}/${rt.repo}`, runUrl: rt.runUrl, failedRun: trigger.runUrl });
+  const transcriptPath = path.join(env.RUNNER_TEMP || os.tmpdir(), 'agent-fix', `transcript-ci-${trigger.runId}-${Date.now()}.json`);
+  try {
+    const r = await runCiRepair(trigger, {
+      github,
+      openGit: () => openGit(env.GITHUB_WORKSPACE || process.cwd(), { log: say }),
+      shell: makeShell(),
+      makeModel: () => makeChatModel({ baseUrl: settings.baseUrl, apiKey: settings.apiKey, model: settings.model, log: say }),
+      settings,
+      redactor,
+      parentEnv: env,
+      identity: BOT_IDENTITY,
+      repoName: rt.repo,
+      repository: `${rt.owner}/${rt.repo}`,
+      runUrl: rt.runUrl,
+      log: say,
+      appendSummary: (md) => rt.appendSummary(md),
+      emit: transcript.add,
+    });
+    const wrote = r.report ? transcript.write(transcriptPath, (t) => redactor.redact(t), r.report) : undefined;
+    writeOutputs(rt, { status: r.status, prNumber: r.prNumber, prUrl: r.prUrl, branch: r.branch, iterations: r.iterations, transcriptPath: wrote });
+    if (r.status === 'error') rt.setFailed(`agent-fix: ${r.report?.detail ?? r.reason}`);
+  } catch (e) {
+    const why = redactor.redact(message(e));
+    transcript.add({ type: 'error', message: why });
+    try {
+      transcript.write(transcriptPath, (t) => redactor.redact(t));
+    } catch {
+      /* the error below is what matters */
+    }
+    await rt.appendSummary(`### agent-fix: Error\n\nRepairing the failed run ${trigger.runUrl} stopped with an error and changed nothing: ${why}\n`).catch(() => undefined);
     writeOutputs(rt, { status: 'error', transcriptPath });
     rt.setFailed(`agent-fix: ${why}`);
   }

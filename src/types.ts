@@ -26,12 +26,39 @@ export interface Settings {
   relatedTestsFirst?: boolean;
   /** Test-integrity categories a maintainer allows when the issue explicitly asks (default none). */
   testIntegrityAllow?: string[];
+  /** CI repair: names of the workflows whose failed runs count (empty or absent: all). */
+  workflows?: string[];
 }
 
 // ---------------------------------------------------------------- triggers
 export type Trigger =
   | { kind: 'issue'; via: 'label' | 'comment' | 'dispatch'; issueNumber: number; actor: string; extraInstructions: string; triggeredAt: string }
+  | CiTrigger
   | { kind: 'skip'; reason: string };
+
+/** A failed `workflow_run` to repair (see src/ci/). Parsed from the event payload; re-checked against the API. */
+export interface CiTrigger {
+  kind: 'ci';
+  runId: number;
+  runAttempt: number;
+  workflowName: string;
+  workflowId: number | null;
+  /** Commit the run tested: the fix starts from it. */
+  headSha: string;
+  /** Branch the run tested: the fix PR targets it. */
+  headBranch: string;
+  /** Event that started the run (push, pull_request, ...). */
+  event: string;
+  /** Who triggered the run (re-runs: who re-ran it); must have write permission. */
+  actor: string;
+  runUrl: string;
+  runNumber: number | null;
+  /** Same-repository pull requests the run belongs to. */
+  pullRequests: { number: number; headRef: string; baseRef: string }[];
+  createdAt: string;
+  /** Started by hand (workflow_dispatch with a `run-id`): the run's details are read from the API first. */
+  dispatched?: boolean;
+}
 
 // ---------------------------------------------------------------- task
 export interface Task {
@@ -42,6 +69,8 @@ export interface Task {
   goal: string;
   issueNumber?: number;
   issueUrl?: string;
+  /** CI repair: the failed run this task repairs (src/ci/context.ts). */
+  ci?: import('./ci/context.js').CiFailure;
 }
 
 // ---------------------------------------------------------------- verification
@@ -137,6 +166,7 @@ export type Reason =
   | 'unauthorized'
   | 'not-applicable'
   | 'setup-failed'
+  | 'not-reproduced'
   | 'internal-error';
 
 export interface Attempt {

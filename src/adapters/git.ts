@@ -434,6 +434,35 @@ class CliGit implements GitPort {
     await this.run(['update-ref', '-m', 'agent-fix: publish', ref, commit]);
   }
 
+  async localBranchSha(branch: string): Promise<string | null> {
+    await this.checkBranchName(branch);
+    const r = await this.run(['rev-parse', '-q', '--verify', `refs/heads/${branch}^{commit}`], { ok: [0, 1, 128] });
+    return r.exitCode === 0 ? r.stdout.trim() : null;
+  }
+
+  async checkoutDetached(remote: string, sha: string): Promise<void> {
+    if (!SHA_RE.test(sha)) throw new Error(`not a full commit id: ${JSON.stringify(sha)}`);
+    if (!(await this.hasCommits(sha))) {
+      this.lastRemote = remote;
+      // A shallow clone (actions/checkout's default) fetches just that commit; a full one its history.
+      const depth = (await this.isShallow()) ? ['--depth=1'] : [];
+      const r = await this.run(['fetch', '--no-tags', '--no-recurse-submodules', '--no-write-fetch-head', ...depth, remote, sha], { ok: [0, 1, 128] });
+      if (r.exitCode !== 0 || !(await this.hasCommits(sha))) {
+        throw new GitCommandError(
+          redactUrls(`could not fetch commit ${sha} from ${remote} (exit ${r.exitCode}): ${r.stderr.trim() || 'not found'}. It may have been force-pushed away; re-run the failed workflow on the current branch head.`),
+          r.exitCode,
+          redactUrls(r.stderr),
+        );
+      }
+    }
+    const r = await this.run(['-c', 'advice.detachedHead=false', 'checkout', '-q', '--detach', sha, '--'], { ok: [0, 1, 128] });
+    if (r.exitCode !== 0) {
+      throw new GitCommandError(redactUrls(`could not check out ${sha} (exit ${r.exitCode}): ${r.stderr.trim()}. The checkout must be clean.`), r.exitCode, redactUrls(r.stderr));
+    }
+    // HEAD moved: the next snapshot seeds its index from the new HEAD.
+    this.snapshotEnv = null;
+  }
+
   // ------------------------------------------------------------------ helpers
   private async checkBranchName(branch: string): Promise<void> {
     const r = await this.run(['check-ref-format', '--branch', branch], { ok: [0, 1, 128] });

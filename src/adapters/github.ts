@@ -14,6 +14,7 @@ import { Octokit } from '@octokit/rest';
 import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
 import type { CommentData, GitHubPort, IssueData, Permission, PullRequestData } from '../ports/github.js';
+import type { CiGitHubPort, WorkflowRunData } from '../ports/ci.js';
 
 export interface MakeGitHubOptions {
   token: string;
@@ -36,37 +37,10 @@ export interface MakeGitHubOptions {
   pace?: boolean;
 }
 
-export interface WorkflowRunData {
-  id: number;
-  name: string;
-  event: string;
-  status: string | null;
-  conclusion: string | null;
-  headBranch: string | null;
-  headSha: string;
-  runAttempt: number;
-  url: string;
-  /** Numbers of the pull requests the run belongs to (empty for forks and pushes). */
-  pullRequests: number[];
-}
+export type { WorkflowRunData, JobData } from '../ports/ci.js';
 
-export interface JobData {
-  id: number;
-  runId: number;
-  name: string;
-  status: string;
-  conclusion: string | null;
-  url: string | null;
-  steps: { number: number; name: string; status: string; conclusion: string | null }[];
-}
-
-/** The port plus the CI-repair reads (not in the port yet). */
-export interface GitHubClient extends GitHubPort {
-  getWorkflowRun(runId: number): Promise<WorkflowRunData>;
-  listRunJobs(runId: number): Promise<JobData[]>;
-  /** The plain-text log of a job; when longer than `maxChars` (default 2,000,000) only its tail. */
-  getJobLog(jobId: number, opts?: { maxChars?: number }): Promise<string>;
-}
+/** The port plus the CI-repair reads (ports/ci.ts). */
+export interface GitHubClient extends GitHubPort, CiGitHubPort {}
 
 /** A failed GitHub API call: `message` is safe to show (no token). */
 export class GitHubApiError extends Error {
@@ -202,6 +176,41 @@ export function makeGitHub(opts: MakeGitHubOptions): GitHubClient {
     updatedAt: c.updated_at,
   });
 
+  const toRun = (data: {
+    id: number | bigint;
+    name?: string | null;
+    workflow_id?: number | bigint;
+    run_number?: number | bigint;
+    event: string;
+    status?: string | null;
+    conclusion?: string | null;
+    head_branch?: string | null;
+    head_sha: string;
+    run_attempt?: number;
+    html_url: string;
+    created_at: string;
+    head_repository?: { full_name?: string } | null;
+    triggering_actor?: { login?: string } | null;
+    actor?: { login?: string } | null;
+    pull_requests?: { number: number }[] | null;
+  }): WorkflowRunData => ({
+    id: Number(data.id),
+    name: data.name ?? '',
+    workflowId: data.workflow_id === undefined ? null : Number(data.workflow_id),
+    runNumber: data.run_number === undefined ? null : Number(data.run_number),
+    event: data.event,
+    status: data.status ?? null,
+    conclusion: data.conclusion ?? null,
+    headBranch: data.head_branch ?? null,
+    headSha: data.head_sha,
+    runAttempt: data.run_attempt ?? 1,
+    url: data.html_url,
+    createdAt: data.created_at,
+    headRepository: data.head_repository?.full_name ?? null,
+    triggeringActor: data.triggering_actor?.login ?? data.actor?.login ?? null,
+    pullRequests: (data.pull_requests ?? []).map((pr) => pr.number),
+  });
+
   return {
     async getPermission(username) {
       const route = 'GET /repos/{owner}/{repo}/collaborators/{username}/permission';
@@ -285,18 +294,14 @@ export function makeGitHub(opts: MakeGitHubOptions): GitHubClient {
     async getWorkflowRun(runId) {
       const route = 'GET /repos/{owner}/{repo}/actions/runs/{run_id}';
       const { data } = await call(route, () => octokit.request(route, { owner, repo, run_id: runId }));
-      return {
-        id: Number(data.id),
-        name: data.name ?? '',
-        event: data.event,
-        status: data.status ?? null,
-        conclusion: data.conclusion ?? null,
-        headBranch: data.head_branch ?? null,
-        headSha: data.head_sha,
-        runAttempt: data.run_attempt ?? 1,
-        url: data.html_url,
-        pullRequests: (data.pull_requests ?? []).map((pr) => pr.number),
-      };
+      return toRun(data);
+    },
+
+    async listBranchRuns(branch, listOpts) {
+      const route = 'GET /repos/{owner}/{repo}/actions/runs';
+      const status = listOpts?.status as 'success' | undefined;
+      const { data } = await call(route, () => octokit.request(route, { owner, repo, branch, per_page: listOpts?.perPage ?? 50, ...(status ? { status } : {}) }));
+      return data.workflow_runs.map(toRun);
     },
 
     async listRunJobs(runId) {

@@ -52,4 +52,11 @@ export interface GitPort {
   push(remote: string, sha: string, branch: string, expected: string | null): Promise<PushResult>;
   /** Points a local branch at `sha` (creating or moving it) without touching the working tree. */
   setLocalBranch(branch: string, sha: string): Promise<void>;
+  /** sha of the local branch refs/heads/<branch>, or null when it does not exist. */
+  localBranchSha(branch: string): Promise<string | null>;
+  /**
+   * Makes the work tree the commit `sha` (HEAD detached), fetching it from `remote` first when it
+   * is not present (a shallow clone stays shallow). Refuses when local changes would be lost.
+   */
+  checkoutDetached(remote: string, sha: string): Promise<void>;
 }

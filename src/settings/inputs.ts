@@ -148,6 +148,16 @@ export function parseGlobList(raw: string): string[] {
   return out;
 }
 
+/** Splits a newline- or comma-separated list of names (workflow names); trims, drops empties, dedupes. */
+export function parseNameList(raw: string): string[] {
+  const out: string[] = [];
+  for (const part of raw.split(/[\r\n,]+/)) {
+    const name = part.trim();
+    if (name !== '' && !out.includes(name)) out.push(name);
+  }
+  return out;
+}
+
 export function readSettings(getInput: (name: string) => string): Settings {
   const problems: string[] = [];
   const read = (name: string): string => {
@@ -203,6 +213,7 @@ export function readSettings(getInput: (name: string) => string): Settings {
     feedbackTokens: parse(fields.feedbackTokens, DEFAULTS.feedbackTokens),
     relatedTestsFirst: parse(fields.relatedTestsFirst, DEFAULTS.relatedTestsFirst),
     testIntegrityAllow: parse<string[]>(fields.testIntegrityAllow, []).filter((c) => c !== 'none'),
+    workflows: parseNameList(read('workflows')),
   };
 
   if (problems.length > 0) throw new SettingsError(problems);

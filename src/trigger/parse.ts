@@ -6,6 +6,7 @@
  * Authorization (does the actor have write access?) is a separate step: authorize.ts.
  */
 import type { Trigger } from '../types.js';
+import { parseCiDispatch, parseWorkflowRun } from '../ci/trigger.js';
 
 export interface ParseTriggerOptions {
   /** The label that triggers a fix (Settings.label). Compared case-insensitively, like GitHub does. */
@@ -14,6 +15,8 @@ export interface ParseTriggerOptions {
   selfLogin?: string;
   /** ISO time of "now", for triggers whose payload carries no time (dispatch). */
   now?: string;
+  /** workflow_run: names of the workflows whose failures count (Settings.workflows; empty: all). */
+  workflows?: string[];
 }
 
 export const COMMAND = '/agent-fix';
@@ -125,6 +128,10 @@ function parseIssueComment(payload: Record<string, any>): Trigger {
 function parseDispatch(payload: Record<string, any>, opts: ParseTriggerOptions): Trigger {
   const inputs = obj(payload.inputs) ?? {};
   const raw = inputs['issue-number'];
+  // CI repair of a given failed run (src/ci/trigger.ts), when no issue is named.
+  if ((raw === undefined || raw === null || String(raw).trim() === '') && inputs['run-id'] !== undefined && String(inputs['run-id']).trim() !== '') {
+    return parseCiDispatch(inputs['run-id'], str(obj(payload.sender)?.login) ?? '');
+  }
   if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === '')) {
     return skip('workflow_dispatch input "issue-number" is missing; give the number of the issue to fix.');
   }
@@ -146,11 +153,11 @@ function parseDispatch(payload: Record<string, any>, opts: ParseTriggerOptions):
   return trigger;
 }
 
-const HANDLED = new Set(['issues', 'issue_comment', 'workflow_dispatch']);
+const HANDLED = new Set(['issues', 'issue_comment', 'workflow_dispatch', 'workflow_run']);
 
 export function parseTrigger(eventName: string, payload: any, opts: ParseTriggerOptions): Trigger {
   if (!HANDLED.has(eventName)) {
-    return skip(`event "${eventName}" is not handled (agent-fix reacts to issues, issue_comment and workflow_dispatch).`);
+    return skip(`event "${eventName}" is not handled (agent-fix reacts to issues, issue_comment, workflow_dispatch and workflow_run).`);
   }
   const p = obj(payload);
   if (p === undefined) return skip(`the ${eventName} event has no payload.`);
@@ -161,6 +168,8 @@ export function parseTrigger(eventName: string, payload: any, opts: ParseTrigger
       return parseIssues(p, opts);
     case 'issue_comment':
       return parseIssueComment(p);
+    case 'workflow_run':
+      return parseWorkflowRun(p, { workflows: opts.workflows });
     default:
       return parseDispatch(p, opts);
   }

@@ -301,12 +301,48 @@ function tapMessage(lines: string[], start: number, indent: number): { message?:
   return { message, durationMs };
 }
 
+/** tape's closing lines (`# tests 12`, `# pass 11`, `# fail 1`, `# ok`) are not test names. */
+const TAP_SUMMARY = /^#\s+(?:tests|pass|fail|skip|todo|ok|not ok)\b(?:\s+\d+)?\s*$/;
+
+/**
+ * tape (and other plain TAP producers) name each test with a `# name` comment followed by its
+ * assertions: the test is the group, failed when any of its assertions failed.
+ */
+function tapGroups(nodes: (TreeNode & { group?: string })[]): ParserResult | null {
+  if (!nodes.some((n) => n.group !== undefined)) return null;
+  const groups = new Map<string, TreeNode[]>();
+  for (const n of nodes) {
+    const g = n.group ?? n.name;
+    if (!groups.has(g)) groups.set(g, []);
+    groups.get(g)!.push(n);
+  }
+  const out = new Collector();
+  for (const [name, members] of groups) {
+    const failed = members.find((n) => n.status === 'failed' || hasFailure(n.children));
+    const allSkipped = members.every((n) => n.status === 'skipped');
+    const status: TestStatus = failed ? 'failed' : allSkipped ? 'skipped' : 'passed';
+    const message = failed ? [failed.name, failed.message].filter(Boolean).join(': ') : undefined;
+    out.add(name, status, message);
+  }
+  return { tests: out.list(), parsedFrom: 'tap' };
+}
+
 function parseTap(lines: string[]): ParserResult {
-  const open: TreeNode[] = [];
+  const open: (TreeNode & { group?: string })[] = [];
   let nodeStyle = false;
+  let group: string | undefined;
+  const groupNames = new Map<string, number>();
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
     if (/^\s*# Subtest: /.test(line)) nodeStyle = true;
+    const g = /^# (.+?)\s*$/.exec(line);
+    if (g && !TAP_SUMMARY.test(line) && !line.startsWith('# Subtest:')) {
+      // the same name twice (a test repeated in a loop): number it like repeated assertions
+      const n = (groupNames.get(g[1]) ?? 0) + 1;
+      groupNames.set(g[1], n);
+      group = n > 1 ? `${g[1]} [${n}]` : g[1];
+      continue;
+    }
     const m = TAP_POINT.exec(line);
     if (!m) continue;
     const indent = m[1].length;
@@ -331,7 +367,12 @@ function parseTap(lines: string[]): ParserResult {
       message: status === 'failed' ? extra.message : undefined,
       durationMs: extra.durationMs,
       children,
+      group: indent === 0 ? group : undefined,
     });
+  }
+  if (!nodeStyle) {
+    const grouped = tapGroups(open);
+    if (grouped) return grouped;
   }
   const out = new Collector();
   flattenTree(open, [], out);

@@ -1,0 +1,322 @@
+/**
+ * End to end, CI repair: the bundled action under node 24 on a `workflow_run` event, against
+ * the fake GitHub API (workflow runs, jobs, job logs behind a 302, all OpenAPI-validated) and
+ * the scripted model, on a real git repository whose last commit broke a test.
+ *
+ * The job log is __tests__/fixtures/ci/node-test-failure.log: the output of a real run of this
+ * fixture's `npm test` (node 24's test runner) at the breaking commit, inside the GitHub runner's
+ * log framing (timestamps, groups, checkout and setup-node chatter).
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { startFakeGitHub, type FakeGitHub } from '../test-support/fake-github.js';
+import { startScriptedModel, type ScriptedModel } from '../src/scripted/server.js';
+import { parseScript, type Script } from '../src/scripted/script.js';
+import { makeRepo, cloneShallow, cleanupFixtures, tempDir, gitIn, commitAs, type RepoFixture, HUMAN } from '../test-support/git-fixture.js';
+import { runAction, ROOT, type ActionRun } from '../test-support/run-action.js';
+
+const GH_TOKEN = 'ghs_e2eCiFakeWorkflowToken0123456789';
+const API_KEY = 'sk-e2e-ci-fake-model-key-9876543210';
+const OWNER = 'octo';
+const REPO = 'tiny-shop';
+const LOG = readFileSync(path.join(ROOT, '__tests__', 'fixtures', 'ci', 'node-test-failure.log'), 'utf8');
+
+const GOOD_CART = `/**
+ * Total of a shopping cart in cents.
+ * @param {{ name: string, price: number, quantity: number }[]} items price in cents
+ * @param {number} discountPercent e.g. 10 for 10 %
+ */
+export function cartTotal(items, discountPercent = 0) {
+  const subtotal = items.reduce((sum, item) => sum + item.price * item.quantity, 0);
+  const discount = (subtotal * discountPercent) / 100;
+  return Math.round(subtotal - discount);
+}
+
+export function formatCents(cents) {
+  return \`$\${(cents / 100).toFixed(2)}\`;
+}
+`;
+const BROKEN_CART = GOOD_CART.replace('const discount = (subtotal * discountPercent) / 100;', 'const discount = subtotal * discountPercent;');
+
+const FILES: Record<string, string> = {
+  'package.json': JSON.stringify({ name: 'tiny-shop', version: '1.0.0', private: true, type: 'module', scripts: { test: 'node --test' } }, null, 2) + '\n',
+  'src/cart.js': GOOD_CART,
+  'test/cart.test.js': readFileSync(path.join(ROOT, 'demo', 'sample-repo', 'test', 'cart.test.js'), 'utf8'),
+};
+
+const FIX_SCRIPT: Script = parseScript({
+  label: 'ci repair',
+  steps: [
+    { expect: { lastMessageIncludes: 'applies a percentage discount' }, toolCalls: [{ name: 'read_file', arguments: { path: 'src/cart.js' } }] },
+    {
+      toolCalls: [
+        { name: 'edit_file', arguments: { path: 'src/cart.js', old_string: 'const discount = subtotal * discountPercent;', new_string: 'const discount = (subtotal * discountPercent) / 100;' } },
+      ],
+    },
+    { toolCalls: [{ name: 'finish', arguments: { summary: 'The discount is a percentage: divide by 100 again.' } }] },
+  ],
+});
+
+const open: { close(): Promise<void> }[] = [];
+afterAll(async () => {
+  for (const s of open.splice(0)) await s.close();
+  cleanupFixtures();
+});
+
+interface World {
+  repo: RepoFixture;
+  github: FakeGitHub;
+  /** Green commit, then the commit that broke the discount test (main's head). */
+  goodSha: string;
+  brokenSha: string;
+  model: ScriptedModel;
+  run: (payload: unknown, o?: { inputs?: Record<string, string>; model?: ScriptedModel; eventName?: string }) => Promise<ActionRun>;
+}
+
+async function world(script: Script = FIX_SCRIPT): Promise<World> {
+  const repo = makeRepo(FILES, { message: 'Cart with discounts' });
+  const goodSha = repo.sha;
+  const brokenSha = commitAs(repo.dir, HUMAN, { 'src/cart.js': BROKEN_CART }, 'Simplify the discount');
+  repo.git('push', '-q', 'origin', 'main');
+  const github = await startFakeGitHub({ owner: OWNER, repo: REPO, token: GH_TOKEN, gitDir: repo.remoteDir });
+  const model = await startScriptedModel(script);
+  open.push(github, model);
+  github.setPermission('maintainer', 'write');
+  github.setPermission('visitor', 'read');
+  const run: World['run'] = async (payload, o = {}) => {
+    const checkout = cloneShallow(repo.remoteUrl);
+    return runAction({
+      workspace: checkout.dir,
+      tempDir: tempDir('agent-fix-ci-runner-'),
+      eventName: o.eventName ?? 'workflow_run',
+      payload,
+      repository: `${OWNER}/${REPO}`,
+      apiUrl: github.url,
+      inputs: {
+        'github-token': GH_TOKEN,
+        'api-key': API_KEY,
+        'base-url': (o.model ?? model).url,
+        model: 'scripted-e2e',
+        'test-command': 'npm test',
+        'setup-command': '',
+        label: 'agent-fix',
+        'max-iterations': '3',
+        'max-changed-files': '10',
+        'max-changed-lines': '200',
+        draft: 'true',
+        'command-timeout-minutes': '5',
+        'protected-paths': '',
+        workflows: '',
+        ...o.inputs,
+      },
+    });
+  };
+  return { repo, github, goodSha, brokenSha, model, run };
+}
+
+/** A failed run of "CI" in the fake, with one failed job whose log is the fixture; returns the webhook payload. */
+function failedRun(
+  w: World,
+  p: { headSha: string; headBranch?: string; event?: string; actor?: string; pullRequests?: number[]; headRepo?: string; log?: string; name?: string },
+) {
+  const run = w.github.addWorkflowRun({
+    name: p.name ?? 'CI',
+    headSha: p.headSha,
+    headBranch: p.headBranch ?? 'main',
+    event: p.event ?? 'push',
+    actor: p.actor ?? 'maintainer',
+    conclusion: 'failure',
+    pullRequests: p.pullRequests ?? [],
+  });
+  w.github.addJob({ runId: run.id, name: 'lint', conclusion: 'success', steps: [{ name: 'Run lint', status: 'completed', conclusion: 'success', number: 1 }], log: 'all good\n' });
+  w.github.addJob({ runId: run.id, name: 'test (24)', log: (p.log ?? LOG).replaceAll('HEAD_SHA', p.headSha) });
+  const full = `${OWNER}/${REPO}`;
+  const user = (login: string) => ({ login, id: 1, type: 'User' });
+  return {
+    action: 'completed',
+    workflow_run: {
+      id: run.id,
+      name: run.name,
+      head_branch: run.headBranch,
+      head_sha: run.headSha,
+      run_number: run.runNumber,
+      run_attempt: 1,
+      event: run.event,
+      status: 'completed',
+      conclusion: 'failure',
+      workflow_id: run.workflowId,
+      html_url: `https://github.com/${full}/actions/runs/${run.id}`,
+      created_at: run.createdAt,
+      pull_requests: (p.pullRequests ?? []).map((n) => {
+        const pr = w.github.pulls.find((x) => x.number === n)!;
+        return { number: n, head: { ref: pr.head, sha: pr.headSha, repo: { name: REPO } }, base: { ref: pr.base, sha: pr.baseSha, repo: { name: REPO } } };
+      }),
+      actor: user(p.actor ?? 'maintainer'),
+      triggering_actor: user(p.actor ?? 'maintainer'),
+      head_repository: { full_name: p.headRepo ?? full },
+      repository: { full_name: full },
+    },
+    workflow: { name: run.name, path: '.github/workflows/ci.yml' },
+    repository: { name: REPO, full_name: full, owner: { login: OWNER } },
+    sender: user(p.actor ?? 'maintainer'),
+  };
+}
+
+function remoteSha(repo: RepoFixture, ref: string): string | null {
+  try {
+    return gitIn(repo.remoteDir)('rev-parse', '--verify', '--quiet', ref);
+  } catch {
+    return null;
+  }
+}
+
+describe('CI repair end to end (workflow_run, dist/index.js under node 24)', () => {
+  test('a failure on the default branch becomes one PR into it, based on the failing commit even after main moved on; a second failing run with the same cause updates that PR', async () => {
+    const w = await world();
+    const payload = failedRun(w, { headSha: w.brokenSha });
+    // main moves on after the failing run (an unrelated commit): the fix must start from the run's head_sha
+    const later = commitAs(w.repo.dir, HUMAN, { 'README.md': '# tiny shop\n' }, 'Add a README');
+    w.repo.git('push', '-q', 'origin', 'main');
+
+    const r = await w.run(payload);
+    expect(r.code).toBe(0);
+    expect(r.outputs.status).toBe('fixed');
+    expect(w.model.mismatches).toEqual([]);
+    w.github.assertNoViolations();
+    const branch = r.outputs.branch;
+    expect(branch).toMatch(/^agent-fix\/ci-[0-9a-f]{12}$/);
+
+    expect(w.github.pulls).toHaveLength(1);
+    const pr = w.github.pulls[0];
+    expect(pr).toMatchObject({ head: branch, base: 'main', draft: true, state: 'open' });
+    expect(pr.body).toContain(`<!-- agent-fix:${branch.slice('agent-fix/'.length)} -->`);
+    expect(pr.body).toContain('test (24)');
+    expect(pr.body).toContain('Run tests');
+    expect(pr.body).toMatch(/\| `applies a percentage discount` \| \*\*failed\*\* \| \*\*failed\*\* \| passed \|/);
+    expect(pr.body).toContain(`https://github.com/${OWNER}/${REPO}/actions/runs/${payload.workflow_run.id}`);
+    expect(pr.body).not.toContain('Fixes #');
+
+    const g = gitIn(w.repo.remoteDir);
+    const sha = remoteSha(w.repo, `refs/heads/${branch}`)!;
+    expect(g('rev-parse', `${sha}^`)).toBe(w.brokenSha);
+    expect(g('diff', '--name-only', w.brokenSha, sha)).toBe('src/cart.js');
+    expect(g('show', `${sha}:src/cart.js`)).toContain('(subtotal * discountPercent) / 100');
+    expect(r.summary).toContain('Failed run');
+    expect(r.summary).toContain('applies a percentage discount');
+    // no PR to comment on for a push to main
+    expect(w.github.comments).toHaveLength(0);
+
+    // the next push (the README commit) fails CI the same way: same fingerprint, same branch and PR, now based on that commit
+    const second = failedRun(w, { headSha: later });
+    const again = await startScriptedModel(FIX_SCRIPT);
+    open.push(again);
+    const r2 = await w.run(second, { model: again });
+    expect(r2.outputs.status).toBe('fixed');
+    expect(r2.outputs.branch).toBe(branch);
+    expect(r2.outputs['pr-number']).toBe(String(pr.number));
+    expect(w.github.pulls).toHaveLength(1);
+    expect(w.github.pulls[0].body).toContain(`/actions/runs/${second.workflow_run.id}`);
+    const sha2 = remoteSha(w.repo, `refs/heads/${branch}`)!;
+    expect(g('rev-parse', `${sha2}^`)).toBe(later);
+    w.github.assertNoViolations();
+  });
+
+  test('a failure on a pull request branch gets a fix PR into that branch and a comment on the originating PR', async () => {
+    const w = await world();
+    // the feature branch carries the breaking commit; main is green again
+    w.repo.git('push', '-q', 'origin', `${w.brokenSha}:refs/heads/feature/discounts`);
+    w.repo.git('push', '-q', '-f', 'origin', `${w.goodSha}:refs/heads/main`);
+    const origin = w.github.addPull({ number: 12, title: 'Discounts', head: 'feature/discounts', base: 'main', author: 'maintainer', headSha: w.brokenSha });
+    const payload = failedRun(w, { headSha: w.brokenSha, headBranch: 'feature/discounts', event: 'pull_request', pullRequests: [origin.number] });
+
+    const r = await w.run(payload);
+    expect(r.outputs.status).toBe('fixed');
+    w.github.assertNoViolations();
+    const fix = w.github.pulls.find((p) => p.head === r.outputs.branch)!;
+    expect(fix).toMatchObject({ base: 'feature/discounts', state: 'open' });
+    const key = r.outputs.branch.slice('agent-fix/'.length);
+    const comments = w.github.comments.filter((c) => c.issueNumber === 12 && c.body.includes(`<!-- agent-fix:${key} -->`));
+    expect(comments).toHaveLength(1);
+    expect(comments[0].body).toContain(`/pull/${fix.number}`);
+    expect(comments[0].body).toContain('applies a percentage discount');
+    expect(gitIn(w.repo.remoteDir)('rev-parse', `${remoteSha(w.repo, `refs/heads/${r.outputs.branch}`)}^`)).toBe(w.brokenSha);
+
+    // the contributor re-runs the failed workflow (attempt 2 is a new run here): same cause, same fix PR, same comment
+    const again = await startScriptedModel(FIX_SCRIPT);
+    open.push(again);
+    const r2 = await w.run(failedRun(w, { headSha: w.brokenSha, headBranch: 'feature/discounts', event: 'pull_request', pullRequests: [origin.number] }), { model: again });
+    expect(r2.outputs.status).toBe('fixed');
+    expect(r2.outputs['pr-number']).toBe(String(fix.number));
+    expect(w.github.pulls).toHaveLength(2); // the originating PR and the one fix PR
+    expect(w.github.comments.filter((c) => c.issueNumber === 12)).toHaveLength(1);
+    w.github.assertNoViolations();
+  });
+
+  test('a failure that does not reproduce locally (flaky or environment-only) changes nothing, and the report says so', async () => {
+    const w = await world();
+    // CI says the test failed on the green commit: here it passes
+    w.repo.git('push', '-q', 'origin', `${w.goodSha}:refs/heads/feature/flaky`);
+    const origin = w.github.addPull({ number: 21, title: 'Flaky', head: 'feature/flaky', base: 'main', author: 'maintainer', headSha: w.goodSha });
+    const payload = failedRun(w, { headSha: w.goodSha, headBranch: 'feature/flaky', event: 'pull_request', pullRequests: [origin.number] });
+    const r = await w.run(payload);
+    expect(r.code).toBe(0);
+    expect(r.outputs.status).toBe('skipped');
+    expect(r.outputs.branch).toBe('');
+    expect(w.model.requests).toHaveLength(0);
+    expect(w.github.pulls).toHaveLength(1); // only the originating PR
+    expect(gitIn(w.repo.remoteDir)('for-each-ref', '--format=%(refname)', 'refs/heads/agent-fix/')).toBe('');
+    const [comment] = w.github.comments.filter((c) => c.issueNumber === 21);
+    expect(comment.body).toContain('not reproduced');
+    expect(comment.body).toContain('no code was changed');
+    expect(r.summary).toContain('could not be reproduced');
+    w.github.assertNoViolations();
+  });
+
+  test('a maintainer can dispatch the repair of a given failed run by its URL (workflow_dispatch with run-id)', async () => {
+    const w = await world();
+    const event = failedRun(w, { headSha: w.brokenSha, actor: 'visitor' }); // whoever pushed, the maintainer asks
+    const r = await w.run({ inputs: { 'issue-number': '', 'run-id': event.workflow_run.html_url }, sender: { login: 'maintainer', type: 'User' } }, { eventName: 'workflow_dispatch' });
+    expect(r.outputs.status).toBe('fixed');
+    expect(w.github.pulls).toHaveLength(1);
+    expect(w.github.pulls[0]).toMatchObject({ head: r.outputs.branch, base: 'main' });
+    expect(w.model.mismatches).toEqual([]);
+    // a visitor cannot dispatch one
+    const r2 = await w.run({ inputs: { 'run-id': String(event.workflow_run.id) }, sender: { login: 'visitor', type: 'User' } }, { eventName: 'workflow_dispatch' });
+    expect(r2.outputs.status).toBe('skipped');
+    expect(r2.stdout).toContain('visitor');
+    w.github.assertNoViolations();
+  });
+
+  test('runs from a fork, on agent-fix branches, by actors without write permission, already green again, on deleted branches or of unselected workflows are skipped without touching anything', async () => {
+    const w = await world();
+    const cases: { name: string; payload: unknown; reason: RegExp }[] = [];
+    cases.push({ name: 'fork', payload: failedRun(w, { headSha: w.brokenSha, headBranch: 'patch-1', event: 'pull_request', headRepo: 'mallory/tiny-shop' }), reason: /fork/ });
+    w.repo.git('push', '-q', 'origin', `${w.brokenSha}:refs/heads/agent-fix/ci-0123456789ab`);
+    cases.push({ name: 'own branch', payload: failedRun(w, { headSha: w.brokenSha, headBranch: 'agent-fix/ci-0123456789ab' }), reason: /own branches/ });
+    cases.push({ name: 'no write permission', payload: failedRun(w, { headSha: w.brokenSha, actor: 'visitor' }), reason: /visitor/ });
+    const stale = failedRun(w, { headSha: w.brokenSha });
+    w.github.addWorkflowRun({ name: 'CI', headSha: w.goodSha, headBranch: 'main', conclusion: 'success', event: 'push' });
+    cases.push({ name: 'green again', payload: stale, reason: /green again/ });
+    cases.push({ name: 'branch deleted', payload: failedRun(w, { headSha: w.brokenSha, headBranch: 'feature/merged-and-deleted' }), reason: /no longer exists/ });
+    const other = failedRun(w, { headSha: w.brokenSha, name: 'Docs' });
+    cases.push({ name: 'workflow not selected', payload: other, reason: /not in the `workflows` input/ });
+
+    const summaries: Record<string, string> = {};
+    for (const c of cases) {
+      const r = await w.run(c.payload, { inputs: { workflows: 'CI\nRelease' } });
+      expect({ name: c.name, code: r.code, status: r.outputs.status }).toEqual({ name: c.name, code: 0, status: 'skipped' });
+      expect({ name: c.name, log: r.stdout + r.summary }).toEqual({ name: c.name, log: expect.stringMatching(c.reason) });
+      summaries[c.name] = r.summary;
+    }
+    // the fork's failure is reported (from the API only), never reproduced
+    expect(summaries.fork).toContain('Report only');
+    expect(summaries.fork).toContain('applies a percentage discount');
+    expect(summaries.fork).toContain('-18000 !== 1800');
+    expect(summaries['own branch']).not.toContain('Report only');
+    expect(w.model.requests).toHaveLength(0);
+    expect(w.github.pulls).toHaveLength(0);
+    expect(w.github.comments).toHaveLength(0);
+    expect(gitIn(w.repo.remoteDir)('for-each-ref', '--format=%(refname)', 'refs/heads/agent-fix/')).toBe('refs/heads/agent-fix/ci-0123456789ab');
+    w.github.assertNoViolations();
+  });
+});
