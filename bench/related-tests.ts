@@ -88,8 +88,8 @@ for (const task of tasks) {
     listFiles: async () => git('ls-files').split('\n'),
   });
   const baseline = await session.runFull('baseline');
-  // runForLoop compares with the baseline: give the session this run as its baseline.
-  (session as unknown as { baselineRun: unknown }).baselineRun = baseline;
+  // runForLoop compares with the baseline and selects its failing tests' files.
+  session.useBaseline(baseline);
   const originallyFailing = task.fail_to_pass.map(norm);
   const failingAtBaseline = baseline.tests.filter((t) => t.status === 'failed').map((t) => norm(t.id));
   const perIteration: { ms: number; scope: string | undefined; selectedTests: number; failingSelected: boolean; command: string }[] = [];

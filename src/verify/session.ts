@@ -135,6 +135,11 @@ export class TestSession {
     return this.baselineRun;
   }
 
+  /** Uses a run taken elsewhere as the baseline (benchmarks, or a baseline run without the flaky re-run). */
+  useBaseline(run: TestRun): void {
+    this.baselineRun = run;
+  }
+
   private reportPath(): string {
     this.seq++;
     const r = this.info.runner;
