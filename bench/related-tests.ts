@@ -12,7 +12,7 @@
  * Prints and writes raw figures (bench/results/related-tests.json).
  *
  * Usage (checkout prepared once, see bench/README.md):
- *   node scripts/run-ts.mjs bench/related-tests.ts --repo /tmp/dayjs [--command "npx jest"] [--iterations 3] [--limit 11]
+ *   node scripts/run-ts.mjs bench/related-tests.ts --repo /tmp/dayjs [--command "npm test"] [--iterations 3] [--limit 11] [--out FILE]
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -153,4 +153,4 @@ console.log(
     `${summary.speedup.toFixed(1)}x faster; every originally failing test selected: ${allSelected}`,
 );
 mkdirSync(path.join(process.cwd(), 'bench', 'results'), { recursive: true });
-writeFileSync(path.join(process.cwd(), 'bench', 'results', 'related-tests.json'), `${JSON.stringify(summary, null, 2)}\n`);
+writeFileSync(path.resolve(arg('out', path.join('bench', 'results', 'related-tests.json'))), `${JSON.stringify(summary, null, 2)}\n`);
