@@ -21,6 +21,18 @@ const pkg = (test?: string, extra: object = {}) =>
   JSON.stringify({ name: 'x', scripts: test === undefined ? {} : { test }, ...extra });
 
 describe('detectCommands', () => {
+  test('no test script: the runner among the dependencies or config files, or node --test', async () => {
+    expect(await detectCommands(repo({ 'package.json': pkg(undefined, { devDependencies: { jest: '^30' } }), 'package-lock.json': '{}' }))).toMatchObject({
+      setup: 'npm ci',
+      test: 'npx --no-install jest',
+    });
+    expect(await detectCommands(repo({ 'package.json': pkg(undefined), 'vitest.config.ts': '', 'pnpm-lock.yaml': '' }))).toMatchObject({ test: 'pnpm exec vitest run' });
+    expect(await detectCommands(repo({ 'package.json': pkg(undefined, { devDependencies: { mocha: '^10' } }), 'yarn.lock': '' }))).toMatchObject({ test: 'yarn exec mocha' });
+    const d = await detectCommands(repo({ 'package.json': pkg(undefined), 'test/a.test.js': '' }));
+    expect(d).toMatchObject({ test: 'node --test', stack: 'node' });
+    expect(d.reason).toContain("node's test runner");
+  });
+
   test('npm with package-lock.json', async () => {
     const d = await detectCommands(repo({ 'package.json': pkg('jest'), 'package-lock.json': '{}' }));
     expect(d).toMatchObject({ setup: 'npm ci', test: 'npm test', stack: 'node' });

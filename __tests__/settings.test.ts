@@ -23,6 +23,9 @@ function inputs(given: Record<string, string> = {}): (name: string) => string {
     'max-cost-usd': '5',
     'max-run-minutes': '60',
     'model-prices': '',
+    'feedback-tokens': '3000',
+    'related-tests-first': 'true',
+    'test-integrity-allow': '',
   };
   const all = { ...defaults, ...given };
   return (name) => all[name] ?? '';
@@ -55,6 +58,9 @@ describe('readSettings', () => {
       commandTimeoutMs: 15 * 60_000,
       protectedPaths: [ALWAYS_PROTECTED],
       budget: { maxTokens: 2_000_000, maxCostUsd: 5, maxWallMs: 60 * 60_000, prices: {} },
+      feedbackTokens: 3000,
+      relatedTestsFirst: true,
+      testIntegrityAllow: [],
       workflows: [],
     });
   });
@@ -66,6 +72,16 @@ describe('readSettings', () => {
     expect(e.problems).toHaveLength(2);
     expect(e.problems[0]).toContain('Input "max-cost-usd"');
     expect(e.problems[1]).toContain('Input "model-prices"');
+  });
+
+  test('test intelligence inputs', () => {
+    const s = readSettings(inputs({ 'feedback-tokens': '1500', 'related-tests-first': 'FALSE', 'test-integrity-allow': 'snapshot, timeout' }));
+    expect(s.feedbackTokens).toBe(1500);
+    expect(s.relatedTestsFirst).toBe(false);
+    expect(s.testIntegrityAllow).toEqual(['snapshot', 'timeout']);
+    const e = errorOf({ 'feedback-tokens': '10', 'test-integrity-allow': 'everything' });
+    expect(e.problems).toHaveLength(2);
+    expect(e.problems[1]).toContain('test-integrity-allow');
   });
 
   test('empty inputs (e.g. from the CLI) fall back to the same defaults', () => {

@@ -46,7 +46,7 @@ var require_windows = __commonJS({
     module.exports = isexe;
     isexe.sync = sync;
     var fs3 = __require("fs");
-    function checkPathExt(path16, options) {
+    function checkPathExt(path18, options) {
       var pathext = options.pathExt !== void 0 ? options.pathExt : process.env.PATHEXT;
       if (!pathext) {
         return true;
@@ -57,25 +57,25 @@ var require_windows = __commonJS({
       }
       for (var i2 = 0; i2 < pathext.length; i2++) {
         var p = pathext[i2].toLowerCase();
-        if (p && path16.substr(-p.length).toLowerCase() === p) {
+        if (p && path18.substr(-p.length).toLowerCase() === p) {
           return true;
         }
       }
       return false;
     }
-    function checkStat(stat, path16, options) {
+    function checkStat(stat, path18, options) {
       if (!stat.isSymbolicLink() && !stat.isFile()) {
         return false;
       }
-      return checkPathExt(path16, options);
+      return checkPathExt(path18, options);
     }
-    function isexe(path16, options, cb) {
-      fs3.stat(path16, function(er, stat) {
-        cb(er, er ? false : checkStat(stat, path16, options));
+    function isexe(path18, options, cb) {
+      fs3.stat(path18, function(er, stat) {
+        cb(er, er ? false : checkStat(stat, path18, options));
       });
     }
-    function sync(path16, options) {
-      return checkStat(fs3.statSync(path16), path16, options);
+    function sync(path18, options) {
+      return checkStat(fs3.statSync(path18), path18, options);
     }
   }
 });
@@ -86,13 +86,13 @@ var require_mode = __commonJS({
     module.exports = isexe;
     isexe.sync = sync;
     var fs3 = __require("fs");
-    function isexe(path16, options, cb) {
-      fs3.stat(path16, function(er, stat) {
+    function isexe(path18, options, cb) {
+      fs3.stat(path18, function(er, stat) {
         cb(er, er ? false : checkStat(stat, options));
       });
     }
-    function sync(path16, options) {
-      return checkStat(fs3.statSync(path16), options);
+    function sync(path18, options) {
+      return checkStat(fs3.statSync(path18), options);
     }
     function checkStat(stat, options) {
       return stat.isFile() && checkMode(stat, options);
@@ -117,15 +117,15 @@ var require_mode = __commonJS({
 var require_isexe = __commonJS({
   "node_modules/isexe/index.js"(exports, module) {
     var fs3 = __require("fs");
-    var core;
+    var core2;
     if (process.platform === "win32" || global.TESTING_WINDOWS) {
-      core = require_windows();
+      core2 = require_windows();
     } else {
-      core = require_mode();
+      core2 = require_mode();
     }
     module.exports = isexe;
     isexe.sync = sync;
-    function isexe(path16, options, cb) {
+    function isexe(path18, options, cb) {
       if (typeof options === "function") {
         cb = options;
         options = {};
@@ -135,7 +135,7 @@ var require_isexe = __commonJS({
           throw new TypeError("callback not provided");
         }
         return new Promise(function(resolve, reject) {
-          isexe(path16, options || {}, function(er, is) {
+          isexe(path18, options || {}, function(er, is) {
             if (er) {
               reject(er);
             } else {
@@ -144,7 +144,7 @@ var require_isexe = __commonJS({
           });
         });
       }
-      core(path16, options || {}, function(er, is) {
+      core2(path18, options || {}, function(er, is) {
         if (er) {
           if (er.code === "EACCES" || options && options.ignoreErrors) {
             er = null;
@@ -154,9 +154,9 @@ var require_isexe = __commonJS({
         cb(er, is);
       });
     }
-    function sync(path16, options) {
+    function sync(path18, options) {
       try {
-        return core.sync(path16, options || {});
+        return core2.sync(path18, options || {});
       } catch (er) {
         if (options && options.ignoreErrors || er.code === "EACCES") {
           return false;
@@ -172,7 +172,7 @@ var require_isexe = __commonJS({
 var require_which = __commonJS({
   "node_modules/which/which.js"(exports, module) {
     var isWindows = process.platform === "win32" || process.env.OSTYPE === "cygwin" || process.env.OSTYPE === "msys";
-    var path16 = __require("path");
+    var path18 = __require("path");
     var COLON = isWindows ? ";" : ":";
     var isexe = require_isexe();
     var getNotFoundError = (cmd) => Object.assign(new Error(`not found: ${cmd}`), { code: "ENOENT" });
@@ -210,7 +210,7 @@ var require_which = __commonJS({
           return opt2.all && found.length ? resolve(found) : reject(getNotFoundError(cmd));
         const ppRaw = pathEnv[i2];
         const pathPart = /^".*"$/.test(ppRaw) ? ppRaw.slice(1, -1) : ppRaw;
-        const pCmd = path16.join(pathPart, cmd);
+        const pCmd = path18.join(pathPart, cmd);
         const p = !pathPart && /^\.[\\\/]/.test(cmd) ? cmd.slice(0, 2) + pCmd : pCmd;
         resolve(subStep(p, i2, 0));
       });
@@ -237,7 +237,7 @@ var require_which = __commonJS({
       for (let i2 = 0; i2 < pathEnv.length; i2++) {
         const ppRaw = pathEnv[i2];
         const pathPart = /^".*"$/.test(ppRaw) ? ppRaw.slice(1, -1) : ppRaw;
-        const pCmd = path16.join(pathPart, cmd);
+        const pCmd = path18.join(pathPart, cmd);
         const p = !pathPart && /^\.[\\\/]/.test(cmd) ? cmd.slice(0, 2) + pCmd : pCmd;
         for (let j = 0; j < pathExt.length; j++) {
           const cur = p + pathExt[j];
@@ -285,7 +285,7 @@ var require_path_key = __commonJS({
 var require_resolveCommand = __commonJS({
   "node_modules/cross-spawn/lib/util/resolveCommand.js"(exports, module) {
     "use strict";
-    var path16 = __require("path");
+    var path18 = __require("path");
     var which = require_which();
     var getPathKey = require_path_key();
     function resolveCommandAttempt(parsed, withoutPathExt) {
@@ -303,7 +303,7 @@ var require_resolveCommand = __commonJS({
       try {
         resolved = which.sync(parsed.command, {
           path: env[getPathKey({ env })],
-          pathExt: withoutPathExt ? path16.delimiter : void 0
+          pathExt: withoutPathExt ? path18.delimiter : void 0
         });
       } catch (e) {
       } finally {
@@ -312,7 +312,7 @@ var require_resolveCommand = __commonJS({
         }
       }
       if (resolved) {
-        resolved = path16.resolve(hasCustomCwd ? parsed.options.cwd : "", resolved);
+        resolved = path18.resolve(hasCustomCwd ? parsed.options.cwd : "", resolved);
       }
       return resolved;
     }
@@ -366,8 +366,8 @@ var require_shebang_command = __commonJS({
       if (!match) {
         return null;
       }
-      const [path16, argument] = match[0].replace(/#! ?/, "").split(" ");
-      const binary = path16.split("/").pop();
+      const [path18, argument] = match[0].replace(/#! ?/, "").split(" ");
+      const binary = path18.split("/").pop();
       if (binary === "env") {
         return argument;
       }
@@ -402,7 +402,7 @@ var require_readShebang = __commonJS({
 var require_parse = __commonJS({
   "node_modules/cross-spawn/lib/parse.js"(exports, module) {
     "use strict";
-    var path16 = __require("path");
+    var path18 = __require("path");
     var resolveCommand = require_resolveCommand();
     var escape2 = require_escape();
     var readShebang = require_readShebang();
@@ -427,7 +427,7 @@ var require_parse = __commonJS({
       const needsShell = !isExecutableRegExp.test(commandFile);
       if (parsed.options.forceShell || needsShell) {
         const needsDoubleEscapeMetaChars = isCmdShimRegExp.test(commandFile);
-        parsed.command = path16.normalize(parsed.command);
+        parsed.command = path18.normalize(parsed.command);
         parsed.command = escape2.command(parsed.command);
         parsed.args = parsed.args.map((arg) => escape2.argument(arg, needsDoubleEscapeMetaChars));
         const shellCommand = [parsed.command].concat(parsed.args).join(" ");
@@ -559,7 +559,7 @@ var require_constants = __commonJS({
     var NO_DOTS_SLASH = `(?!${DOTS_SLASH})`;
     var QMARK_NO_DOT = `[^.${SLASH_LITERAL}]`;
     var STAR = `${QMARK}*?`;
-    var SEP2 = "/";
+    var SEP3 = "/";
     var POSIX_CHARS = {
       DOT_LITERAL,
       PLUS_LITERAL,
@@ -576,7 +576,7 @@ var require_constants = __commonJS({
       QMARK_NO_DOT,
       STAR,
       START_ANCHOR,
-      SEP: SEP2
+      SEP: SEP3
     };
     var WINDOWS_CHARS = {
       ...POSIX_CHARS,
@@ -792,8 +792,8 @@ var require_utils = __commonJS({
       }
       return output2;
     };
-    exports.basename = (path16, { windows } = {}) => {
-      const segs = path16.split(windows ? /[\\/]/ : "/");
+    exports.basename = (path18, { windows } = {}) => {
+      const segs = path18.split(windows ? /[\\/]/ : "/");
       const last = segs[segs.length - 1];
       if (last === "") {
         return segs[segs.length - 2];
@@ -1174,7 +1174,7 @@ var require_parse2 = __commonJS({
       const parts = [];
       let bracket = 0;
       let paren = 0;
-      let quote = 0;
+      let quote2 = 0;
       let value = "";
       let escaped = false;
       for (const ch of input2) {
@@ -1189,11 +1189,11 @@ var require_parse2 = __commonJS({
           continue;
         }
         if (ch === '"') {
-          quote = quote === 1 ? 0 : 1;
+          quote2 = quote2 === 1 ? 0 : 1;
           value += ch;
           continue;
         }
-        if (quote === 0) {
+        if (quote2 === 0) {
           if (ch === "[") {
             bracket++;
           } else if (ch === "]" && bracket > 0) {
@@ -1270,7 +1270,7 @@ var require_parse2 = __commonJS({
       }
       let bracket = 0;
       let paren = 0;
-      let quote = 0;
+      let quote2 = 0;
       let escaped = false;
       for (let i2 = 1; i2 < pattern.length; i2++) {
         const ch = pattern[i2];
@@ -1283,10 +1283,10 @@ var require_parse2 = __commonJS({
           continue;
         }
         if (ch === '"') {
-          quote = quote === 1 ? 0 : 1;
+          quote2 = quote2 === 1 ? 0 : 1;
           continue;
         }
-        if (quote === 1) {
+        if (quote2 === 1) {
           continue;
         }
         if (ch === "[") {
@@ -2315,16 +2315,16 @@ var require_picomatch2 = __commonJS({
 
 // src/cli.ts
 import { parseArgs } from "node:util";
-import { cp, mkdtemp as mkdtemp2, readFile as readFile3 } from "node:fs/promises";
+import { cp, mkdtemp as mkdtemp3, readFile as readFile5 } from "node:fs/promises";
 import { execFileSync } from "node:child_process";
 import { realpathSync } from "node:fs";
-import os2 from "node:os";
-import path15 from "node:path";
+import os3 from "node:os";
+import path17 from "node:path";
 import { fileURLToPath as fileURLToPath3 } from "node:url";
 
 // src/local.ts
-import os from "node:os";
-import path14 from "node:path";
+import os2 from "node:os";
+import path16 from "node:path";
 
 // node_modules/is-plain-obj/index.js
 function isPlainObject(value) {
@@ -6728,13 +6728,13 @@ var logOutputSync = ({ serializedResult, fdNumber, state, verboseInfo, encoding,
   }
 };
 var writeToFiles = (serializedResult, stdioItems, outputFiles) => {
-  for (const { path: path16, append } of stdioItems.filter(({ type }) => FILE_TYPES.has(type))) {
-    const pathString = typeof path16 === "string" ? path16 : path16.toString();
+  for (const { path: path18, append } of stdioItems.filter(({ type }) => FILE_TYPES.has(type))) {
+    const pathString = typeof path18 === "string" ? path18 : path18.toString();
     if (append || outputFiles.has(pathString)) {
-      appendFileSync(path16, serializedResult);
+      appendFileSync(path18, serializedResult);
     } else {
       outputFiles.add(pathString);
-      writeFileSync(path16, serializedResult);
+      writeFileSync(path18, serializedResult);
     }
   }
 };
@@ -7592,15 +7592,15 @@ var Emitter = class {
     this.listeners[ev].push(fn);
   }
   removeListener(ev, fn) {
-    const list = this.listeners[ev];
-    const i2 = list.indexOf(fn);
+    const list2 = this.listeners[ev];
+    const i2 = list2.indexOf(fn);
     if (i2 === -1) {
       return;
     }
-    if (i2 === 0 && list.length === 1) {
-      list.length = 0;
+    if (i2 === 0 && list2.length === 1) {
+      list2.length = 0;
     } else {
-      list.splice(i2, 1);
+      list2.splice(i2, 1);
     }
   }
   emit(ev, code, signal) {
@@ -11866,12 +11866,12 @@ function encodeURIPath(str2) {
   return str2.replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@]+/g, encodeURIComponent);
 }
 var EMPTY = /* @__PURE__ */ Object.freeze(/* @__PURE__ */ Object.create(null));
-var createPathTagFunction = (pathEncoder = encodeURIPath) => function path16(statics, ...params) {
+var createPathTagFunction = (pathEncoder = encodeURIPath) => function path18(statics, ...params) {
   if (statics.length === 1)
     return statics[0];
   let postPath = false;
   const invalidSegments = [];
-  const path17 = statics.reduce((previousValue, currentValue, index) => {
+  const path19 = statics.reduce((previousValue, currentValue, index) => {
     if (/[?#]/.test(currentValue)) {
       postPath = true;
     }
@@ -11888,7 +11888,7 @@ var createPathTagFunction = (pathEncoder = encodeURIPath) => function path16(sta
     }
     return previousValue + currentValue + (index === params.length ? "" : encoded);
   }, "");
-  const pathOnly = path17.split(/[?#]/, 1)[0];
+  const pathOnly = path19.split(/[?#]/, 1)[0];
   const invalidSegmentPattern = /(?<=^|\/)(?:\.|%2e){1,2}(?=\/|$)/gi;
   let match;
   while ((match = invalidSegmentPattern.exec(pathOnly)) !== null) {
@@ -11909,10 +11909,10 @@ var createPathTagFunction = (pathEncoder = encodeURIPath) => function path16(sta
     }, "");
     throw new OpenAIError(`Path parameters result in path with invalid segments:
 ${invalidSegments.map((e) => e.error).join("\n")}
-${path17}
+${path19}
 ${underline2}`);
   }
-  return path17;
+  return path19;
 };
 var path8 = /* @__PURE__ */ createPathTagFunction(encodeURIPath);
 
@@ -12216,7 +12216,7 @@ var EventStream = class {
     const pushQueue = [];
     const readQueue = [];
     let ended = this.ended;
-    let failure2;
+    let failure3;
     let failureDelivered = false;
     const doneResult = () => ({ value: void 0, done: true });
     const finishReaders = () => {
@@ -12225,10 +12225,10 @@ var EventStream = class {
       }
     };
     const rejectReader = () => {
-      if (!failure2 || failureDelivered || !readQueue.length)
+      if (!failure3 || failureDelivered || !readQueue.length)
         return;
       failureDelivered = true;
-      readQueue.shift().reject(failure2);
+      readQueue.shift().reject(failure3);
     };
     const cleanup = () => {
       this.off(event, onEvent);
@@ -12249,7 +12249,7 @@ var EventStream = class {
       }
     };
     const onFailure = (error62) => {
-      failure2 = error62;
+      failure3 = error62;
       if (!pushQueue.length)
         rejectReader();
     };
@@ -12274,9 +12274,9 @@ var EventStream = class {
         const value = pushQueue.shift();
         if (value)
           return Promise.resolve({ value, done: false });
-        if (failure2 && !failureDelivered) {
+        if (failure3 && !failureDelivered) {
           failureDelivered = true;
-          return Promise.reject(failure2);
+          return Promise.reject(failure3);
         }
         if (ended)
           return Promise.resolve(doneResult());
@@ -20088,9 +20088,9 @@ var Webhooks = class extends APIResource {
     const decodedSecret = secret.startsWith("whsec_") ? Buffer.from(secret.replace("whsec_", ""), "base64") : Buffer.from(secret, "utf-8");
     const signedPayload = webhookId ? `${webhookId}.${timestamp}.${payload}` : `${timestamp}.${payload}`;
     const key = await crypto.subtle.importKey("raw", decodedSecret, { name: "HMAC", hash: "SHA-256" }, false, ["verify"]);
-    for (const signature of signatures) {
+    for (const signature2 of signatures) {
       try {
-        const signatureBytes = Buffer.from(signature, "base64");
+        const signatureBytes = Buffer.from(signature2, "base64");
         const isValid = await crypto.subtle.verify("HMAC", key, signatureBytes, new TextEncoder().encode(signedPayload));
         if (isValid) {
           return;
@@ -20363,9 +20363,9 @@ var OpenAI = class {
     this.apiKey = token;
     return true;
   }
-  buildURL(path16, query, defaultBaseURL) {
+  buildURL(path18, query, defaultBaseURL) {
     const baseURL = !__classPrivateFieldGet(this, _OpenAI_instances, "m", _OpenAI_baseURLOverridden).call(this) && defaultBaseURL || this.baseURL;
-    const url2 = isAbsoluteURL(path16) ? new URL(path16) : new URL(baseURL + (baseURL.endsWith("/") && path16.startsWith("/") ? path16.slice(1) : path16));
+    const url2 = isAbsoluteURL(path18) ? new URL(path18) : new URL(baseURL + (baseURL.endsWith("/") && path18.startsWith("/") ? path18.slice(1) : path18));
     const defaultQuery = this.defaultQuery();
     const pathQuery = Object.fromEntries(url2.searchParams);
     if (!isEmptyObj(defaultQuery) || !isEmptyObj(pathQuery)) {
@@ -20395,24 +20395,24 @@ var OpenAI = class {
    */
   async prepareRequest(request, { url: url2, options }) {
   }
-  get(path16, opts) {
-    return this.methodRequest("get", path16, opts);
+  get(path18, opts) {
+    return this.methodRequest("get", path18, opts);
   }
-  post(path16, opts) {
-    return this.methodRequest("post", path16, opts);
+  post(path18, opts) {
+    return this.methodRequest("post", path18, opts);
   }
-  patch(path16, opts) {
-    return this.methodRequest("patch", path16, opts);
+  patch(path18, opts) {
+    return this.methodRequest("patch", path18, opts);
   }
-  put(path16, opts) {
-    return this.methodRequest("put", path16, opts);
+  put(path18, opts) {
+    return this.methodRequest("put", path18, opts);
   }
-  delete(path16, opts) {
-    return this.methodRequest("delete", path16, opts);
+  delete(path18, opts) {
+    return this.methodRequest("delete", path18, opts);
   }
-  methodRequest(method, path16, opts) {
+  methodRequest(method, path18, opts) {
     return this.request(Promise.resolve(opts).then((opts2) => {
-      return { method, path: path16, ...opts2 };
+      return { method, path: path18, ...opts2 };
     }));
   }
   request(options, remainingRetries = null) {
@@ -20537,8 +20537,8 @@ var OpenAI = class {
     }));
     return { response, options, controller, requestLogID, retryOfRequestLogID, startTime };
   }
-  getAPIList(path16, Page2, opts) {
-    return this.requestAPIList(Page2, opts && "then" in opts ? opts.then((opts2) => ({ method: "get", path: path16, ...opts2 })) : { method: "get", path: path16, ...opts });
+  getAPIList(path18, Page2, opts) {
+    return this.requestAPIList(Page2, opts && "then" in opts ? opts.then((opts2) => ({ method: "get", path: path18, ...opts2 })) : { method: "get", path: path18, ...opts });
   }
   requestAPIList(Page2, options) {
     const request = this.makeRequest(options, null, void 0);
@@ -20632,8 +20632,8 @@ var OpenAI = class {
   }
   async buildRequest(inputOptions, { retryCount = 0 } = {}) {
     const options = { ...inputOptions };
-    const { method, path: path16, query, defaultBaseURL } = options;
-    const url2 = this.buildURL(path16, query, defaultBaseURL);
+    const { method, path: path18, query, defaultBaseURL } = options;
+    const url2 = this.buildURL(path18, query, defaultBaseURL);
     if ("timeout" in options)
       validatePositiveInteger("timeout", options.timeout);
     options.timeout = options.timeout ?? this.timeout;
@@ -21016,8 +21016,8 @@ function redact(text, apiKey) {
 
 // src/fix.ts
 import { existsSync as existsSync2 } from "node:fs";
-import { mkdir, readFile as readFile2, rm as rm2, writeFile } from "node:fs/promises";
-import path12 from "node:path";
+import { mkdir as mkdir2, readFile as readFile4, rm as rm3, writeFile as writeFile2 } from "node:fs/promises";
+import path14 from "node:path";
 
 // src/agent/tools.ts
 var import_picomatch2 = __toESM(require_picomatch2(), 1);
@@ -21841,10 +21841,10 @@ function mergeDefs(...defs) {
 function cloneDef(schema) {
   return mergeDefs(schema._zod.def);
 }
-function getElementAtPath(obj, path16) {
-  if (!path16)
+function getElementAtPath(obj, path18) {
+  if (!path18)
     return obj;
-  return path16.reduce((acc, key) => acc?.[key], obj);
+  return path18.reduce((acc, key) => acc?.[key], obj);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
@@ -22184,11 +22184,11 @@ function explicitlyAborted(x, startIndex = 0) {
   }
   return false;
 }
-function prefixIssues(path16, issues) {
+function prefixIssues(path18, issues) {
   return issues.map((iss) => {
     var _a5;
     (_a5 = iss).path ?? (_a5.path = []);
-    iss.path.unshift(path16);
+    iss.path.unshift(path18);
     return iss;
   });
 }
@@ -22650,16 +22650,16 @@ function flattenError(error62, mapper = (issue2) => issue2.message) {
 }
 function formatError(error62, mapper = (issue2) => issue2.message) {
   const fieldErrors = { _errors: [] };
-  const processError = (error63, path16 = []) => {
+  const processError = (error63, path18 = []) => {
     for (const issue2 of error63.issues) {
       if (issue2.code === "invalid_union" && issue2.errors.length) {
-        issue2.errors.map((issues) => processError({ issues }, [...path16, ...issue2.path]));
+        issue2.errors.map((issues) => processError({ issues }, [...path18, ...issue2.path]));
       } else if (issue2.code === "invalid_key") {
-        processError({ issues: issue2.issues }, [...path16, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path18, ...issue2.path]);
       } else if (issue2.code === "invalid_element") {
-        processError({ issues: issue2.issues }, [...path16, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path18, ...issue2.path]);
       } else {
-        const fullpath = [...path16, ...issue2.path];
+        const fullpath = [...path18, ...issue2.path];
         if (fullpath.length === 0) {
           fieldErrors._errors.push(mapper(issue2));
         } else {
@@ -22698,17 +22698,17 @@ function formatError(error62, mapper = (issue2) => issue2.message) {
 }
 function treeifyError(error62, mapper = (issue2) => issue2.message) {
   const result = { errors: [] };
-  const processError = (error63, path16 = []) => {
+  const processError = (error63, path18 = []) => {
     var _a5;
     for (const issue2 of error63.issues) {
       if (issue2.code === "invalid_union" && issue2.errors.length) {
-        issue2.errors.map((issues) => processError({ issues }, [...path16, ...issue2.path]));
+        issue2.errors.map((issues) => processError({ issues }, [...path18, ...issue2.path]));
       } else if (issue2.code === "invalid_key") {
-        processError({ issues: issue2.issues }, [...path16, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path18, ...issue2.path]);
       } else if (issue2.code === "invalid_element") {
-        processError({ issues: issue2.issues }, [...path16, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path18, ...issue2.path]);
       } else {
-        const fullpath = [...path16, ...issue2.path];
+        const fullpath = [...path18, ...issue2.path];
         if (fullpath.length === 0) {
           result.errors.push(mapper(issue2));
           continue;
@@ -22747,8 +22747,8 @@ function treeifyError(error62, mapper = (issue2) => issue2.message) {
 }
 function toDotPath(_path) {
   const segs = [];
-  const path16 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
-  for (const seg of path16) {
+  const path18 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
+  for (const seg of path18) {
     if (typeof seg === "number")
       segs.push(`[${seg}]`);
     else if (typeof seg === "symbol")
@@ -37229,8 +37229,8 @@ var contributors = {
 function aggregateChecks(schema) {
   const agg = {};
   const def = schema._zod.def;
-  const list = schema._zod.traits.has("$ZodCheck") ? [schema, ...def.checks ?? []] : def.checks ?? [];
-  for (const ch of list)
+  const list2 = schema._zod.traits.has("$ZodCheck") ? [schema, ...def.checks ?? []] : def.checks ?? [];
+  for (const ch of list2)
     contributors[ch._zod.def.check]?.(agg, ch._zod.def);
   const bag = schema._zod.bag;
   if (bag.minimum !== void 0)
@@ -39886,13 +39886,13 @@ function resolveRef(ref, ctx) {
   if (!ref.startsWith("#")) {
     throw new Error("External $ref is not supported, only local refs (#/...) are allowed");
   }
-  const path16 = ref.slice(1).split("/").filter(Boolean);
-  if (path16.length === 0) {
+  const path18 = ref.slice(1).split("/").filter(Boolean);
+  if (path18.length === 0) {
     return ctx.rootSchema;
   }
   const defsKey = ctx.version === "draft-2020-12" ? "$defs" : "definitions";
-  if (path16[0] === defsKey) {
-    const key = path16[1] === void 0 ? void 0 : decodeJSONPointerSegment(path16[1]);
+  if (path18[0] === defsKey) {
+    const key = path18[1] === void 0 ? void 0 : decodeJSONPointerSegment(path18[1]);
     if (!key || !ctx.defs[key]) {
       throw new Error(`Reference not found: ${ref}`);
     }
@@ -41664,9 +41664,12 @@ function compareRuns(baseline, current) {
   const newlyFailing = [];
   const nowPassing = [];
   const stillFailing = [];
+  const flakySet = /* @__PURE__ */ new Set([...baseline.flaky ?? [], ...current.flaky ?? []]);
+  const flaky = [];
   for (const [id, status] of after) {
     if (status !== "failed") continue;
-    if (before.get(id) === "failed") stillFailing.push(id);
+    if (flakySet.has(id)) flaky.push(id);
+    else if (before.get(id) === "failed") stillFailing.push(id);
     else newlyFailing.push(id);
   }
   for (const [id, status] of before) {
@@ -41676,7 +41679,8 @@ function compareRuns(baseline, current) {
   }
   const baselinePassing = baseline.tests.some((t) => t.status === "passed");
   const lostTests = baselinePassing && current.tests.length === 0;
-  const ok = current.succeeded && newlyFailing.length === 0 && !lostTests;
+  const onlyFlakyFailures = flaky.length > 0 && stillFailing.length === 0 && !current.timedOut && !current.loadErrors?.length && current.consistency !== "exit-nonzero-without-failing-test";
+  const ok = (current.succeeded || onlyFlakyFailures) && newlyFailing.length === 0 && !lostTests;
   const parsedAny = baseline.tests.length > 0 || current.tests.length > 0 || baseline.parsedFrom !== "none" || current.parsedFrom !== "none";
   const parts = [];
   if (parsedAny) {
@@ -41689,7 +41693,10 @@ function compareRuns(baseline, current) {
   let summary = `${parts.join("")}; exit ${exitLabel(baseline)} \u2192 ${exitLabel(current)}`;
   if (newlyFailing.length) summary += `; ${newlyFailing.length} newly failing`;
   if (lostTests) summary += "; no tests recognised in the new run";
-  return { ok, newlyFailing, nowPassing, stillFailing, summary };
+  if (flaky.length) summary += `; ${flaky.length} flaky (not blocking)`;
+  const verdict = { ok, newlyFailing, nowPassing, stillFailing, summary };
+  if (flaky.length) verdict.flaky = flaky;
+  return verdict;
 }
 
 // src/verify/parse.ts
@@ -41710,8 +41717,8 @@ function indentOf(line) {
   return line.length - line.trimStart().length;
 }
 function shorten(text) {
-  const oneLine2 = text.replace(/\s+/g, " ").trim();
-  return oneLine2.length > MAX_MESSAGE ? `${oneLine2.slice(0, MAX_MESSAGE - 1)}\u2026` : oneLine2;
+  const oneLine3 = text.replace(/\s+/g, " ").trim();
+  return oneLine3.length > MAX_MESSAGE ? `${oneLine3.slice(0, MAX_MESSAGE - 1)}\u2026` : oneLine3;
 }
 var Collector = class _Collector {
   byId = /* @__PURE__ */ new Map();
@@ -41857,13 +41864,13 @@ function flattenTree(nodes, prefix, out) {
     const n2 = (seen.get(node2.name) ?? 0) + 1;
     seen.set(node2.name, n2);
     const name = n2 > 1 ? `${node2.name} [${n2}]` : node2.name;
-    const path16 = [...prefix, name];
+    const path18 = [...prefix, name];
     if (node2.children.length === 0) {
-      out.add(path16.join(SEP), node2.status, node2.message, node2.durationMs);
+      out.add(path18.join(SEP), node2.status, node2.message, node2.durationMs);
       continue;
     }
-    flattenTree(node2.children, path16, out);
-    if (node2.status === "failed" && !hasFailure(node2.children)) out.add(path16.join(SEP), "failed", node2.message);
+    flattenTree(node2.children, path18, out);
+    if (node2.status === "failed" && !hasFailure(node2.children)) out.add(path18.join(SEP), "failed", node2.message);
   }
 }
 var TAP_POINT = /^(\s*)(not ok|ok)\s+(\d+)\b(?:\s*-)?\s*(.*)$/;
@@ -42254,6 +42261,58 @@ function parseGo(lines) {
   if (pending.length) flush(null, false);
   return { tests: out.list(), parsedFrom: "go" };
 }
+function parseCargo(lines) {
+  const out = new Collector();
+  let target = "";
+  let totals;
+  let failureOf = null;
+  let failureText = [];
+  const endFailure = () => {
+    if (failureOf) out.setMessage(failureOf, failureText.filter((l) => l.trim() && !/^note: run with/.test(l)).join("\n"));
+    failureOf = null;
+    failureText = [];
+  };
+  for (const line of lines) {
+    const running = /^\s*Running (?:unittests )?(\S+)/.exec(line);
+    if (running) {
+      endFailure();
+      target = running[1];
+      continue;
+    }
+    const doc = /^\s*Doc-tests (\S+)/.exec(line);
+    if (doc) {
+      endFailure();
+      target = `doc-tests ${doc[1]}`;
+      continue;
+    }
+    const t = /^test (.+?) \.\.\. (ok|FAILED|ignored)\b/.exec(line);
+    if (t) {
+      const status = t[2] === "ok" ? "passed" : t[2] === "FAILED" ? "failed" : "skipped";
+      out.add(target ? `${target}${SEP}${t[1]}` : t[1], status);
+      continue;
+    }
+    const section = /^---- (.+?) stdout ----$/.exec(line);
+    if (section) {
+      endFailure();
+      failureOf = target ? `${target}${SEP}${section[1]}` : section[1];
+      continue;
+    }
+    const result = /^test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored/.exec(line);
+    if (result) {
+      endFailure();
+      totals = addTotals(totals, { passed: Number(result[1]), failed: Number(result[2]), skipped: Number(result[3]) });
+      continue;
+    }
+    if (failureOf) {
+      if (/^failures:\s*$/.test(line)) endFailure();
+      else failureText.push(line);
+    }
+  }
+  endFailure();
+  const res = { tests: out.list(), parsedFrom: "cargo" };
+  if (totals) res.totals = totals;
+  return res;
+}
 var TREE_RUNNERS = [
   {
     parse: parseVitest,
@@ -42271,6 +42330,7 @@ var TREE_RUNNERS = [
 ];
 var OTHER_RUNNERS = [
   { parse: parseTap, detect: (t) => /^\s*(?:not )?ok \d+\b/m.test(t) },
+  { parse: parseCargo, detect: (t) => /^test result: (?:ok|FAILED)\. \d+ passed;/m.test(t) || /^test \S+ \.\.\. (?:ok|FAILED|ignored)$/m.test(t) },
   {
     parse: parsePytest,
     detect: (t) => /\.py::\S.*\s(?:PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b/.test(t) || /^(?:FAILED|ERROR) \S+(?:::|\.py)/m.test(t) || /^=+ .*\b(?:passed|failed|errors?)\b.* in [\d.]+s\b/m.test(t)
@@ -42304,15 +42364,200 @@ function parseTestOutput(output2) {
   return result;
 }
 
+// src/verify/reconcile.ts
+function reconcile(run) {
+  const failing = run.tests.filter((t) => t.status === "failed").length;
+  const failed = Math.max(failing, run.counts.failed);
+  const exitOk = run.exitCode === 0 && !run.timedOut;
+  let consistency;
+  if (run.tests.length === 0 && run.parsedFrom === "none" && !run.structured) consistency = "no-results";
+  else if (exitOk && failed > 0) consistency = "exit-zero-with-failing-tests";
+  else if (!exitOk && failed === 0 && !run.loadErrors?.length) consistency = "exit-nonzero-without-failing-test";
+  else consistency = "consistent";
+  return { ...run, consistency, succeeded: exitOk };
+}
+function describeConsistency(run) {
+  switch (run.consistency) {
+    case "exit-nonzero-without-failing-test":
+      return run.timedOut ? "The command timed out before every test reported a result." : `The command exited with ${run.exitCode ?? "no exit code"} but no test failed: a crash, a failing hook or setup, a coverage threshold or a configuration error. This is a failure.`;
+    case "exit-zero-with-failing-tests":
+      return "The command exited with 0 although tests are reported as failing (expected failures, todo tests, or a script that ignores the exit code); a test that passed before and fails now still blocks the fix.";
+    case "no-results":
+      return run.succeeded ? "" : "No individual test results could be read from the output; only the exit code is known.";
+    default:
+      return "";
+  }
+}
+
+// src/verify/feedback.ts
+var DEFAULT_FEEDBACK_TOKENS = 3e3;
+var CHARS_PER_TOKEN = 4;
+var TAIL_WITH_DETAILS = 600;
+var TAIL_WITHOUT_DETAILS = 1500;
+function describeExit(run) {
+  if (run.timedOut) return `timed out after ${Math.round(run.durationMs / 1e3)} s (process group killed)`;
+  if (run.exitCode === null) return "did not exit normally (killed, or could not start)";
+  return `exit code ${run.exitCode}`;
+}
+var NOISE = [
+  /^\s*at .*(?:node_modules|node:internal|internal\/|<anonymous>|\(native\))/,
+  /^\s*at (?:new )?Promise\b/,
+  /^\s*at process\.processTicksAndRejections/,
+  /^\s*(?:Time|Snapshots|Ran all test suites|Test Suites|Duration|Start at|Transform|Setup|Collect|Environment|Prepare)\b.*$/,
+  /^\s*(?:RUNS|PASS|✓|√|ok \d+|# (?:pass|fail|tests|suites|cancelled|todo|duration_ms))\b/,
+  /^\s*[-=_.*]{3,}\s*$/,
+  /^npm (?:ERR!|error) (?:A complete log|Lifecycle|code|path|workspace|location|command failed|errno)/,
+  /^\s*> \S+@\S+ test\b/,
+  /^\s*> (?:jest|vitest|mocha|node --test)\b.*$/,
+  /^\s*\d+ \|\s*$/
+];
+function stripNoise(text) {
+  const out = [];
+  let last = "";
+  let repeat = 0;
+  const flush = () => {
+    if (repeat > 0) out.push(`  (previous line repeated ${repeat} more time${repeat > 1 ? "s" : ""})`);
+    repeat = 0;
+  };
+  for (const raw of stripAnsi(text).split(/\r?\n/)) {
+    const line = raw.replace(/\s+$/, "");
+    if (!line.trim()) {
+      if (out.length && out[out.length - 1] !== "") {
+        flush();
+        out.push("");
+        last = "";
+      }
+      continue;
+    }
+    if (NOISE.some((re) => re.test(line))) continue;
+    if (line === last) {
+      repeat++;
+      continue;
+    }
+    flush();
+    out.push(line);
+    last = line;
+  }
+  flush();
+  return out.join("\n").trim();
+}
+function essentialLines(details, maxLines = 24) {
+  const lines = stripNoise(details).split("\n");
+  const keep = [];
+  for (const line of lines) {
+    if (keep.length >= maxLines) {
+      keep.push("  \u2026");
+      break;
+    }
+    keep.push(line.length > 240 ? `${line.slice(0, 239)}\u2026` : line);
+  }
+  return keep.join("\n");
+}
+function signature(t) {
+  const text = (t.details ?? t.message ?? "").split("\n").slice(0, 6).join("\n");
+  return stripAnsi(text).replace(/\d+/g, "N").replace(/\s+/g, " ").trim().slice(0, 400);
+}
+function list(ids, max = 15) {
+  const shown = ids.slice(0, max).map((id) => `  - ${id}`);
+  if (ids.length > max) shown.push(`  - \u2026 and ${ids.length - max} more`);
+  return shown.join("\n");
+}
+function packFeedback(run, opts = {}) {
+  const budget = Math.min(opts.maxChars ?? Infinity, (opts.budgetTokens ?? DEFAULT_FEEDBACK_TOKENS) * CHARS_PER_TOKEN);
+  const parts = [];
+  let used = 0;
+  const add = (text, cut = false) => {
+    const room2 = budget - used - 2;
+    if (room2 <= 0) return false;
+    if (text.length > room2) {
+      if (!cut || room2 < 80) return false;
+      text = `${text.slice(0, room2 - 2)}
+\u2026`;
+    }
+    parts.push(text);
+    used += text.length + 2;
+    return true;
+  };
+  const head = [`Test command: ${run.command}`];
+  if (run.executed && run.executed !== run.command) head.push(`Executed: ${run.executed}`);
+  if (run.scope === "related") head.push("Scope: only the tests related to the changed files (the full command runs once they pass).");
+  head.push(`Result: ${run.succeeded ? "passed" : "FAILED"} (${describeExit(run)})`);
+  const { passed, failed, skipped } = run.counts;
+  if (run.parsedFrom !== "none" || run.structured) head.push(`Tests: ${passed} passed, ${failed} failed, ${skipped} skipped (${run.parsedFrom}${run.structured ? " report" : " output"})`);
+  const why = describeConsistency(run);
+  if (why) head.push(why);
+  add(head.join("\n"), true);
+  const failing = run.tests.filter((t) => t.status === "failed");
+  const failingIds = failing.map((t) => t.id);
+  const baseFailed = new Set((opts.baseline?.tests ?? []).filter((t) => t.status === "failed").map((t) => t.id));
+  const flaky = /* @__PURE__ */ new Set([...run.flaky ?? [], ...opts.baseline?.flaky ?? [], ...opts.verdict?.flaky ?? []]);
+  if (opts.baseline && opts.baseline !== run) {
+    const fresh = failingIds.filter((id) => !baseFailed.has(id) && !flaky.has(id));
+    const still = failingIds.filter((id) => baseFailed.has(id) && !flaky.has(id));
+    const blocks = [];
+    if (fresh.length) blocks.push(`NEW failures (passing or absent before your change; fix these):
+${list(fresh)}`);
+    if (still.length) blocks.push(`Still failing (already failing before any edit):
+${list(still)}`);
+    const flakyNow = failingIds.filter((id) => flaky.has(id));
+    if (flakyNow.length) blocks.push(`Flaky (result differs between runs of the same code; ignored):
+${list(flakyNow)}`);
+    if (blocks.length) add(blocks.join("\n\n"), true);
+  } else if (baseFailed.size === 0 && failing.length && run.flaky?.length) {
+    add(`Flaky (result differs between runs of the same code; ignored):
+${list(run.flaky)}`, true);
+  }
+  if (run.loadErrors?.length) add(`Failed to load (no test in them could run):
+${list(run.loadErrors)}`, true);
+  const groups = /* @__PURE__ */ new Map();
+  for (const t of failing) {
+    const key = signature(t) || t.id;
+    const g = groups.get(key);
+    if (g) g.push(t);
+    else groups.set(key, [t]);
+  }
+  const failLines = [`Failing tests (${failing.length}${groups.size < failing.length ? `, ${groups.size} distinct failures` : ""}):`];
+  let shown = 0;
+  let first = true;
+  for (const g of groups.values()) {
+    const t = g[0];
+    const lines = [`- ${t.id}${t.message ? `: ${t.message}` : ""}`];
+    if (t.frame) lines.push(`  at ${t.frame}`);
+    if (t.details) {
+      const body = essentialLines(t.details).split("\n").filter((l) => l.trim() && !(t.message && l.trim() === t.message.trim())).map((l) => `    ${l}`).join("\n");
+      if (body) lines.push(body);
+    }
+    if (g.length > 1) lines.push(`  (same failure in ${g.length - 1} more: ${g.slice(1, 41).map((x) => x.id).join(", ")}${g.length > 41 ? `, \u2026 and ${g.length - 41} more` : ""})`);
+    const block = (first ? `${failLines[0]}
+` : "") + lines.join("\n");
+    if (!add(block, first)) {
+      if (!add(`- ${t.id}`)) break;
+    }
+    first = false;
+    shown += g.length;
+  }
+  if (shown < failing.length) add(`- \u2026 and ${failing.length - shown} more failing tests`);
+  const tail2 = stripNoise(run.outputTail);
+  const label = "End of the output (noise removed):\n";
+  const withDetails = failing.length > 0 && failing.every((t) => t.details);
+  const tailCap = failing.length === 0 ? Infinity : withDetails ? TAIL_WITH_DETAILS : TAIL_WITHOUT_DETAILS;
+  const room = Math.min(tailCap, budget - used - 2 - label.length);
+  if (tail2 && room > 40) {
+    const text = tail2.length > room ? `\u2026${tail2.slice(tail2.length - (room - 1))}` : tail2;
+    add(label + text);
+  }
+  const out = parts.join("\n\n");
+  return out.length > budget ? out.slice(0, budget) : out;
+}
+
 // src/verify/test-run.ts
 var DEFAULT_TAIL = 4e3;
-var DEFAULT_FEEDBACK = 6e3;
-var MAX_LISTED = 30;
 function toTestRun(result, redactor, tailChars = DEFAULT_TAIL) {
   let output2 = result.output;
   if (result.spawnError) output2 += `${output2 && !output2.endsWith("\n") ? "\n" : ""}[could not start the command: ${result.spawnError}]`;
   output2 = redactor.redact(output2);
   const parsed = parseTestOutput(output2);
+  parsed.tests = attachDetails(parsed.tests, output2);
   const fromTests = { passed: 0, failed: 0, skipped: 0 };
   for (const t of parsed.tests) fromTests[t.status]++;
   const totals = parsed.totals;
@@ -42334,39 +42579,36 @@ function toTestRun(result, redactor, tailChars = DEFAULT_TAIL) {
     outputTail: tail2 === 0 ? "" : output2.slice(-tail2)
   };
 }
-function describeExit(run) {
-  if (run.timedOut) return `timed out after ${Math.round(run.durationMs / 1e3)} s (process group killed)`;
-  if (run.exitCode === null) return "did not exit normally (killed, or could not start)";
-  return `exit code ${run.exitCode}`;
+var BLOCK_START = /^\s*\d+\) |^\s*● |^_{3,} |^\s*--- FAIL: |^=+ .* =+$|^\s*(?:✖|×|FAIL) /;
+var MAX_DETAIL_LINES = 16;
+function attachDetails(tests, output2) {
+  if (!tests.some((t) => t.status === "failed" && !t.details)) return tests;
+  const lines = stripAnsi(output2).split(/\r?\n/);
+  return tests.map((t) => {
+    if (t.status !== "failed" || t.details) return t;
+    const name = t.id.split(/ > |::/).pop().trim();
+    if (name.length < 3) return t;
+    const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    const header = new RegExp(`(?:^|[^\\w])${escaped}(?:\\s*$|:|\\s+\\(|\\s+_)`);
+    let at = -1;
+    for (let i2 = lines.length - 1; i2 >= 0; i2--) {
+      if (header.test(lines[i2])) {
+        at = i2;
+        break;
+      }
+    }
+    if (at < 0) return t;
+    const block = [];
+    for (let i2 = at + 1; i2 < lines.length && block.length < MAX_DETAIL_LINES; i2++) {
+      if (BLOCK_START.test(lines[i2]) && block.some((l) => l.trim())) break;
+      block.push(lines[i2]);
+    }
+    const details = block.join("\n").trim();
+    return details ? { ...t, details } : t;
+  });
 }
-function clip(text, max) {
-  if (text.length <= max) return text;
-  return max <= 1 ? text.slice(0, max) : `${text.slice(0, max - 1)}\u2026`;
-}
-function failureFeedback(run, maxChars = DEFAULT_FEEDBACK) {
-  const head = [];
-  head.push(`Test command: ${run.command}`);
-  head.push(`Result: ${run.succeeded ? "passed" : "FAILED"} (${describeExit(run)})`);
-  const { passed, failed, skipped } = run.counts;
-  if (run.parsedFrom !== "none") head.push(`Tests: ${passed} passed, ${failed} failed, ${skipped} skipped (${run.parsedFrom} output)`);
-  const failing = run.tests.filter((t) => t.status === "failed");
-  if (failing.length) {
-    head.push("", `Failing tests (${failing.length}):`);
-    for (const t of failing.slice(0, MAX_LISTED)) head.push(`- ${t.id}${t.message ? `: ${clip(t.message, 200)}` : ""}`);
-    if (failing.length > MAX_LISTED) head.push(`- ... and ${failing.length - MAX_LISTED} more`);
-  }
-  let text = head.join("\n");
-  const listBudget = Math.floor(maxChars * 0.5);
-  if (text.length > listBudget) text = `${text.slice(0, Math.max(0, listBudget - 5))}
-...`;
-  const tailLabel = "\n\nEnd of the output:\n";
-  const room = maxChars - text.length - tailLabel.length;
-  const tail2 = run.outputTail.trim() ? run.outputTail.replace(/\s+$/, "") : "";
-  if (tail2 && room > 40) {
-    const shown = tail2.length > room ? `...${tail2.slice(tail2.length - (room - 3))}` : tail2;
-    text += tailLabel + shown;
-  }
-  return text.length > maxChars ? text.slice(0, maxChars) : text;
+function failureFeedback(run, maxChars, opts = {}) {
+  return packFeedback(run, { ...opts, maxChars });
 }
 
 // src/agent/loop.ts
@@ -42381,11 +42623,12 @@ async function runAgentLoop(task, deps) {
   const { model, tools, git, limits } = deps;
   const emit = deps.emit ?? (() => void 0);
   const usage = { promptTokens: 0, completionTokens: 0, requests: 0 };
+  const feedback = (run, verdict) => deps.feedback ? deps.feedback(run, verdict) : failureFeedback(run);
   const attempts = [];
   const touched = [];
   const messages = [
     { role: "system", content: systemPrompt(limits) },
-    { role: "user", content: deps.redact(firstUserMessage(task, deps.baseline, failureFeedback(deps.baseline))) }
+    { role: "user", content: deps.redact(firstUserMessage(task, deps.baseline, feedback(deps.baseline))) }
   ];
   let sent = 0;
   let best = { tree: deps.baselineTree, score: score(deps.baseline) };
@@ -42447,7 +42690,7 @@ async function runAgentLoop(task, deps) {
         const verdict = compareRuns(deps.baseline, run);
         const text = run.succeeded ? `Tests pass. ${verdict.summary}` : `${verdict.summary}
 
-${failureFeedback(run)}`;
+${feedback(run, verdict)}`;
         emit({ type: "tool", turn, name: call.name, arguments: call.arguments, ok: true, display: `run_tests: ${verdict.summary}`, result: text });
         messages.push(toolMessage(call, deps.redact(text)));
         continue;
@@ -42480,6 +42723,15 @@ ${failureFeedback(run)}`;
         return { message: msg2, stop: "tests-still-failing", tree: best.tree };
       }
       return { message: msg2, tree };
+    }
+    const refusal = deps.guard ? await deps.guard(tree, changedFiles) : null;
+    if (refusal) {
+      attempts.push({ iteration, summary: lastSummary, verdict: noVerdict("refused by the test-integrity guard"), changedFiles, rolledBack: false });
+      if (outOfAttempts) {
+        await git.restore(best.tree);
+        return { message: refusal, stop: "tests-still-failing", tree: best.tree };
+      }
+      return { message: refusal, tree };
     }
     const run = await deps.runTests();
     final = run;
@@ -42530,7 +42782,7 @@ ${failureFeedback(run)}`;
       `Verification FAILED (attempt ${iteration} of ${limits.maxIterations}): ${verdict.summary}`,
       verdict.newlyFailing.length ? `Tests that passed before and fail now: ${verdict.newlyFailing.join(", ")}` : "",
       verdict.stillFailing.length ? `Still failing: ${verdict.stillFailing.join(", ")}` : "",
-      failureFeedback(run),
+      feedback(run, verdict),
       note
     ].filter(Boolean).join("\n\n");
     return { message: msg, tree };
@@ -42587,7 +42839,14 @@ async function detectNode(root) {
     return null;
   }
   const script = pkg.scripts?.test;
-  if (typeof script !== "string" || !script.trim() || NPM_DEFAULT_TEST.test(script)) return null;
+  const hasScript = typeof script === "string" && script.trim() !== "" && !NPM_DEFAULT_TEST.test(script);
+  let runnerCommand = null;
+  let runnerWhy = "";
+  if (!hasScript) {
+    const found = await runnerWithoutScript(root, pkg);
+    if (!found) return null;
+    [runnerCommand, runnerWhy] = found;
+  }
   const declared = typeof pkg.packageManager === "string" ? pkg.packageManager.split("@")[0] : "";
   let manager;
   let setup;
@@ -42613,12 +42872,30 @@ async function detectNode(root) {
     setup = "npm install";
     why = "no lockfile";
   }
+  if (runnerCommand) {
+    const exec = manager === "npm" ? "npx --no-install" : `${manager} exec`;
+    const test = runnerCommand.startsWith("node ") ? runnerCommand : `${exec} ${runnerCommand}`;
+    return { setup, test, stack: "node", reason: `package.json has no test script; ${runnerWhy}; ${why} -> ${manager}` };
+  }
   return {
     setup,
     test: `${manager} test`,
     stack: "node",
     reason: `package.json has a test script (${JSON.stringify(script)}); ${why} -> ${manager}`
   };
+}
+async function runnerWithoutScript(root, pkg) {
+  const deps = { ...pkg.dependencies ?? {}, ...pkg.devDependencies ?? {} };
+  const files = await listDir(root);
+  const has2 = (re) => files.some((f) => re.test(f));
+  if ("vitest" in deps || has2(/^vitest\.config\.[cm]?[jt]s$/)) return ["vitest run", "vitest is a dependency or configured"];
+  if ("jest" in deps || pkg.jest !== void 0 || has2(/^jest\.config\.[cm]?[jt]s(?:on)?$/)) return ["jest", "jest is a dependency or configured"];
+  if ("mocha" in deps || pkg.mocha !== void 0 || has2(/^\.mocharc/)) return ["mocha", "mocha is a dependency or configured"];
+  const testFile = /\.test\.[cm]?js$/;
+  for (const dir of ["test", "tests", "__tests__", "."]) {
+    if ((await listDir(path11.join(root, dir))).some((f) => testFile.test(f))) return ["node --test", `*.test.js files in ${dir === "." ? "the root" : `${dir}/`} and no test framework: node's test runner`];
+  }
+  return null;
 }
 async function detectPython(root) {
   const pyproject = await readText(path11.join(root, "pyproject.toml"));
@@ -42631,14 +42908,14 @@ async function detectPython(root) {
   else if (toxIni && /^\s*\[pytest\]/m.test(toxIni)) marker = "tox.ini [pytest]";
   else if (await exists(path11.join(root, "conftest.py"))) marker = "conftest.py";
   else {
-    const isTestFile = (f) => /^test_.*\.py$|_test\.py$/.test(f);
+    const isTestFile2 = (f) => /^test_.*\.py$|_test\.py$/.test(f);
     for (const dir of ["tests", "test"]) {
-      if ((await listDir(path11.join(root, dir))).some(isTestFile)) {
+      if ((await listDir(path11.join(root, dir))).some(isTestFile2)) {
         marker = `${dir}/test_*.py`;
         break;
       }
     }
-    if (!marker && (await listDir(root)).some(isTestFile)) marker = "test_*.py";
+    if (!marker && (await listDir(root)).some(isTestFile2)) marker = "test_*.py";
   }
   if (!marker) return null;
   const steps = [];
@@ -42841,6 +43118,974 @@ function childEnv(parent, opts = {}) {
   return { ...env, ...opts.extra ?? {} };
 }
 
+// src/guard/test-integrity.ts
+var INTEGRITY_CATEGORIES = ["delete-test", "remove-test", "skip", "assertion", "snapshot", "timeout", "config"];
+function parseUnifiedDiff(diff) {
+  const files = [];
+  let cur = null;
+  let inHunk = false;
+  for (const line of diff.split("\n")) {
+    const head = line.match(/^diff --git a\/(.+?) b\/(.+)$/);
+    if (head) {
+      cur = { path: head[2], oldPath: head[1], status: "modified", added: [], removed: [] };
+      files.push(cur);
+      inHunk = false;
+      continue;
+    }
+    if (!cur) continue;
+    if (!inHunk) {
+      if (line.startsWith("new file mode")) cur.status = "added";
+      else if (line.startsWith("deleted file mode")) cur.status = "deleted";
+      else if (line.startsWith("rename from ")) {
+        cur.status = "renamed";
+        cur.oldPath = line.slice("rename from ".length);
+      } else if (line.startsWith("rename to ")) cur.path = line.slice("rename to ".length);
+      else if (line.startsWith("+++ ") && line !== "+++ /dev/null") cur.path = line.slice(4).replace(/^b\//, "");
+      else if (line.startsWith("--- ") && line !== "--- /dev/null") cur.oldPath = line.slice(4).replace(/^a\//, "");
+    }
+    if (line.startsWith("@@")) {
+      inHunk = true;
+      continue;
+    }
+    if (!inHunk) continue;
+    if (line.startsWith("+")) cur.added.push(line.slice(1));
+    else if (line.startsWith("-")) cur.removed.push(line.slice(1));
+  }
+  return files;
+}
+var TEST_FILE = [
+  /(?:^|\/)(?:__tests__|__test__)\//,
+  /\.(?:test|spec)\.[cm]?[jt]sx?$/,
+  /(?:^|\/)test_[^/]*\.py$/,
+  /_test\.py$/,
+  /_test\.go$/,
+  /(?:^|\/)tests?\/.*\.(?:[cm]?[jt]sx?|py|rs|rb)$/,
+  /(?:^|\/)spec\/.*\.rb$/
+];
+function isTestFile(p) {
+  return TEST_FILE.some((re) => re.test(p)) && !isSnapshotFile(p);
+}
+function isSnapshotFile(p) {
+  return /\.snap$|(?:^|\/)__snapshots__\/|\.ambr$|\.golden$|(?:^|\/)snapshots\/.*\.snap\.new$/.test(p);
+}
+var TEST_CONFIG = [
+  /(?:^|\/)jest\.config\.[cm]?[jt]s(?:on)?$/,
+  /(?:^|\/)vitest\.(?:config|workspace)\.[cm]?[jt]s$/,
+  /(?:^|\/)vite\.config\.[cm]?[jt]s$/,
+  /(?:^|\/)\.mocharc(?:\.[a-z]+)?$/,
+  /(?:^|\/)(?:pytest\.ini|tox\.ini|setup\.cfg|pyproject\.toml|conftest\.py)$/,
+  /(?:^|\/)package\.json$/,
+  /(?:^|\/)(?:Makefile|makefile|GNUmakefile)$/,
+  /(?:^|\/)\.nycrc(?:\.json)?$/
+];
+function isTestConfig(p) {
+  return TEST_CONFIG.some((re) => re.test(p));
+}
+var TEST_DECL = [
+  /\b(?:it|test|specify)\s*(?:\.\w+\s*)?\(\s*(['"`])(.+?)\1/,
+  /^\s*(?:async\s+)?def\s+(test_\w+)\s*\(/,
+  /^\s*func\s+(Test\w+)\s*\(/,
+  /^\s*#\[test\]/
+];
+function testName(line) {
+  for (const re of TEST_DECL) {
+    const m = line.match(re);
+    if (m) return m[2] ?? m[1] ?? line.trim();
+  }
+  return null;
+}
+var SKIP_MARKERS = [
+  /\b(?:describe|it|test|context|suite|specify)\.(?:skip|only|todo|skipIf|runIf)\b/,
+  /\b(?:xit|xdescribe|xtest|xcontext|fit|fdescribe|ftest)\s*\(/,
+  /@pytest\.mark\.(?:skip|skipif|xfail)\b/,
+  /\bpytest\.(?:skip|xfail)\s*\(/,
+  /@unittest\.(?:skip|skipIf|skipUnless|expectedFailure)\b/,
+  /\bt\.Skip(?:f|Now)?\s*\(/,
+  /#\[ignore\]/,
+  /\{\s*skip\s*:\s*(?!false)/,
+  /\bthis\.skip\s*\(/,
+  /\bt\.(?:skip|todo)\s*\(/
+];
+var ASSERTION = /\b(?:expect|assert\w*|should|t\.(?:equal|deepEqual|strictEqual|ok|true|false|is|same|throws|match|fail)|require\.\w+|Expect\w*|t\.(?:Error|Errorf|Fatal|Fatalf))\b|\bassert\s|\.should\b|\bassert_eq!|\bassert!/;
+var WEAK_MATCHER = /\.(?:toBeDefined|toBeTruthy|toBeFalsy|toBeUndefined|toBeNull|anything|toHaveBeenCalled)\s*\(\s*\)|\.not\.toThrow\s*\(\s*\)|expect\.anything\(\)|^\s*assert\s+(?!.*(?:==|!=|<|>|\bin\b|\bis\b))[^,]+$|assert\s+True\b|\bok\s*\(\s*true\s*\)/;
+var STRONG_MATCHER = /\.(?:toBe|toEqual|toStrictEqual|toMatchObject|toThrow|toContain|toHaveLength|toMatch|toHaveBeenCalledWith)\s*\(\s*\S|assert\s+.+(?:==|!=|<|>|\bin\b|\bis\b)|assert_eq!|\b(?:deepEqual|strictEqual|equal)\s*\(/;
+var TIMEOUT = /\b(?:jest\.setTimeout|vi\.setConfig|this\.timeout|testTimeout|hookTimeout|timeout\s*[:=]|--timeout|--testTimeout|@pytest\.mark\.timeout|-timeout)\b|\b(?:it|test)\s*\([^)]*,\s*\d{4,}\s*\)/;
+var EXCLUDE = /testPathIgnorePatterns|modulePathIgnorePatterns|testMatch|testRegex|\bexclude\b|\bignore\b|--ignore|--deselect|\s-k\s|addopts|norecursedirs|testpaths|--grep|--testNamePattern|--passWithNoTests|coverageThreshold|"test"\s*:/;
+function firstNumber(text) {
+  const m = text.match(/(\d[\d_]*)/);
+  return m ? Number(m[1].replace(/_/g, "")) : null;
+}
+function checkTestIntegrity(diff, allowed2 = []) {
+  const files = typeof diff === "string" ? parseUnifiedDiff(diff) : diff;
+  const findings = [];
+  const push = (f) => {
+    if (!allowed2.includes(f.category)) findings.push(f);
+  };
+  const clip = (s) => s.trim().length > 160 ? `${s.trim().slice(0, 159)}\u2026` : s.trim();
+  for (const f of files) {
+    const testFile = isTestFile(f.path) || isTestFile(f.oldPath);
+    if (isSnapshotFile(f.path) || isSnapshotFile(f.oldPath)) {
+      if (f.status !== "added" || f.removed.length) push({ category: "snapshot", file: f.path, reason: `updates the snapshot file ${f.path}: a snapshot is the expected output, change the code instead` });
+      else push({ category: "snapshot", file: f.path, reason: `writes a new snapshot file ${f.path}: snapshots must be reviewed by a human` });
+      continue;
+    }
+    if (testFile && f.status === "deleted") {
+      push({ category: "delete-test", file: f.oldPath, reason: `deletes the test file ${f.oldPath}` });
+      continue;
+    }
+    if (testFile && f.status === "renamed" && f.oldPath !== f.path) {
+      const stillTest = isTestFile(f.path);
+      push({ category: "delete-test", file: f.oldPath, reason: `renames the test file ${f.oldPath} to ${f.path}${stillTest ? "" : " (where the runner will no longer find it)"}` });
+    }
+    if (testFile) {
+      const addedNames = new Set(f.added.map(testName).filter((n2) => n2 !== null));
+      for (const line of f.removed) {
+        const name = testName(line);
+        if (name && !addedNames.has(name)) push({ category: "remove-test", file: f.path, line: clip(line), reason: `removes the test case "${name}" from ${f.path}` });
+      }
+      const removedSet = new Set(f.removed.map((l) => l.trim()));
+      for (const line of f.added) {
+        if (removedSet.has(line.trim())) continue;
+        if (SKIP_MARKERS.some((re) => re.test(line))) push({ category: "skip", file: f.path, line: clip(line), reason: `adds a skip/only/xfail marker in ${f.path}` });
+      }
+      if (f.status !== "added") {
+        const removedAsserts = f.removed.filter((l) => ASSERTION.test(l) && !/^\s*(?:\/\/|#)/.test(l));
+        const addedAsserts = f.added.filter((l) => ASSERTION.test(l) && !/^\s*(?:\/\/|#)/.test(l));
+        if (removedAsserts.length > addedAsserts.length) {
+          push({ category: "assertion", file: f.path, line: clip(removedAsserts[0]), reason: `removes ${removedAsserts.length - addedAsserts.length} assertion(s) from ${f.path}` });
+        }
+        for (const line of f.added) {
+          if (removedSet.has(line.trim())) continue;
+          if (WEAK_MATCHER.test(line) && removedAsserts.some((r) => STRONG_MATCHER.test(r))) {
+            push({ category: "assertion", file: f.path, line: clip(line), reason: `weakens an assertion in ${f.path} (an exact expectation replaced by a looser one)` });
+            break;
+          }
+        }
+        for (const line of f.added) {
+          if (/^\s*(?:\/\/|#)\s*(?:expect|assert)/.test(line) && !removedSet.has(line.trim())) {
+            push({ category: "assertion", file: f.path, line: clip(line), reason: `comments out an assertion in ${f.path}` });
+            break;
+          }
+        }
+      }
+    }
+    if ((testFile || isTestConfig(f.path)) && f.status !== "added") {
+      const before = f.removed.filter((l) => TIMEOUT.test(l));
+      for (const line of f.added) {
+        if (!TIMEOUT.test(line) || f.removed.some((r) => r.trim() === line.trim())) continue;
+        const n2 = firstNumber(line.replace(/^[^\d]*?(?=\d{2,})/, ""));
+        const old = before.map((l) => firstNumber(l.replace(/^[^\d]*?(?=\d{2,})/, ""))).find((x) => x !== null) ?? null;
+        if (old === null || n2 !== null && n2 > old) {
+          push({ category: "timeout", file: f.path, line: clip(line), reason: `${old === null ? "sets" : "raises"} a test timeout in ${f.path}` });
+          break;
+        }
+      }
+    }
+    if (isTestConfig(f.path) && f.status !== "added") {
+      const changed = [...f.added, ...f.removed].filter((l) => !f.added.includes(l) || !f.removed.includes(l));
+      const hit = changed.find((l) => EXCLUDE.test(l) && !(/package\.json$/.test(f.path) && !/"test"\s*:|jest|vitest|mocha|testPath|exclude|ignore/.test(l)));
+      if (hit) push({ category: "config", file: f.path, line: clip(hit), reason: `edits the test configuration in ${f.path} in a way that can exclude or select tests` });
+    }
+  }
+  return findings;
+}
+var ASKS = {
+  "delete-test": /\b(?:delete|remove|drop|rename)\b[^.\n]{0,40}\btest(?:s| files?| suites?)?\b|\bobsolete tests?\b/i,
+  "remove-test": /\b(?:delete|remove|drop)\b[^.\n]{0,40}\btests?\b|\bobsolete tests?\b/i,
+  skip: /\bskip\b|\bxfail\b|\bdisable\b[^.\n]{0,30}\btests?\b|\bquarantine\b/i,
+  assertion: /\b(?:relax|loosen|change|update)\b[^.\n]{0,40}\b(?:assertions?|expectations?)\b/i,
+  snapshot: /\bsnapshots?\b/i,
+  timeout: /\btimeouts?\b/i,
+  config: /\b(?:jest|vitest|mocha|pytest|test)\s+(?:config|configuration|settings)\b/i
+};
+function taskAsksFor(category, taskText) {
+  return ASKS[category].test(taskText);
+}
+function allowedCategories(policy, taskText) {
+  return policy.filter((c3) => taskAsksFor(c3, taskText));
+}
+function renderRefusal(findings) {
+  const lines = findings.slice(0, 15).map((f) => `- [${f.category}] ${f.reason}${f.line ? `: \`${f.line}\`` : ""}`);
+  if (findings.length > 15) lines.push(`- \u2026 and ${findings.length - 15} more`);
+  return [
+    "REFUSED by the test-integrity guard: the change weakens the tests instead of fixing the code.",
+    ...lines,
+    "Undo these test changes and fix the code under test instead. Adding new tests (or new assertions) is always allowed."
+  ].join("\n");
+}
+
+// src/verify/proof.ts
+import { mkdir, readFile as readFile2, writeFile } from "node:fs/promises";
+import path12 from "node:path";
+function judgeProof(before, after, testFiles) {
+  const inFiles = (id, file2) => testFiles.some((f) => file2 === f || id === f || id.startsWith(`${f} > `) || id.startsWith(`${f}::`));
+  const beforeMap = new Map(before.tests.map((t) => [t.id, t.status]));
+  const selected = after.tests.filter((t) => inFiles(t.id, t.file));
+  const pool = selected.length ? selected : after.scope === "related" ? after.tests : [];
+  const tests = pool.map((t) => {
+    let b = beforeMap.get(t.id) ?? "missing";
+    if (b === "missing" && (before.loadErrors ?? []).some((e) => inFiles(e) || t.id.startsWith(`${e} > `) || t.id.startsWith(`${e}::`))) b = "failed";
+    return { id: t.id, before: b, after: t.status };
+  });
+  const proven = tests.filter((t) => (t.before === "failed" || t.before === "missing" && !before.succeeded) && t.after === "passed");
+  const files = testFiles.join(", ");
+  if (proven.length) {
+    return { status: "proven", testFiles, tests, detail: `${proven.length} test(s) in ${files} fail before the fix and pass after it.` };
+  }
+  let why;
+  if (!tests.length) why = "no test of the changed test files was recognised in the runs";
+  else if (tests.every((t) => t.before === "passed")) why = "the changed tests already pass on the base code, so they do not reproduce the problem";
+  else why = "no changed test both fails before and passes after";
+  return { status: "not-proven", testFiles, tests, detail: `No fail-to-pass proof: ${why}.` };
+}
+async function proveFailToPass(deps) {
+  const { git, session } = deps;
+  const testFiles = deps.changes.filter((c3) => c3.status !== "deleted" && isTestFile(c3.path)).map((c3) => c3.path);
+  if (testFiles.length === 0) {
+    return { status: "no-test-changed", testFiles, tests: [], detail: "The change adds or changes no test, so there is no fail-to-pass proof." };
+  }
+  const sourceChanged = deps.changes.some((c3) => !isTestFile(c3.path));
+  if (!sourceChanged) {
+    return { status: "not-run", testFiles, tests: [], detail: "The change only touches tests; there is no source change to set aside." };
+  }
+  const contents = /* @__PURE__ */ new Map();
+  for (const f of testFiles) contents.set(f, await readFile2(path12.join(git.root, f)));
+  try {
+    await git.restore(deps.pristineTree);
+    for (const [f, data] of contents) {
+      await mkdir(path12.dirname(path12.join(git.root, f)), { recursive: true });
+      await writeFile(path12.join(git.root, f), data);
+    }
+    const before = await session.runFiles(testFiles, "proof-before") ?? await session.runFull("proof-before");
+    await git.restore(deps.fixTree);
+    const after = before.scope === "related" ? await session.runFiles(testFiles, "proof-after") ?? deps.finalRun : deps.finalRun;
+    if (!after) return { status: "not-run", testFiles, tests: [], detail: "The fix was not run." };
+    return judgeProof(before, after, testFiles);
+  } catch (e) {
+    return { status: "not-run", testFiles, tests: [], detail: `The proof could not be run: ${e.message}` };
+  } finally {
+    await git.restore(deps.fixTree);
+  }
+}
+
+// src/verify/session.ts
+import { mkdtemp as mkdtemp2, readFile as readFile3, rm as rm2 } from "node:fs/promises";
+import os from "node:os";
+import path13 from "node:path";
+
+// src/verify/plan.ts
+var COMPOUND = /&&|\|\||[;|`$<>()]|\n/;
+function quote(arg) {
+  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+function core(command) {
+  let c3 = command.trim();
+  let prev;
+  do {
+    prev = c3;
+    c3 = c3.replace(/^\w+=\S*\s+/, "");
+    c3 = c3.replace(/^cross-env\s+/, "");
+    c3 = c3.replace(/^npx(?:\s+(?:--no-install|--yes|-y))*\s+/, "");
+    c3 = c3.replace(/^(?:pnpm|yarn)(?:\s+exec)?\s+(?!test\b|run\b|install\b)/, "");
+  } while (c3 !== prev);
+  return c3;
+}
+function runnerOf(invocation) {
+  const parts = invocation.split(/&&|\|\||;/);
+  if (parts.length > 1) {
+    for (const part of parts) {
+      const r = runnerOf(part);
+      if (r !== "unknown") return r;
+    }
+    return "unknown";
+  }
+  const c3 = core(invocation);
+  if (/^(?:\.\/node_modules\/\.bin\/)?jest\b/.test(c3)) return "jest";
+  if (/^(?:\.\/node_modules\/\.bin\/)?vitest\b/.test(c3)) return "vitest";
+  if (/^(?:\.\/node_modules\/\.bin\/)?mocha\b/.test(c3)) return "mocha";
+  if (/^node\b.*\s--test\b/.test(c3)) return "node-test";
+  if (/^(?:pytest|py\.test|python3?\s+-m\s+pytest)\b/.test(c3)) return "pytest";
+  if (/^go\s+test\b/.test(c3)) return "go";
+  if (/^cargo\s+test\b/.test(c3)) return "cargo";
+  if (/^make\s+test\b/.test(c3)) return "make";
+  return "unknown";
+}
+function identifyRunner(testCommand, testScript) {
+  const cmd = testCommand.trim();
+  const script = cmd.match(/^(npm|pnpm|yarn)(?:\s+run)?\s+test\s*(?:--\s*)?$/);
+  if (script && testScript !== null) {
+    const runner2 = runnerOf(testScript);
+    const simple = !COMPOUND.test(testScript);
+    const manager = script[1];
+    const base = simple && runner2 !== "unknown" ? manager === "npm" ? "npm test --" : `${manager} test` : null;
+    const info = { runner: runner2, base, invocation: testScript };
+    if (!base && (runner2 === "jest" || runner2 === "vitest" || runner2 === "mocha")) {
+      const segment = testScript.split(/&&|\|\||;/).map((p) => p.trim()).find((p) => runnerOf(p) === runner2);
+      if (segment && !/[|`$<>()]/.test(segment)) {
+        const exec = manager === "npm" ? "npx --no-install" : `${manager} exec`;
+        info.direct = `${exec} ${segment.replace(/^(?:npx(?:\s+--no-install)?\s+)/, "")}`;
+      }
+    }
+    return info;
+  }
+  const runner = runnerOf(cmd);
+  return { runner, base: COMPOUND.test(cmd) ? null : cmd, invocation: cmd };
+}
+var PARSED_FROM = {
+  jest: "jest",
+  vitest: "vitest",
+  mocha: "mocha",
+  "node-test": "node-test",
+  pytest: "pytest",
+  go: "go",
+  cargo: "cargo",
+  make: "none",
+  unknown: "none"
+};
+function planStructured(testCommand, info, reportFile) {
+  const plain = { command: testCommand, flavour: "generic", parsedFrom: PARSED_FROM[info.runner] };
+  const base = info.base;
+  if (!base) return plain;
+  const f = quote(reportFile);
+  switch (info.runner) {
+    case "jest":
+      return { command: `${base} --json --outputFile=${f}`, reportFile, format: "jest-json", flavour: "generic", parsedFrom: "jest" };
+    case "vitest":
+      return { command: `${base} --reporter=default --reporter=json --outputFile.json=${f}`, reportFile, format: "jest-json", flavour: "generic", parsedFrom: "vitest" };
+    case "pytest":
+      return { command: `${base} --junitxml=${f} -o junit_family=xunit1`, reportFile, format: "junit", flavour: "pytest", parsedFrom: "pytest" };
+    case "node-test": {
+      if (base !== info.invocation || !/^node\s/.test(base)) return plain;
+      const flags = `--test-reporter=spec --test-reporter-destination=stdout --test-reporter=junit --test-reporter-destination=${f}`;
+      return { command: base.replace(/^node\s/, `node ${flags} `), reportFile, format: "junit", flavour: "generic", parsedFrom: "node-test" };
+    }
+    case "go":
+      if (base !== info.invocation || /\s-json\b/.test(base)) return plain;
+      return { command: `${base.replace(/^go\s+test\b/, "go test -json")} > ${f}`, reportFile, format: "go-json", stdoutIsReport: true, flavour: "generic", parsedFrom: "go" };
+    default:
+      return plain;
+  }
+}
+var SOURCE = /\.(?:[cm]?[jt]sx?)$/;
+var PY_TEST = /(?:^|\/)(?:test_[^/]*|[^/]*_test)\.py$/;
+function planRelated(info, changed, allFiles, reportFile) {
+  if (!info.base && info.direct) info = { ...info, base: info.direct, invocation: info.direct };
+  if (!info.base || changed.length === 0) return null;
+  const f = quote(reportFile);
+  switch (info.runner) {
+    case "jest": {
+      const files = changed.filter((p) => SOURCE.test(p) || /\.(?:json|mjs|cjs)$/.test(p));
+      if (files.length === 0) return null;
+      return {
+        command: `${info.base} --findRelatedTests ${files.map(quote).join(" ")} --passWithNoTests --json --outputFile=${f}`,
+        reportFile,
+        format: "jest-json",
+        flavour: "generic",
+        parsedFrom: "jest"
+      };
+    }
+    case "vitest": {
+      if (!/^(?:npx\s+(?:--no-install\s+)?)?vitest(?:\s+run|\s+--run)?\s*$/.test(info.invocation.trim())) return null;
+      const files = changed.filter((p) => SOURCE.test(p));
+      if (files.length === 0) return null;
+      return {
+        command: `npx --no-install vitest related --run ${files.map(quote).join(" ")} --passWithNoTests --reporter=default --reporter=json --outputFile.json=${f}`,
+        reportFile,
+        format: "jest-json",
+        flavour: "generic",
+        parsedFrom: "vitest"
+      };
+    }
+    case "pytest": {
+      const args = core(info.base).replace(/^(?:pytest|py\.test|python3?\s+-m\s+pytest)\s*/, "").split(/\s+/).filter(Boolean);
+      if (args.some((a2) => !a2.startsWith("-"))) return null;
+      const tests = new Set(changed.filter((p) => PY_TEST.test(p)));
+      for (const p of changed) {
+        if (!p.endsWith(".py") || PY_TEST.test(p)) continue;
+        const stem = p.split("/").pop().replace(/\.py$/, "");
+        for (const t of allFiles) {
+          const name = t.split("/").pop();
+          if (PY_TEST.test(t) && (name === `test_${stem}.py` || name === `${stem}_test.py`)) tests.add(t);
+        }
+      }
+      if (tests.size === 0) return null;
+      return {
+        command: `${info.base} ${[...tests].map(quote).join(" ")} --junitxml=${f} -o junit_family=xunit1`,
+        reportFile,
+        format: "junit",
+        flavour: "pytest",
+        parsedFrom: "pytest"
+      };
+    }
+    case "go": {
+      if (info.base !== info.invocation || !/\s\.\/\.\.\.(?:\s|$)/.test(info.base)) return null;
+      const dirs = [...new Set(changed.filter((p) => p.endsWith(".go")).map((p) => p.includes("/") ? `./${p.slice(0, p.lastIndexOf("/"))}` : "."))];
+      if (dirs.length === 0) return null;
+      const cmd = info.base.replace(/\s\.\/\.\.\.(?=\s|$)/, ` ${dirs.map(quote).join(" ")}`).replace(/^go\s+test\b/, "go test -json");
+      return { command: `${cmd} > ${f}`, reportFile, format: "go-json", stdoutIsReport: true, flavour: "generic", parsedFrom: "go" };
+    }
+    default:
+      return null;
+  }
+}
+function planFiles(info, testFiles, reportFile) {
+  if (!info.base && info.direct) info = { ...info, base: info.direct, invocation: info.direct };
+  if (!info.base || testFiles.length === 0) return null;
+  const files = testFiles.map(quote).join(" ");
+  const f = quote(reportFile);
+  switch (info.runner) {
+    case "jest":
+      return { command: `${info.base} --runTestsByPath ${files} --json --outputFile=${f}`, reportFile, format: "jest-json", flavour: "generic", parsedFrom: "jest" };
+    case "vitest":
+      if (!/^(?:npx\s+(?:--no-install\s+)?)?vitest(?:\s+run|\s+--run)?\s*$/.test(info.invocation.trim())) return null;
+      return { command: `npx --no-install vitest run ${files} --reporter=default --reporter=json --outputFile.json=${f}`, reportFile, format: "jest-json", flavour: "generic", parsedFrom: "vitest" };
+    case "pytest":
+      return { command: `${info.base} ${files} --junitxml=${f} -o junit_family=xunit1`, reportFile, format: "junit", flavour: "pytest", parsedFrom: "pytest" };
+    case "node-test": {
+      if (info.base !== info.invocation || !/^node\s+--test\s*(?:\S+\s*)*$/.test(info.base) || /--test-/.test(info.base)) return null;
+      const flags = `--test-reporter=spec --test-reporter-destination=stdout --test-reporter=junit --test-reporter-destination=${f}`;
+      return { command: `node ${flags} --test ${files}`, reportFile, format: "junit", flavour: "generic", parsedFrom: "node-test" };
+    }
+    case "go": {
+      if (info.base !== info.invocation) return null;
+      const dirs = [...new Set(testFiles.map((p) => p.includes("/") ? `./${p.slice(0, p.lastIndexOf("/"))}` : "."))];
+      return { command: `go test -json ${dirs.map(quote).join(" ")} > ${f}`, reportFile, format: "go-json", stdoutIsReport: true, flavour: "generic", parsedFrom: "go" };
+    }
+    default:
+      return null;
+  }
+}
+function displayCommand(command) {
+  return command.replace(/ --json --outputFile=\S+/g, "").replace(/ --reporter=default --reporter=json --outputFile\.json=\S+/g, "").replace(/ --junitxml=\S+ -o junit_family=xunit1/g, "").replace(/--test-reporter=spec --test-reporter-destination=stdout --test-reporter=junit --test-reporter-destination=\S+ /g, "").replace(/^go test -json /, "go test ").replace(/ > \S+$/, "").replace(/\s+/g, " ").trim().replace(/ --$/, "");
+}
+
+// src/verify/structured.ts
+var MAX_MESSAGE2 = 300;
+var MAX_DETAILS = 2e3;
+var SEP2 = " > ";
+function oneLine(text) {
+  const t = text.replace(/\s+/g, " ").trim();
+  return t.length > MAX_MESSAGE2 ? `${t.slice(0, MAX_MESSAGE2 - 1)}\u2026` : t;
+}
+function capDetails(text) {
+  const t = stripAnsi(text).replace(/\s+$/, "");
+  return t.length > MAX_DETAILS ? `${t.slice(0, MAX_DETAILS - 1)}\u2026` : t;
+}
+function relativeTo(root, file2) {
+  const norm = (p) => p.replace(/\\/g, "/");
+  const r = norm(root).replace(/\/+$/, "");
+  const f = norm(file2);
+  if (r && f.startsWith(`${r}/`)) return f.slice(r.length + 1);
+  return f.replace(/^\.\//, "");
+}
+function firstRepoFrame(text, root) {
+  const r = root.replace(/\\/g, "/").replace(/\/+$/, "");
+  for (const m of stripAnsi(text).matchAll(/(?:\(|at |\s|^)((?:file:\/\/)?[^\s()]+?\.(?:[cm]?[jt]sx?|py|go)):(\d+)(?::(\d+))?/gm)) {
+    let file2 = m[1].replace(/^file:\/\//, "").replace(/\\/g, "/");
+    if (/node_modules\/|^node:|^internal\//.test(file2) || file2.includes("/site-packages/") || file2.includes("/_pytest/") || file2.includes("/go/src/")) continue;
+    if (file2.startsWith("/")) {
+      if (!r || !file2.startsWith(`${r}/`)) continue;
+      file2 = file2.slice(r.length + 1);
+    }
+    return `${file2}:${m[2]}${m[3] ? `:${m[3]}` : ""}`;
+  }
+  return void 0;
+}
+function totalsOf(tests) {
+  const totals = { passed: 0, failed: 0, skipped: 0 };
+  for (const t of tests) totals[t.status]++;
+  return totals;
+}
+function failure2(test, text, root) {
+  const clean = stripAnsi(text);
+  if (!clean.trim()) return;
+  test.message = oneLine(clean.split("\n").find((l) => l.trim()) ?? clean);
+  test.details = capDetails(clean);
+  const frame = firstRepoFrame(clean, root);
+  if (frame) test.frame = frame;
+}
+var JEST_STATUS = {
+  passed: "passed",
+  failed: "failed",
+  pending: "skipped",
+  skipped: "skipped",
+  todo: "skipped",
+  disabled: "skipped",
+  focused: "passed"
+};
+function parseJestJson(text, root) {
+  let data;
+  try {
+    const start = text.indexOf("{");
+    data = JSON.parse(start > 0 ? text.slice(start) : text);
+  } catch {
+    return null;
+  }
+  if (!data || !Array.isArray(data.testResults)) return null;
+  const tests = [];
+  const loadErrors = [];
+  for (const file2 of data.testResults) {
+    const rel = relativeTo(root, file2.name ?? "unknown");
+    const assertions = file2.assertionResults ?? [];
+    for (const a2 of assertions) {
+      const titles = [...a2.ancestorTitles ?? [], a2.title ?? a2.fullName ?? "?"];
+      const test = { id: [rel, ...titles].join(SEP2), status: JEST_STATUS[a2.status ?? ""] ?? "skipped", file: rel };
+      if (typeof a2.duration === "number") test.durationMs = a2.duration;
+      if (test.status === "failed") failure2(test, (a2.failureMessages ?? []).join("\n"), root);
+      tests.push(test);
+    }
+    const fileFailed = file2.status === "failed";
+    if (fileFailed && !assertions.some((a2) => a2.status === "failed")) {
+      const test = { id: rel, status: "failed", file: rel };
+      failure2(test, file2.testExecError?.message ?? file2.failureMessage ?? file2.message ?? "Test suite failed to run", root);
+      tests.push(test);
+      loadErrors.push(rel);
+    }
+  }
+  return { tests, loadErrors, totals: totalsOf(tests) };
+}
+function decodeXml(s) {
+  return s.replace(/<!\[CDATA\[([\s\S]*?)\]\]>/g, "$1").replace(/&#x([0-9a-f]+);/gi, (_, h2) => String.fromCodePoint(parseInt(h2, 16))).replace(/&#(\d+);/g, (_, d) => String.fromCodePoint(Number(d))).replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, "&");
+}
+function attrs(tag) {
+  const out = {};
+  for (const m of tag.matchAll(/([\w:.-]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g)) out[m[1]] = decodeXml(m[2] ?? m[3] ?? "");
+  return out;
+}
+function pytestPrefix(classname, file2) {
+  const parts = classname.split(".").filter(Boolean);
+  if (file2) {
+    const mod = file2.replace(/\.py$/, "").split("/");
+    let i2 = 0;
+    while (i2 < parts.length && i2 < mod.length && parts[i2] === mod[i2]) i2++;
+    return [file2, ...parts.slice(i2)].join("::");
+  }
+  const cls = parts.findIndex((p) => /^[A-Z]/.test(p));
+  const modParts = cls === -1 ? parts : parts.slice(0, cls);
+  const classes = cls === -1 ? [] : parts.slice(cls);
+  return [`${modParts.join("/")}.py`, ...classes].join("::");
+}
+function parseJUnit(xml, root, flavour = "generic") {
+  if (!/<testsuites?\b/.test(xml)) return null;
+  const tests = [];
+  const loadErrors = [];
+  const seen = /* @__PURE__ */ new Set();
+  const suites = [];
+  const tokenRe = /<!--[\s\S]*?-->|<testsuite\b([^>]*?)(\/?)>|<\/testsuite>|<testcase\b([^>]*?)(?:\/>|>([\s\S]*?)<\/testcase>)/g;
+  for (const tok of xml.matchAll(tokenRe)) {
+    const whole = tok[0];
+    if (whole.startsWith("<!--")) continue;
+    if (whole.startsWith("</testsuite")) {
+      suites.pop();
+      continue;
+    }
+    if (whole.startsWith("<testsuite")) {
+      if (tok[2] !== "/") suites.push(attrs(tok[1]).name ?? "");
+      continue;
+    }
+    const a2 = attrs(tok[3] ?? "");
+    const inner = tok[4] ?? "";
+    const name = a2.name ?? "?";
+    const file2 = a2.file ? relativeTo(root, a2.file) : void 0;
+    let status = "passed";
+    let text = "";
+    const fail2 = inner.match(/<(failure|error)\b([^>]*?)(?:\/>|>([\s\S]*?)<\/\1>)/);
+    if (/<skipped\b/.test(inner)) {
+      status = "skipped";
+    } else if (fail2) {
+      status = "failed";
+      const fa = attrs(fail2[2]);
+      text = [fa.message ?? "", decodeXml(fail2[3] ?? "")].filter(Boolean).join("\n");
+    }
+    let id;
+    let loadError = false;
+    if (flavour === "pytest") {
+      id = a2.classname ? `${pytestPrefix(a2.classname, file2)}::${name}` : name;
+      if (!a2.classname && status === "failed") {
+        id = name.includes("/") || name.endsWith(".py") ? name : `${name.replace(/\./g, "/")}.py`;
+        loadError = true;
+      }
+    } else if (status === "failed" && /[\\/]/.test(name) && /\.[cm]?[jt]sx?$/.test(name)) {
+      id = relativeTo(root, name);
+      loadError = true;
+    } else {
+      const path18 = suites.filter(Boolean);
+      if (path18.length === 0 && a2.classname && a2.classname !== "test" && a2.classname !== name) path18.push(a2.classname);
+      id = [...path18, name].join(SEP2);
+    }
+    if (loadError) loadErrors.push(id);
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const test = { id, status };
+    if (file2) test.file = file2;
+    const time3 = Number(a2.time);
+    if (a2.time !== void 0 && Number.isFinite(time3)) test.durationMs = Math.round(time3 * 1e3);
+    if (status === "failed") failure2(test, text || "failed", root);
+    tests.push(test);
+  }
+  return { tests, loadErrors, totals: totalsOf(tests) };
+}
+function parseGoJson(text, root) {
+  const events = [];
+  const buildOut = /* @__PURE__ */ new Map();
+  const buildFailed = [];
+  let block = null;
+  for (const line of text.split("\n")) {
+    if (!line.startsWith("{")) {
+      const head = line.match(/^# (\S+)/);
+      const failed = line.match(/^FAIL\s+(\S+)\s+\[(?:build|setup) failed\]/);
+      if (head) block = head[1];
+      else if (failed) {
+        if (!buildFailed.includes(failed[1])) buildFailed.push(failed[1]);
+        block = null;
+      } else if (block && line.trim()) (buildOut.get(block) ?? buildOut.set(block, []).get(block)).push(line);
+      continue;
+    }
+    try {
+      events.push(JSON.parse(line));
+    } catch {
+    }
+  }
+  const byId = /* @__PURE__ */ new Map();
+  const pkgOut = /* @__PURE__ */ new Map();
+  const pkgStatus = /* @__PURE__ */ new Map();
+  for (const e of events) {
+    const pkg = e.Package ?? "";
+    if (!e.Test) {
+      if (e.Output) (pkgOut.get(pkg) ?? pkgOut.set(pkg, []).get(pkg)).push(e.Output);
+      if (e.Action === "pass" || e.Action === "fail" || e.Action === "skip") pkgStatus.set(pkg, e.Action);
+      continue;
+    }
+    const id = `${pkg}${SEP2}${e.Test}`;
+    const entry = byId.get(id) ?? byId.set(id, { pkg, name: e.Test, out: [] }).get(id);
+    if (e.Output) entry.out.push(e.Output);
+    if (e.Action === "pass") entry.status = "passed";
+    else if (e.Action === "fail") entry.status = "failed";
+    else if (e.Action === "skip") entry.status = "skipped";
+    if (typeof e.Elapsed === "number") entry.elapsed = e.Elapsed;
+  }
+  const tests = [];
+  const loadErrors = [];
+  const all = [...byId.values()];
+  for (const t of all) {
+    const prefix = `${t.name}/`;
+    const children = all.filter((o2) => o2.pkg === t.pkg && o2.name.startsWith(prefix));
+    if (children.length && !(t.status === "failed" && !children.some((c3) => c3.status === "failed"))) continue;
+    const test = { id: `${t.pkg}${SEP2}${t.name}`, status: t.status ?? "failed", file: void 0 };
+    delete test.file;
+    if (t.elapsed !== void 0) test.durationMs = Math.round(t.elapsed * 1e3);
+    if (test.status === "failed") {
+      const out = t.out.filter((l) => !/^\s*(?:=== RUN|=== PAUSE|=== CONT|--- FAIL)/.test(l)).join("");
+      failure2(test, out || (t.status ? "failed" : "did not finish (panic or timeout)"), root);
+    }
+    tests.push(test);
+  }
+  for (const [pkg, status] of pkgStatus) {
+    if (status !== "fail") continue;
+    if (tests.some((t) => t.status === "failed" && t.id.startsWith(`${pkg}${SEP2}`))) continue;
+    const test = { id: pkg, status: "failed" };
+    failure2(test, (pkgOut.get(pkg) ?? []).join("") || "package failed", root);
+    tests.push(test);
+    loadErrors.push(pkg);
+  }
+  for (const pkg of buildFailed) {
+    if (loadErrors.includes(pkg)) continue;
+    const test = { id: pkg, status: "failed" };
+    failure2(test, `build failed
+${(buildOut.get(pkg) ?? []).join("\n")}`, root);
+    tests.push(test);
+    loadErrors.push(pkg);
+  }
+  if (events.length === 0 && buildFailed.length === 0) return null;
+  return { tests, loadErrors, totals: totalsOf(tests) };
+}
+function goJsonToText(text) {
+  const out = [];
+  for (const line of text.split("\n")) {
+    if (!line.startsWith("{")) {
+      if (line.trim()) out.push(`${line}
+`);
+      continue;
+    }
+    try {
+      const e = JSON.parse(line);
+      if (e.Output) out.push(e.Output);
+    } catch {
+    }
+  }
+  return out.join("");
+}
+function parseStructured(format2, text, root, flavour = "generic") {
+  switch (format2) {
+    case "jest-json":
+      return parseJestJson(text, root);
+    case "junit":
+      return parseJUnit(text, root, flavour);
+    case "go-json":
+      return parseGoJson(text, root);
+  }
+}
+
+// src/verify/session.ts
+function differingTests(a2, b) {
+  const other = new Map(b.tests.map((t) => [t.id, t.status]));
+  const out = [];
+  for (const t of a2.tests) {
+    const s = other.get(t.id);
+    if (s !== void 0 && s !== t.status && (s === "failed" || t.status === "failed")) out.push(t.id);
+  }
+  return out;
+}
+function resolveFrames(tests, allFiles) {
+  const known = new Set(allFiles);
+  return tests.map((t) => {
+    if (!t.frame) return t;
+    const m = t.frame.match(/^(.+?)(:\d+(?::\d+)?)$/);
+    if (!m || known.has(m[1])) return t;
+    const hits = allFiles.filter((f) => f.endsWith(`/${m[1]}`));
+    return hits.length === 1 ? { ...t, frame: `${hits[0]}${m[2]}` } : t;
+  });
+}
+function failingTestFiles(run, allFiles) {
+  if (!run) return [];
+  const known = new Set(allFiles);
+  const out = /* @__PURE__ */ new Set();
+  for (const t of run.tests) {
+    if (t.status !== "failed") continue;
+    const candidate = t.file ?? t.id.split(" > ")[0].split("::")[0];
+    if (known.has(candidate)) out.add(candidate);
+  }
+  return [...out];
+}
+var TEST_NAME = /(?:^|\/)(?:test_)?([^/]+?)(?:[._-](?:test|spec))?(?:_test)?\.[cm]?[jt]sx?$|(?:^|\/)test_([^/]+)\.py$|(?:^|\/)([^/]+)_test\.(?:py|go)$/;
+function testFilesNamedAfter(changed, allFiles) {
+  const isTest = (f) => /\.(?:test|spec)\.[cm]?[jt]sx?$|(?:^|\/)test_[^/]+\.py$|_test\.(?:py|go)$/.test(f);
+  const family = (f) => /\.py$/.test(f) ? "py" : /\.go$/.test(f) ? "go" : /\.[cm]?[jt]sx?$/.test(f) ? "js" : "other";
+  const stems = /* @__PURE__ */ new Set();
+  for (const c3 of changed) {
+    if (isTest(c3) || family(c3) === "other") continue;
+    const parts = c3.split("/");
+    const base = parts[parts.length - 1].replace(/\.[^.]+$/, "");
+    stems.add(`${family(c3)}:${base === "index" && parts.length > 1 ? parts[parts.length - 2] : base}`);
+  }
+  if (stems.size === 0) return [];
+  return allFiles.filter((f) => {
+    if (!isTest(f)) return false;
+    const m = f.match(TEST_NAME);
+    const stem = m ? m[1] ?? m[2] ?? m[3] : null;
+    return stem !== null && stem !== void 0 && stems.has(`${family(f)}:${stem}`);
+  });
+}
+var TestSession = class _TestSession {
+  constructor(deps, info, tmp) {
+    this.deps = deps;
+    this.tmp = tmp;
+    this.info = info;
+  }
+  deps;
+  tmp;
+  info;
+  commands = [];
+  baselineRun = null;
+  seq = 0;
+  static async create(deps) {
+    let script = null;
+    try {
+      const pkg = JSON.parse(await readFile3(path13.join(deps.root, "package.json"), "utf8"));
+      if (typeof pkg.scripts?.test === "string") script = pkg.scripts.test;
+    } catch {
+    }
+    const tmp = await mkdtemp2(path13.join(os.tmpdir(), "agent-fix-tests-"));
+    return new _TestSession(deps, identifyRunner(deps.testCommand, script), tmp);
+  }
+  async dispose() {
+    await rm2(this.tmp, { recursive: true, force: true });
+  }
+  get baseline() {
+    return this.baselineRun;
+  }
+  /** Uses a run taken elsewhere as the baseline (benchmarks, or a baseline run without the flaky re-run). */
+  useBaseline(run) {
+    this.baselineRun = run;
+  }
+  reportPath() {
+    this.seq++;
+    const r = this.info.runner;
+    const ext = r === "jest" || r === "vitest" ? "json" : r === "go" ? "jsonl" : "xml";
+    return path13.join(this.tmp, `report-${this.seq}.${ext}`);
+  }
+  plainPlan() {
+    return { command: this.deps.testCommand, flavour: "generic", parsedFrom: "none" };
+  }
+  /** Set when the runner rejected our reporter flags: the plain command from then on. */
+  structuredOff = false;
+  fullPlan() {
+    if (this.deps.structured === false || this.structuredOff) return this.plainPlan();
+    return planStructured(this.deps.testCommand, this.info, this.reportPath());
+  }
+  /** Runs one planned command and turns it into a reconciled TestRun. */
+  async execute(plan, scope, purpose) {
+    const { redactor, root } = this.deps;
+    if (plan.reportFile) await rm2(plan.reportFile, { force: true });
+    const r = await this.deps.exec(plan.command);
+    let content = null;
+    if (plan.reportFile) {
+      try {
+        content = await readFile3(plan.reportFile, "utf8");
+      } catch {
+        content = null;
+      }
+    }
+    let output2 = r.output;
+    if (plan.stdoutIsReport) output2 = `${content ? goJsonToText(content) : ""}${output2}`;
+    let run = toTestRun({ ...r, output: output2, command: this.deps.testCommand }, redactor);
+    const reportText = plan.stdoutIsReport && content !== null ? `${content}
+${r.output}` : content;
+    const parsed = reportText && plan.format ? parseStructured(plan.format, reportText, root, plan.flavour) : null;
+    if (parsed && (parsed.tests.length > 0 || r.exitCode === 0)) {
+      const clean = (t) => {
+        const c3 = { ...t };
+        if (c3.message) c3.message = redactor.redact(c3.message);
+        if (c3.details) c3.details = redactor.redact(c3.details);
+        return c3;
+      };
+      run = {
+        ...run,
+        tests: parsed.tests.map(clean),
+        counts: parsed.totals,
+        parsedFrom: plan.parsedFrom,
+        structured: true,
+        loadErrors: parsed.loadErrors
+      };
+    } else if (run.parsedFrom === "none" && plan.parsedFrom !== "none" && run.tests.length > 0) {
+      run = { ...run, parsedFrom: plan.parsedFrom };
+    }
+    if (run.structured && this.deps.listFiles && run.tests.some((t) => t.frame)) run = { ...run, tests: resolveFrames(run.tests, await this.deps.listFiles()) };
+    run.executed = redactor.redact(plan.command);
+    run.scope = scope;
+    run = reconcile(run);
+    this.commands.push({ purpose, command: displayCommand(run.executed ?? run.command), exitCode: run.exitCode, timedOut: run.timedOut, durationMs: run.durationMs, counts: run.counts });
+    return run;
+  }
+  /** The baseline: the full command on the untouched code; run twice when it fails, to mark flaky tests. */
+  async runBaseline() {
+    const plan = this.fullPlan();
+    let first = await this.execute(plan, "full", "baseline");
+    if (plan.reportFile && !first.structured && first.tests.length === 0 && !first.succeeded) {
+      const plain = await this.execute(this.plainPlan(), "full", "baseline");
+      if (plain.succeeded || plain.tests.length > 0 || plain.exitCode !== first.exitCode) {
+        this.structuredOff = true;
+        first = plain;
+      }
+    }
+    let run = first;
+    if (!first.succeeded && first.tests.some((t) => t.status === "failed") && first.exitCode !== 127) {
+      const second = await this.execute(this.fullPlan(), "full", "baseline-rerun");
+      const flaky = differingTests(first, second);
+      if (flaky.length) run = { ...first, flaky };
+    }
+    this.baselineRun = run;
+    return run;
+  }
+  /** The full command (the gate), re-run once when tests newly fail, to tell flaky tests from real ones. */
+  async runGate() {
+    const first = await this.execute(this.fullPlan(), "full", "gate");
+    const baseline = this.baselineRun;
+    if (!baseline || first.timedOut) return first;
+    const verdict = compareRuns(baseline, first);
+    if (verdict.ok || verdict.newlyFailing.length === 0) return first;
+    const second = await this.execute(this.fullPlan(), "full", "gate-rerun");
+    const flaky = [.../* @__PURE__ */ new Set([...differingTests(first, second), ...baseline.flaky ?? []])];
+    return flaky.length ? { ...first, flaky } : first;
+  }
+  /**
+   * Inside the loop: the tests related to the changed files first (fast feedback), always
+   * including the test files of the tests that failed at baseline; when those pass, the
+   * full gate. When the runner's own selection finds no test, test files named after the
+   * changed files are tried.
+   */
+  async runForLoop() {
+    if (this.deps.relatedFirst !== false && this.deps.changedFiles && !this.structuredOff) {
+      const changed = (await this.deps.changedFiles()).filter((p) => !p.startsWith(".."));
+      const all = this.deps.listFiles ? await this.deps.listFiles() : [];
+      const selection = [.../* @__PURE__ */ new Set([...changed, ...failingTestFiles(this.baselineRun, all)])];
+      const plan = planRelated(this.info, selection, all, this.reportPath());
+      let related = plan ? await this.execute(plan, "related", "related") : null;
+      const ranNothing = (r) => !r || r.counts.passed + r.counts.failed === 0 && !r.loadErrors?.length && r.succeeded;
+      if (ranNothing(related)) {
+        const named = testFilesNamedAfter(changed, all);
+        const byName = named.length ? planFiles(this.info, named, this.reportPath()) : null;
+        if (byName) related = await this.execute(byName, "related", "related");
+      }
+      if (related && !related.succeeded) {
+        const flaky = this.baselineRun?.flaky ?? [];
+        const newFailures = related.tests.some((t) => t.status === "failed" && !flaky.includes(t.id));
+        if (newFailures || related.consistency !== "consistent") return related;
+      }
+    }
+    return this.runGate();
+  }
+  /** Runs only the given test files with the current working tree; null when the runner cannot select files. */
+  async runFiles(testFiles, purpose) {
+    if (this.structuredOff) return null;
+    const plan = planFiles(this.info, testFiles, this.reportPath());
+    if (!plan) return null;
+    return this.execute(plan, "related", purpose);
+  }
+  /** The changed test files on the base code (the working tree already set up so): those files where the runner can select them, else the full command. */
+  async runOnBase(testFiles) {
+    return await this.runFiles(testFiles, "proof-before") ?? await this.runFull("proof-before");
+  }
+  /** The full command with the current working tree (used by the proof when files cannot be selected). */
+  async runFull(purpose) {
+    return this.execute(this.fullPlan(), "full", purpose);
+  }
+};
+
+// src/verify/intel.ts
+function policyCategories(values) {
+  const list2 = (values ?? []).map((v) => v.trim().toLowerCase()).filter(Boolean);
+  if (list2.includes("all")) return [...INTEGRITY_CATEGORIES];
+  return INTEGRITY_CATEGORIES.filter((c3) => list2.includes(c3));
+}
+async function createTestIntel(deps) {
+  const { git, settings, task } = deps;
+  const session = await TestSession.create({
+    root: git.root,
+    testCommand: deps.testCommand,
+    exec: deps.exec,
+    redactor: deps.redactor,
+    relatedFirst: settings.relatedTestsFirst !== false,
+    changedFiles: async () => (await git.changes(deps.baselineTree, await git.snapshot())).filter((c3) => c3.status !== "deleted").map((c3) => c3.path),
+    listFiles: () => git.listFiles()
+  });
+  const data = { runner: session.info.runner, commands: session.commands, refusals: [] };
+  if (deps.detection) data.detection = deps.detection;
+  const allowed2 = allowedCategories(policyCategories(settings.testIntegrityAllow), `${task.title}
+${task.goal}`);
+  return {
+    session,
+    data,
+    guard: async (tree, changedFiles) => {
+      const files = parseUnifiedDiff(await git.diff(deps.baselineTree, tree)).filter(
+        (f) => changedFiles.includes(f.path) || changedFiles.includes(f.oldPath)
+      );
+      const findings = checkTestIntegrity(files, allowed2);
+      if (findings.length === 0) return null;
+      for (const f of findings) data.refusals.push(`[${f.category}] ${f.reason}`);
+      return renderRefusal(findings);
+    },
+    feedback: (run, verdict) => packFeedback(run, { baseline: session.baseline, verdict, budgetTokens: settings.feedbackTokens ?? DEFAULT_FEEDBACK_TOKENS }),
+    guardPublished: async (fromTree, toTree) => {
+      const findings = checkTestIntegrity(await git.diff(fromTree, toTree), allowed2);
+      return findings.length ? renderRefusal(findings) : null;
+    },
+    prove: async (pristineTree, fixTree, changes, finalRun) => {
+      data.proof = await proveFailToPass({ git, session, pristineTree, fixTree, changes, finalRun });
+    }
+  };
+}
+
 // src/fix.ts
 var OUTPUT_CAP = 4e5;
 async function runFix(task, deps) {
@@ -42876,11 +44121,13 @@ async function runFix(task, deps) {
     report.durationMs = Date.now() - started;
     return { report, tree: tree2, baseSha, pristineTree };
   };
+  let detection;
   if (!settings.testCommand) {
     const detected = await detectCommands(git.root);
     if (!detected.test) return finish("error", "not-applicable", `No test command: ${detected.reason}`);
     report.testCommand = detected.test;
     report.setupCommand = settings.setupCommand ?? detected.setup;
+    detection = detected.reason;
     log(`Detected ${detected.stack}: setup \`${report.setupCommand ?? "none"}\`, tests \`${report.testCommand}\``);
   }
   const testCommand = report.testCommand;
@@ -42899,13 +44146,12 @@ async function runFix(task, deps) {
 ${tail(setupRun.outputTail, 1500)}`);
     }
   }
-  const runTests = async () => {
-    const r = await run(testCommand);
-    return toTestRun(r, redactor);
-  };
   log(`Baseline: ${testCommand}`);
   const baselineTree = await git.snapshot();
-  const baseline = await runTests();
+  const intel = await createTestIntel({ git, task, settings, redactor, testCommand, detection, baselineTree, exec: run });
+  report.tests = intel.data;
+  const runTests = () => intel.session.runForLoop();
+  const baseline = await intel.session.runBaseline();
   report.baseline = baseline;
   emit({ type: "test-run", purpose: "verify", iteration: 0, run: baseline });
   if (baseline.exitCode === 127 && baseline.tests.length === 0) {
@@ -42919,7 +44165,7 @@ ${tail(baseline.outputTail, 800)}`);
     const current = await git.snapshot();
     await composeChange(git, baselineTree, testFiles);
     try {
-      return await runTests();
+      return await intel.session.runOnBase(testFiles);
     } finally {
       await git.restore(current);
     }
@@ -42940,7 +44186,9 @@ ${tail(baseline.outputTail, 800)}`);
       maxTokens: 0
     },
     redact: (t) => redactor.redact(t),
-    emit: deps.emit
+    emit: deps.emit,
+    guard: intel.guard,
+    feedback: intel.feedback
   });
   report.iterations = loop.iterations;
   report.attempts = loop.attempts;
@@ -42951,6 +44199,11 @@ ${tail(baseline.outputTail, 800)}`);
   const tree = await composeChange(git, pristineTree, loop.touched);
   report.changes = await git.changes(pristineTree, tree);
   report.diff = redactor.redact(await git.diff(pristineTree, tree));
+  if (loop.reason === "verified") await intel.prove(pristineTree, tree, report.changes, loop.final);
+  await intel.session.dispose();
+  const refusal = loop.reason === "verified" ? await intel.guardPublished(pristineTree, tree) : null;
+  if (refusal) return finish("not-fixed", "tests-still-failing", `The test-integrity guard refused the change; no pull request was opened.
+${refusal}`);
   if (loop.reason === "verified" && report.changes.length === 0) {
     return finish("not-fixed", "no-changes", "Verification passed but no file differs from the checkout; nothing to publish.");
   }
@@ -42977,17 +44230,17 @@ ${tail(baseline.outputTail, 800)}`);
 async function composeChange(git, pristineTree, touched) {
   const contents = /* @__PURE__ */ new Map();
   for (const rel of touched) {
-    const abs = path12.join(git.root, rel);
-    contents.set(rel, existsSync2(abs) ? await readFile2(abs) : null);
+    const abs = path14.join(git.root, rel);
+    contents.set(rel, existsSync2(abs) ? await readFile4(abs) : null);
   }
   await git.restore(pristineTree);
   for (const [rel, data] of contents) {
-    const abs = path12.join(git.root, rel);
+    const abs = path14.join(git.root, rel);
     if (data === null) {
-      await rm2(abs, { force: true });
+      await rm3(abs, { force: true });
     } else {
-      await mkdir(path12.dirname(abs), { recursive: true });
-      await writeFile(abs, data);
+      await mkdir2(path14.dirname(abs), { recursive: true });
+      await writeFile2(abs, data);
     }
   }
   return git.snapshot();
@@ -42998,7 +44251,7 @@ function tail(text, max) {
 
 // src/transcript.ts
 import { mkdirSync, writeFileSync as writeFileSync2 } from "node:fs";
-import path13 from "node:path";
+import path15 from "node:path";
 var Transcript = class {
   constructor(meta3) {
     this.meta = meta3;
@@ -43010,7 +44263,7 @@ var Transcript = class {
   };
   /** Writes the transcript; every string in it passes through `redact` first. */
   write(file2, redact2, result) {
-    mkdirSync(path13.dirname(file2), { recursive: true });
+    mkdirSync(path15.dirname(file2), { recursive: true });
     const json2 = JSON.stringify({ meta: this.meta, result, entries: this.entries }, null, 2);
     writeFileSync2(file2, redact2(json2));
     return file2;
@@ -43089,7 +44342,7 @@ async function runLocal(o2) {
   const redactor = new Redactor([o2.settings.apiKey, ...secretsFromEnv(env)]);
   const transcript = new Transcript({ repo: git.root, task: task.title, model: o2.settings.model, baseUrl: o2.settings.baseUrl });
   const model = makeChatModel({ baseUrl: o2.settings.baseUrl, apiKey: o2.settings.apiKey, model: o2.settings.model, log });
-  const transcriptPath = path14.join(o2.transcriptDir ?? os.tmpdir(), `agent-fix-${task.key}-${Date.now()}.json`);
+  const transcriptPath = path16.join(o2.transcriptDir ?? os2.tmpdir(), `agent-fix-${task.key}-${Date.now()}.json`);
   let result;
   try {
     result = await runFix(task, { git, shell: makeShell(), model, settings: o2.settings, redactor, parentEnv: env, log, emit: transcript.add, scripted: o2.scripted });
@@ -43147,7 +44400,7 @@ function cap2(text, max) {
   return text.length <= max ? text : `${text.slice(0, max)}
 \u2026 (${text.length - max} more characters)`;
 }
-function oneLine(s, max = 300) {
+function oneLine2(s, max = 300) {
   const t = s.replace(/\s+/g, " ").trim();
   return t.length > max ? `${t.slice(0, max)}\u2026` : t;
 }
@@ -43162,10 +44415,11 @@ function renderTerminal(r) {
   if (r.branch) out.push(`branch:     ${r.branch}`);
   if (r.prUrl) out.push(`pull req.:  ${r.prUrl}`);
   if (r.setupCommand) out.push(`setup:      ${r.setupCommand}`);
-  out.push(`tests:      ${r.testCommand ?? "none"}`);
+  out.push(`tests:      ${r.testCommand ?? "none"}${r.tests ? ` (${r.tests.runner}${r.tests.detection ? `; detected: ${r.tests.detection}` : ""})` : ""}`);
   out.push(`  before:   ${describeRun(r.baseline)}`);
   if (r.proof) out.push(`  proof:    ${describeRun(r.proof.withoutFix)} with only ${r.proof.testFiles.join(", ")} on the original code`);
   out.push(`  after:    ${describeRun(r.final)}`);
+  if (r.tests?.proof) out.push(`  proof:    ${r.tests.proof.status === "proven" ? "fails before, passes after" : "missing"} \u2014 ${r.tests.proof.detail}`);
   out.push("attempts:");
   for (const a2 of r.attempts) {
     out.push(`  ${a2.iteration}. ${a2.verdict.ok ? "verified" : "rejected"}${a2.rolledBack ? ", rolled back" : ""}: ${a2.verdict.summary}`);
@@ -43174,7 +44428,7 @@ function renderTerminal(r) {
   out.push("changed:");
   for (const c3 of r.changes) out.push(`  ${c3.status.padEnd(8)} ${c3.path} (+${c3.additions}/-${c3.deletions})`);
   if (r.changes.length === 0) out.push("  (nothing)");
-  if (r.summary) out.push(`summary:    ${oneLine(r.summary, 500)}`);
+  if (r.summary) out.push(`summary:    ${oneLine2(r.summary, 500)}`);
   out.push(`cost:       ${r.usage.requests} requests, ${r.usage.promptTokens + r.usage.completionTokens} tokens, ${formatDuration(r.durationMs)}, model ${r.model}`);
   if (r.diff) {
     out.push(bar);
@@ -43278,16 +44532,16 @@ async function startScriptedModel(script, opts = {}) {
     });
   });
   async function handle(req, res) {
-    const path16 = (req.url ?? "/").split("?")[0].replace(/\/+$/, "");
-    if (req.method === "GET" && (path16 === "/models" || path16 === "/v1/models")) {
+    const path18 = (req.url ?? "/").split("?")[0].replace(/\/+$/, "");
+    if (req.method === "GET" && (path18 === "/models" || path18 === "/v1/models")) {
       sendJson(res, 200, {
         object: "list",
         data: [{ id: "scripted", object: "model", created: 0, owned_by: "agent-fix" }]
       });
       return;
     }
-    if (path16 !== "/chat/completions" && path16 !== "/v1/chat/completions") {
-      sendError(res, 404, `no route ${req.method} ${path16}`, "not_found");
+    if (path18 !== "/chat/completions" && path18 !== "/v1/chat/completions") {
+      sendError(res, 404, `no route ${req.method} ${path18}`, "not_found");
       return;
     }
     if (req.method !== "POST") {
@@ -43554,14 +44808,14 @@ function settingsFrom(values, env) {
     protectedPaths: [...ALWAYS_PROTECTED]
   };
 }
-var here = path15.dirname(fileURLToPath3(import.meta.url));
-var demoDir = path15.resolve(here, "..", "demo");
+var here = path17.dirname(fileURLToPath3(import.meta.url));
+var demoDir = path17.resolve(here, "..", "demo");
 async function demo(json2) {
   const say = (m) => !json2 && console.log(m);
-  const script = parseScript(JSON.parse(await readFile3(path15.join(demoDir, "script.json"), "utf8")));
-  const issue2 = await readFile3(path15.join(demoDir, "issue.md"), "utf8");
-  const repo = await mkdtemp2(path15.join(os2.tmpdir(), "agent-fix-demo-"));
-  await cp(path15.join(demoDir, "sample-repo"), repo, { recursive: true });
+  const script = parseScript(JSON.parse(await readFile5(path17.join(demoDir, "script.json"), "utf8")));
+  const issue2 = await readFile5(path17.join(demoDir, "issue.md"), "utf8");
+  const repo = await mkdtemp3(path17.join(os3.tmpdir(), "agent-fix-demo-"));
+  await cp(path17.join(demoDir, "sample-repo"), repo, { recursive: true });
   const gitEnv = { ...process.env, GIT_AUTHOR_NAME: "Demo Maintainer", GIT_AUTHOR_EMAIL: "maintainer@example.com", GIT_COMMITTER_NAME: "Demo Maintainer", GIT_COMMITTER_EMAIL: "maintainer@example.com" };
   for (const args of [["init", "-q", "-b", "main"], ["add", "-A"], ["-c", "commit.gpgsign=false", "commit", "-q", "-m", "tiny-shop: initial version"]]) {
     execFileSync("git", args, { cwd: repo, env: gitEnv, stdio: "ignore" });
@@ -43614,7 +44868,7 @@ async function main(argv, env = process.env) {
   const settings = settingsFrom(values, env);
   if (!settings.apiKey) throw new UsageError("Set OPENAI_API_KEY (and OPENAI_BASE_URL for a non-OpenAI endpoint), or try `agent-fix demo` which needs no key.");
   const { report, transcriptPath } = await runLocal({
-    repo: path15.resolve(typeof values.repo === "string" ? values.repo : "."),
+    repo: path17.resolve(typeof values.repo === "string" ? values.repo : "."),
     taskText: rest.join(" "),
     settings,
     env,

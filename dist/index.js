@@ -593,10 +593,10 @@ var require_errors = __commonJS({
     };
     var kHTTPParserError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_HTTP_PARSER");
     var HTTPParserError = class extends Error {
-      constructor(message2, code2, data) {
+      constructor(message2, code3, data) {
         super(message2);
         this.name = "HTTPParserError";
-        this.code = code2 ? `HPE_${code2}` : void 0;
+        this.code = code3 ? `HPE_${code3}` : void 0;
         this.data = data ? data.toString() : void 0;
       }
       static [Symbol.hasInstance](instance) {
@@ -619,12 +619,12 @@ var require_errors = __commonJS({
     };
     var kRequestRetryError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_REQ_RETRY");
     var RequestRetryError = class extends UndiciError {
-      constructor(message2, code2, { headers, data }) {
+      constructor(message2, code3, { headers, data }) {
         super(message2);
         this.name = "RequestRetryError";
         this.message = message2 || "Request retry error";
         this.code = "UND_ERR_REQ_RETRY";
-        this.statusCode = code2;
+        this.statusCode = code3;
         this.data = data;
         this.headers = headers;
       }
@@ -635,12 +635,12 @@ var require_errors = __commonJS({
     };
     var kResponseError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_RESPONSE");
     var ResponseError = class extends UndiciError {
-      constructor(message2, code2, { headers, data }) {
+      constructor(message2, code3, { headers, data }) {
         super(message2);
         this.name = "ResponseError";
         this.message = message2 || "Response error";
         this.code = "UND_ERR_RESPONSE";
-        this.statusCode = code2;
+        this.statusCode = code3;
         this.data = data;
         this.headers = headers;
       }
@@ -850,8 +850,8 @@ var require_tree = __commonJS({
         if (index === void 0 || index >= key.length) {
           throw new TypeError("Unreachable");
         }
-        const code2 = this.code = key.charCodeAt(index);
-        if (code2 > 127) {
+        const code3 = this.code = key.charCodeAt(index);
+        if (code3 > 127) {
           throw new TypeError("key must be ascii string");
         }
         if (key.length !== ++index) {
@@ -872,11 +872,11 @@ var require_tree = __commonJS({
         let index = 0;
         let node2 = this;
         while (true) {
-          const code2 = key.charCodeAt(index);
-          if (code2 > 127) {
+          const code3 = key.charCodeAt(index);
+          if (code3 > 127) {
             throw new TypeError("key must be ascii string");
           }
-          if (node2.code === code2) {
+          if (node2.code === code3) {
             if (length === ++index) {
               node2.value = value;
               break;
@@ -886,7 +886,7 @@ var require_tree = __commonJS({
               node2.middle = new _TstNode(key, value, index);
               break;
             }
-          } else if (node2.code < code2) {
+          } else if (node2.code < code3) {
             if (node2.left !== null) {
               node2 = node2.left;
             } else {
@@ -910,19 +910,19 @@ var require_tree = __commonJS({
         let index = 0;
         let node2 = this;
         while (node2 !== null && index < keylength) {
-          let code2 = key[index];
-          if (code2 <= 90 && code2 >= 65) {
-            code2 |= 32;
+          let code3 = key[index];
+          if (code3 <= 90 && code3 >= 65) {
+            code3 |= 32;
           }
           while (node2 !== null) {
-            if (code2 === node2.code) {
+            if (code3 === node2.code) {
               if (keylength === ++index) {
                 return node2;
               }
               node2 = node2.middle;
               break;
             }
-            node2 = node2.code < code2 ? node2.left : node2.right;
+            node2 = node2.code < code3 ? node2.left : node2.right;
           }
         }
         return null;
@@ -1078,14 +1078,14 @@ var require_util = __commonJS({
         }
         const port = url2.port != null ? url2.port : url2.protocol === "https:" ? 443 : 80;
         let origin = url2.origin != null ? url2.origin : `${url2.protocol || ""}//${url2.hostname || ""}:${port}`;
-        let path15 = url2.path != null ? url2.path : `${url2.pathname || ""}${url2.search || ""}`;
+        let path17 = url2.path != null ? url2.path : `${url2.pathname || ""}${url2.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path15 && path15[0] !== "/") {
-          path15 = `/${path15}`;
+        if (path17 && path17[0] !== "/") {
+          path17 = `/${path17}`;
         }
-        return new URL(`${origin}${path15}`);
+        return new URL(`${origin}${path17}`);
       }
       if (!isHttpOrHttpsPrefixed(url2.origin || url2.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -1536,39 +1536,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path15, origin }
+          request: { method, path: path17, origin }
         } = evt;
-        debuglog2("sending request to %s %s/%s", method, origin, path15);
+        debuglog2("sending request to %s %s/%s", method, origin, path17);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path15, origin },
+          request: { method, path: path17, origin },
           response: { statusCode }
         } = evt;
         debuglog2(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path15,
+          path17,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path15, origin }
+          request: { method, path: path17, origin }
         } = evt;
-        debuglog2("trailers received from %s %s/%s", method, origin, path15);
+        debuglog2("trailers received from %s %s/%s", method, origin, path17);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path15, origin },
+          request: { method, path: path17, origin },
           error: error63
         } = evt;
         debuglog2(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path15,
+          path17,
           error63.message
         );
       });
@@ -1617,9 +1617,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path15, origin }
+            request: { method, path: path17, origin }
           } = evt;
-          debuglog2("sending request to %s %s/%s", method, origin, path15);
+          debuglog2("sending request to %s %s/%s", method, origin, path17);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -1629,11 +1629,11 @@ var require_diagnostics = __commonJS({
         websocketDebuglog("connection opened %s%s", address, port ? `:${port}` : "");
       });
       diagnosticsChannel.channel("undici:websocket:close").subscribe((evt) => {
-        const { websocket, code: code2, reason } = evt;
+        const { websocket, code: code3, reason } = evt;
         websocketDebuglog(
           "closed connection to %s - %s %s",
           websocket.url,
-          code2,
+          code3,
           reason
         );
       });
@@ -1682,7 +1682,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path15,
+        path: path17,
         method,
         body,
         headers,
@@ -1697,11 +1697,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler2) {
-        if (typeof path15 !== "string") {
+        if (typeof path17 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path15[0] !== "/" && !(path15.startsWith("http://") || path15.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path17[0] !== "/" && !(path17.startsWith("http://") || path17.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path15)) {
+        } else if (invalidPathRegex.test(path17)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -1767,7 +1767,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path15, query) : path15;
+        this.path = query ? buildURL(path17, query) : path17;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -4121,9 +4121,9 @@ var require_util2 = __commonJS({
     }
     function isValidEncodedURL(url2) {
       for (let i2 = 0; i2 < url2.length; ++i2) {
-        const code2 = url2.charCodeAt(i2);
-        if (code2 > 126 || // Non-US-ASCII + DEL
-        code2 < 32) {
+        const code3 = url2.charCodeAt(i2);
+        if (code3 > 126 || // Non-US-ASCII + DEL
+        code3 < 32) {
           return false;
         }
       }
@@ -4714,8 +4714,8 @@ var require_util2 = __commonJS({
       }
       const rangeStart = collectASequenceOfCodePoints(
         (char) => {
-          const code2 = char.charCodeAt(0);
-          return code2 >= 48 && code2 <= 57;
+          const code3 = char.charCodeAt(0);
+          return code3 >= 48 && code3 <= 57;
         },
         data,
         position
@@ -4741,8 +4741,8 @@ var require_util2 = __commonJS({
       }
       const rangeEnd = collectASequenceOfCodePoints(
         (char) => {
-          const code2 = char.charCodeAt(0);
-          return code2 >= 48 && code2 <= 57;
+          const code3 = char.charCodeAt(0);
+          return code3 >= 48 && code3 <= 57;
         },
         data,
         position
@@ -4859,8 +4859,8 @@ var require_util2 = __commonJS({
       }
       return values;
     }
-    function getDecodeSplit(name, list) {
-      const value = list.get(name, true);
+    function getDecodeSplit(name, list2) {
+      const value = list2.get(name, true);
       if (value === null) {
         return null;
       }
@@ -6460,7 +6460,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client, request2) {
-      const { method, path: path15, host, upgrade, blocking, reset: reset2 } = request2;
+      const { method, path: path17, host, upgrade, blocking, reset: reset2 } = request2;
       let { body, headers, contentLength } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -6541,7 +6541,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header = `${method} ${path15} HTTP/1.1\r
+      let header = `${method} ${path17} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -7033,9 +7033,9 @@ var require_client_h2 = __commonJS({
       this[kSocket][kError] = err;
       this[kClient][kOnError](err);
     }
-    function onHttp2FrameError(type, code2, id) {
+    function onHttp2FrameError(type, code3, id) {
       if (id === 0) {
-        const err = new InformationalError(`HTTP/2: "frameError" received - type ${type}, code ${code2}`);
+        const err = new InformationalError(`HTTP/2: "frameError" received - type ${type}, code ${code3}`);
         this[kSocket][kError] = err;
         this[kClient][kOnError](err);
       }
@@ -7045,8 +7045,8 @@ var require_client_h2 = __commonJS({
       this.destroy(err);
       util.destroy(this[kSocket], err);
     }
-    function onHTTP2GoAway(code2) {
-      const err = this[kError] || new SocketError(`HTTP/2: "GOAWAY" frame received with code ${code2}`, util.getSocketInfo(this));
+    function onHTTP2GoAway(code3) {
+      const err = this[kError] || new SocketError(`HTTP/2: "GOAWAY" frame received with code ${code3}`, util.getSocketInfo(this));
       const client = this[kClient];
       client[kSocket] = null;
       client[kHTTPContext] = null;
@@ -7070,7 +7070,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client, request2) {
       const session = client[kHTTP2Session];
-      const { method, path: path15, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
+      const { method, path: path17, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
       let { body } = request2;
       if (upgrade) {
         util.errorRequest(client, request2, new Error("Upgrade not supported for H2"));
@@ -7167,7 +7167,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path15;
+      headers[HTTP2_HEADER_PATH] = path17;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -7251,8 +7251,8 @@ var require_client_h2 = __commonJS({
       stream.once("error", function(err) {
         abort(err);
       });
-      stream.once("frameError", (type, code2) => {
-        abort(new InformationalError(`HTTP/2: "frameError" received - type ${type}, code ${code2}`));
+      stream.once("frameError", (type, code3) => {
+        abort(new InformationalError(`HTTP/2: "frameError" received - type ${type}, code ${code3}`));
       });
       return true;
       function writeBodyH2() {
@@ -7520,9 +7520,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText);
         }
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path15 = search ? `${pathname}${search}` : pathname;
+        const path17 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path15;
+        this.opts.path = path17;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -8761,10 +8761,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path15 = "/",
+          path: path17 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path15;
+        opts.path = origin + path17;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -9190,7 +9190,7 @@ var require_retry_handler = __commonJS({
         if (this.handler.onBodySent) return this.handler.onBodySent(chunk);
       }
       static [kRetryHandlerDefaultRetry](err, { state, opts }, cb) {
-        const { statusCode, code: code2, headers } = err;
+        const { statusCode, code: code3, headers } = err;
         const { method, retryOptions } = opts;
         const {
           maxRetries,
@@ -9202,7 +9202,7 @@ var require_retry_handler = __commonJS({
           methods
         } = retryOptions;
         const { counter } = state;
-        if (code2 && code2 !== "UND_ERR_REQ_RETRY" && !errorCodes.includes(code2)) {
+        if (code3 && code3 !== "UND_ERR_REQ_RETRY" && !errorCodes.includes(code3)) {
           cb(err);
           return;
         }
@@ -10736,20 +10736,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl2(path15) {
-      if (typeof path15 !== "string") {
-        return path15;
+    function safeUrl2(path17) {
+      if (typeof path17 !== "string") {
+        return path17;
       }
-      const pathSegments = path15.split("?");
+      const pathSegments = path17.split("?");
       if (pathSegments.length !== 2) {
-        return path15;
+        return path17;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path15, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path15);
+    function matchKey(mockDispatch2, { path: path17, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path17);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -10771,7 +10771,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl2(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path15 }) => matchValue(safeUrl2(path15), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path17 }) => matchValue(safeUrl2(path17), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -10809,9 +10809,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path15, method, body, headers, query } = opts;
+      const { path: path17, method, body, headers, query } = opts;
       return {
-        path: path15,
+        path: path17,
         method,
         body,
         headers,
@@ -11274,10 +11274,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path15, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path17, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path15,
+            Path: path17,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -11945,8 +11945,8 @@ var require_headers = __commonJS({
     var util = __require("node:util");
     var kHeadersMap = /* @__PURE__ */ Symbol("headers map");
     var kHeadersSortedMap = /* @__PURE__ */ Symbol("headers map sorted");
-    function isHTTPWhiteSpaceCharCode(code2) {
-      return code2 === 10 || code2 === 13 || code2 === 9 || code2 === 32;
+    function isHTTPWhiteSpaceCharCode(code3) {
+      return code3 === 10 || code3 === 13 || code3 === 9 || code3 === 32;
     }
     function headerValueNormalize(potentialValue) {
       let i2 = 0;
@@ -12272,9 +12272,9 @@ var require_headers = __commonJS({
       // https://fetch.spec.whatwg.org/#dom-headers-getsetcookie
       getSetCookie() {
         webidl.brandCheck(this, _Headers);
-        const list = this.#headersList.cookies;
-        if (list) {
-          return [...list];
+        const list2 = this.#headersList.cookies;
+        if (list2) {
+          return [...list2];
         }
         return [];
       }
@@ -12314,8 +12314,8 @@ var require_headers = __commonJS({
       static getHeadersList(o2) {
         return o2.#headersList;
       }
-      static setHeadersList(o2, list) {
-        o2.#headersList = list;
+      static setHeadersList(o2, list2) {
+        o2.#headersList = list2;
       }
     };
     var { getHeadersGuard, setHeadersGuard, getHeadersList, setHeadersList } = Headers3;
@@ -13283,13 +13283,13 @@ var require_request2 = __commonJS({
         if (this.signal.aborted) {
           ac.abort(this.signal.reason);
         } else {
-          let list = dependentControllerMap.get(this.signal);
-          if (list === void 0) {
-            list = /* @__PURE__ */ new Set();
-            dependentControllerMap.set(this.signal, list);
+          let list2 = dependentControllerMap.get(this.signal);
+          if (list2 === void 0) {
+            list2 = /* @__PURE__ */ new Set();
+            dependentControllerMap.set(this.signal, list2);
           }
           const acRef = new WeakRef(ac);
-          list.add(acRef);
+          list2.add(acRef);
           util.addAbortListener(
             ac.signal,
             buildAbort(acRef)
@@ -16101,8 +16101,8 @@ var require_util6 = __commonJS({
     "use strict";
     function isCTLExcludingHtab(value) {
       for (let i2 = 0; i2 < value.length; ++i2) {
-        const code2 = value.charCodeAt(i2);
-        if (code2 >= 0 && code2 <= 8 || code2 >= 10 && code2 <= 31 || code2 === 127) {
+        const code3 = value.charCodeAt(i2);
+        if (code3 >= 0 && code3 <= 8 || code3 >= 10 && code3 <= 31 || code3 === 127) {
           return true;
         }
       }
@@ -16110,26 +16110,26 @@ var require_util6 = __commonJS({
     }
     function validateCookieName(name) {
       for (let i2 = 0; i2 < name.length; ++i2) {
-        const code2 = name.charCodeAt(i2);
-        if (code2 < 33 || // exclude CTLs (0-31), SP and HT
-        code2 > 126 || // exclude non-ascii and DEL
-        code2 === 34 || // "
-        code2 === 40 || // (
-        code2 === 41 || // )
-        code2 === 60 || // <
-        code2 === 62 || // >
-        code2 === 64 || // @
-        code2 === 44 || // ,
-        code2 === 59 || // ;
-        code2 === 58 || // :
-        code2 === 92 || // \
-        code2 === 47 || // /
-        code2 === 91 || // [
-        code2 === 93 || // ]
-        code2 === 63 || // ?
-        code2 === 61 || // =
-        code2 === 123 || // {
-        code2 === 125) {
+        const code3 = name.charCodeAt(i2);
+        if (code3 < 33 || // exclude CTLs (0-31), SP and HT
+        code3 > 126 || // exclude non-ascii and DEL
+        code3 === 34 || // "
+        code3 === 40 || // (
+        code3 === 41 || // )
+        code3 === 60 || // <
+        code3 === 62 || // >
+        code3 === 64 || // @
+        code3 === 44 || // ,
+        code3 === 59 || // ;
+        code3 === 58 || // :
+        code3 === 92 || // \
+        code3 === 47 || // /
+        code3 === 91 || // [
+        code3 === 93 || // ]
+        code3 === 63 || // ?
+        code3 === 61 || // =
+        code3 === 123 || // {
+        code3 === 125) {
           throw new Error("Invalid cookie name");
         }
       }
@@ -16145,31 +16145,31 @@ var require_util6 = __commonJS({
         ++i2;
       }
       while (i2 < len) {
-        const code2 = value.charCodeAt(i2++);
-        if (code2 < 33 || // exclude CTLs (0-31)
-        code2 > 126 || // non-ascii and DEL (127)
-        code2 === 34 || // "
-        code2 === 44 || // ,
-        code2 === 59 || // ;
-        code2 === 92) {
+        const code3 = value.charCodeAt(i2++);
+        if (code3 < 33 || // exclude CTLs (0-31)
+        code3 > 126 || // non-ascii and DEL (127)
+        code3 === 34 || // "
+        code3 === 44 || // ,
+        code3 === 59 || // ;
+        code3 === 92) {
           throw new Error("Invalid cookie value");
         }
       }
     }
-    function validateCookiePath(path15) {
-      for (let i2 = 0; i2 < path15.length; ++i2) {
-        const code2 = path15.charCodeAt(i2);
-        if (code2 < 32 || // exclude CTLs (0-31)
-        code2 > 126 || // exclude DEL and non-ascii
-        code2 === 59) {
+    function validateCookiePath(path17) {
+      for (let i2 = 0; i2 < path17.length; ++i2) {
+        const code3 = path17.charCodeAt(i2);
+        if (code3 < 32 || // exclude CTLs (0-31)
+        code3 > 126 || // exclude DEL and non-ascii
+        code3 === 59) {
           throw new Error("Invalid cookie path");
         }
       }
     }
-    function isLetterOrDigit(code2) {
-      return code2 >= 48 && code2 <= 57 || // 0-9
-      code2 >= 65 && code2 <= 90 || // A-Z
-      code2 >= 97 && code2 <= 122;
+    function isLetterOrDigit(code3) {
+      return code3 >= 48 && code3 <= 57 || // 0-9
+      code3 >= 65 && code3 <= 90 || // A-Z
+      code3 >= 97 && code3 <= 122;
     }
     function validateCookieDomain(domain2) {
       if (domain2 === " ") {
@@ -16180,8 +16180,8 @@ var require_util6 = __commonJS({
       }
       let labelLength = 0;
       for (let i2 = 0; i2 < domain2.length; ++i2) {
-        const code2 = domain2.charCodeAt(i2);
-        if (code2 === 46) {
+        const code3 = domain2.charCodeAt(i2);
+        if (code3 === 46) {
           if (labelLength === 0) {
             throw new Error("Invalid cookie domain");
           }
@@ -16191,10 +16191,10 @@ var require_util6 = __commonJS({
           labelLength = 0;
           continue;
         }
-        if (labelLength === 0 && !isLetterOrDigit(code2)) {
+        if (labelLength === 0 && !isLetterOrDigit(code3)) {
           throw new Error("Invalid cookie domain");
         }
-        if (!isLetterOrDigit(code2) && code2 !== 45) {
+        if (!isLetterOrDigit(code3) && code3 !== 45) {
           throw new Error("Invalid cookie domain");
         }
         if (++labelLength > 63) {
@@ -16968,37 +16968,37 @@ var require_util7 = __commonJS({
         return false;
       }
       for (let i2 = 0; i2 < protocol.length; ++i2) {
-        const code2 = protocol.charCodeAt(i2);
-        if (code2 < 33 || // CTL, contains SP (0x20) and HT (0x09)
-        code2 > 126 || code2 === 34 || // "
-        code2 === 40 || // (
-        code2 === 41 || // )
-        code2 === 44 || // ,
-        code2 === 47 || // /
-        code2 === 58 || // :
-        code2 === 59 || // ;
-        code2 === 60 || // <
-        code2 === 61 || // =
-        code2 === 62 || // >
-        code2 === 63 || // ?
-        code2 === 64 || // @
-        code2 === 91 || // [
-        code2 === 92 || // \
-        code2 === 93 || // ]
-        code2 === 123 || // {
-        code2 === 125) {
+        const code3 = protocol.charCodeAt(i2);
+        if (code3 < 33 || // CTL, contains SP (0x20) and HT (0x09)
+        code3 > 126 || code3 === 34 || // "
+        code3 === 40 || // (
+        code3 === 41 || // )
+        code3 === 44 || // ,
+        code3 === 47 || // /
+        code3 === 58 || // :
+        code3 === 59 || // ;
+        code3 === 60 || // <
+        code3 === 61 || // =
+        code3 === 62 || // >
+        code3 === 63 || // ?
+        code3 === 64 || // @
+        code3 === 91 || // [
+        code3 === 92 || // \
+        code3 === 93 || // ]
+        code3 === 123 || // {
+        code3 === 125) {
           return false;
         }
       }
       return true;
     }
-    function isValidStatusCode(code2) {
-      if (code2 >= 1e3 && code2 < 1015) {
-        return code2 !== 1004 && // reserved
-        code2 !== 1005 && // "MUST NOT be set as a status code"
-        code2 !== 1006;
+    function isValidStatusCode(code3) {
+      if (code3 >= 1e3 && code3 < 1015) {
+        return code3 !== 1004 && // reserved
+        code3 !== 1005 && // "MUST NOT be set as a status code"
+        code3 !== 1006;
       }
-      return code2 >= 3e3 && code2 <= 4999;
+      return code3 >= 3e3 && code3 <= 4999;
     }
     function failWebsocketConnection(ws, reason) {
       const { [kController]: controller, [kResponse]: response } = ws;
@@ -17267,7 +17267,7 @@ var require_connection = __commonJS({
       });
       return controller;
     }
-    function closeWebSocketConnection(ws, code2, reason, reasonByteLength) {
+    function closeWebSocketConnection(ws, code3, reason, reasonByteLength) {
       if (isClosing(ws) || isClosed(ws)) {
       } else if (!isEstablished(ws)) {
         failWebsocketConnection(ws, "Connection was closed before it was established.");
@@ -17275,12 +17275,12 @@ var require_connection = __commonJS({
       } else if (ws[kSentClose] === sentCloseFrameState.NOT_SENT) {
         ws[kSentClose] = sentCloseFrameState.PROCESSING;
         const frame = new WebsocketFrameSend();
-        if (code2 !== void 0 && reason === void 0) {
+        if (code3 !== void 0 && reason === void 0) {
           frame.frameData = Buffer.allocUnsafe(2);
-          frame.frameData.writeUInt16BE(code2, 0);
-        } else if (code2 !== void 0 && reason !== void 0) {
+          frame.frameData.writeUInt16BE(code3, 0);
+        } else if (code3 !== void 0 && reason !== void 0) {
           frame.frameData = Buffer.allocUnsafe(2 + reasonByteLength);
-          frame.frameData.writeUInt16BE(code2, 0);
+          frame.frameData.writeUInt16BE(code3, 0);
           frame.frameData.write(reason, 2, "utf-8");
         } else {
           frame.frameData = emptyBuffer;
@@ -17305,25 +17305,25 @@ var require_connection = __commonJS({
       response.socket.off("close", onSocketClose);
       response.socket.off("error", onSocketError);
       const wasClean = ws[kSentClose] === sentCloseFrameState.SENT && ws[kReceivedClose];
-      let code2 = 1005;
+      let code3 = 1005;
       let reason = "";
       const result = ws[kByteParser].closingInfo;
       if (result && !result.error) {
-        code2 = result.code ?? 1005;
+        code3 = result.code ?? 1005;
         reason = result.reason;
       } else if (!ws[kReceivedClose]) {
-        code2 = 1006;
+        code3 = 1006;
       }
       ws[kReadyState] = states.CLOSED;
       fireEvent("close", ws, (type, init) => new CloseEvent(type, init), {
         wasClean,
-        code: code2,
+        code: code3,
         reason
       });
       if (channels.close.hasSubscribers) {
         channels.close.publish({
           websocket: ws,
-          code: code2,
+          code: code3,
           reason
         });
       }
@@ -17448,8 +17448,8 @@ var require_receiver = __commonJS({
     var { closeWebSocketConnection } = require_connection();
     var { PerMessageDeflate } = require_permessage_deflate();
     var { MessageSizeExceededError } = require_errors();
-    function failWebsocketConnectionWithCode(ws, code2, reason) {
-      closeWebSocketConnection(ws, code2, reason, Buffer.byteLength(reason));
+    function failWebsocketConnectionWithCode(ws, code3, reason) {
+      closeWebSocketConnection(ws, code3, reason, Buffer.byteLength(reason));
       failWebsocketConnection(ws, reason);
     }
     var ByteParser = class extends Writable4 {
@@ -17636,8 +17636,8 @@ var require_receiver = __commonJS({
                   this.#info.fin,
                   (error63, data) => {
                     if (error63) {
-                      const code2 = error63 instanceof MessageSizeExceededError ? 1009 : 1007;
-                      failWebsocketConnectionWithCode(this.ws, code2, error63.message);
+                      const code3 = error63 instanceof MessageSizeExceededError ? 1009 : 1007;
+                      failWebsocketConnectionWithCode(this.ws, code3, error63.message);
                       return;
                     }
                     if (!this.writeFragments(data)) {
@@ -17723,11 +17723,11 @@ var require_receiver = __commonJS({
       }
       parseCloseBody(data) {
         assert2(data.length !== 1);
-        let code2;
+        let code3;
         if (data.length >= 2) {
-          code2 = data.readUInt16BE(0);
+          code3 = data.readUInt16BE(0);
         }
-        if (code2 !== void 0 && !isValidStatusCode(code2)) {
+        if (code3 !== void 0 && !isValidStatusCode(code3)) {
           return { code: 1002, reason: "Invalid status code", error: true };
         }
         let reason = data.subarray(2);
@@ -17739,7 +17739,7 @@ var require_receiver = __commonJS({
         } catch {
           return { code: 1007, reason: "Invalid UTF-8", error: true };
         }
-        return { code: code2, reason, error: false };
+        return { code: code3, reason, error: false };
       }
       /**
        * Parses control frames.
@@ -17754,8 +17754,8 @@ var require_receiver = __commonJS({
           }
           this.#info.closeInfo = this.parseCloseBody(body);
           if (this.#info.closeInfo.error) {
-            const { code: code2, reason } = this.#info.closeInfo;
-            closeWebSocketConnection(this.ws, code2, reason, reason.length);
+            const { code: code3, reason } = this.#info.closeInfo;
+            closeWebSocketConnection(this.ws, code3, reason, reason.length);
             failWebsocketConnection(this.ws, reason);
             return false;
           }
@@ -17993,17 +17993,17 @@ var require_websocket = __commonJS({
        * @param {number|undefined} code
        * @param {string|undefined} reason
        */
-      close(code2 = void 0, reason = void 0) {
+      close(code3 = void 0, reason = void 0) {
         webidl.brandCheck(this, _WebSocket);
         const prefix = "WebSocket.close";
-        if (code2 !== void 0) {
-          code2 = webidl.converters["unsigned short"](code2, prefix, "code", { clamp: true });
+        if (code3 !== void 0) {
+          code3 = webidl.converters["unsigned short"](code3, prefix, "code", { clamp: true });
         }
         if (reason !== void 0) {
           reason = webidl.converters.USVString(reason, prefix, "reason");
         }
-        if (code2 !== void 0) {
-          if (code2 !== 1e3 && (code2 < 3e3 || code2 > 4999)) {
+        if (code3 !== void 0) {
+          if (code3 !== 1e3 && (code3 < 3e3 || code3 > 4999)) {
             throw new DOMException("invalid code", "InvalidAccessError");
           }
         }
@@ -18017,7 +18017,7 @@ var require_websocket = __commonJS({
             );
           }
         }
-        closeWebSocketConnection(this, code2, reason, reasonByteLength);
+        closeWebSocketConnection(this, code3, reason, reasonByteLength);
       }
       /**
        * @see https://websockets.spec.whatwg.org/#dom-websocket-send
@@ -18263,15 +18263,15 @@ var require_websocket = __commonJS({
     }
     function onParserError(err) {
       let message2;
-      let code2;
+      let code3;
       if (err instanceof CloseEvent) {
         message2 = err.reason;
-        code2 = err.code;
+        code3 = err.code;
       } else {
         message2 = err.message;
       }
       fireEvent("error", this, () => new ErrorEvent("error", { error: err, message: message2 }));
-      closeWebSocketConnection(this, code2);
+      closeWebSocketConnection(this, code3);
     }
     module.exports = {
       WebSocket
@@ -19078,11 +19078,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path15 = opts.path;
+          let path17 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path15 = `/${path15}`;
+            path17 = `/${path17}`;
           }
-          url2 = new URL(util.parseOrigin(url2).origin + path15);
+          url2 = new URL(util.parseOrigin(url2).origin + path17);
         } else {
           if (!opts) {
             opts = typeof url2 === "object" ? url2 : {};
@@ -20168,16 +20168,16 @@ var require_light = __commonJS({
           }
         }
         shiftAll(fn) {
-          return this._lists.forEach(function(list) {
-            return list.forEachShift(fn);
+          return this._lists.forEach(function(list2) {
+            return list2.forEachShift(fn);
           });
         }
         getFirst(arr = this._lists) {
-          var j, len, list;
+          var j, len, list2;
           for (j = 0, len = arr.length; j < len; j++) {
-            list = arr[j];
-            if (list.length > 0) {
-              return list;
+            list2 = arr[j];
+            if (list2.length > 0) {
+              return list2;
             }
           }
           return [];
@@ -21016,9 +21016,9 @@ var require_light = __commonJS({
             waitForExecuting = (at) => {
               var finished7;
               finished7 = () => {
-                var counts;
-                counts = this._states.counts;
-                return counts[0] + counts[1] + counts[2] + counts[3] === at;
+                var counts2;
+                counts2 = this._states.counts;
+                return counts2[0] + counts2[1] + counts2[2] + counts2[3] === at;
               };
               return new this.Promise((resolve, reject) => {
                 if (finished7()) {
@@ -21250,7 +21250,7 @@ var require_windows = __commonJS({
     module.exports = isexe;
     isexe.sync = sync;
     var fs5 = __require("fs");
-    function checkPathExt(path15, options) {
+    function checkPathExt(path17, options) {
       var pathext = options.pathExt !== void 0 ? options.pathExt : process.env.PATHEXT;
       if (!pathext) {
         return true;
@@ -21261,25 +21261,25 @@ var require_windows = __commonJS({
       }
       for (var i2 = 0; i2 < pathext.length; i2++) {
         var p = pathext[i2].toLowerCase();
-        if (p && path15.substr(-p.length).toLowerCase() === p) {
+        if (p && path17.substr(-p.length).toLowerCase() === p) {
           return true;
         }
       }
       return false;
     }
-    function checkStat(stat2, path15, options) {
+    function checkStat(stat2, path17, options) {
       if (!stat2.isSymbolicLink() && !stat2.isFile()) {
         return false;
       }
-      return checkPathExt(path15, options);
+      return checkPathExt(path17, options);
     }
-    function isexe(path15, options, cb) {
-      fs5.stat(path15, function(er, stat2) {
-        cb(er, er ? false : checkStat(stat2, path15, options));
+    function isexe(path17, options, cb) {
+      fs5.stat(path17, function(er, stat2) {
+        cb(er, er ? false : checkStat(stat2, path17, options));
       });
     }
-    function sync(path15, options) {
-      return checkStat(fs5.statSync(path15), path15, options);
+    function sync(path17, options) {
+      return checkStat(fs5.statSync(path17), path17, options);
     }
   }
 });
@@ -21290,13 +21290,13 @@ var require_mode = __commonJS({
     module.exports = isexe;
     isexe.sync = sync;
     var fs5 = __require("fs");
-    function isexe(path15, options, cb) {
-      fs5.stat(path15, function(er, stat2) {
+    function isexe(path17, options, cb) {
+      fs5.stat(path17, function(er, stat2) {
         cb(er, er ? false : checkStat(stat2, options));
       });
     }
-    function sync(path15, options) {
-      return checkStat(fs5.statSync(path15), options);
+    function sync(path17, options) {
+      return checkStat(fs5.statSync(path17), options);
     }
     function checkStat(stat2, options) {
       return stat2.isFile() && checkMode(stat2, options);
@@ -21321,15 +21321,15 @@ var require_mode = __commonJS({
 var require_isexe = __commonJS({
   "node_modules/isexe/index.js"(exports, module) {
     var fs5 = __require("fs");
-    var core;
+    var core2;
     if (process.platform === "win32" || global.TESTING_WINDOWS) {
-      core = require_windows();
+      core2 = require_windows();
     } else {
-      core = require_mode();
+      core2 = require_mode();
     }
     module.exports = isexe;
     isexe.sync = sync;
-    function isexe(path15, options, cb) {
+    function isexe(path17, options, cb) {
       if (typeof options === "function") {
         cb = options;
         options = {};
@@ -21339,7 +21339,7 @@ var require_isexe = __commonJS({
           throw new TypeError("callback not provided");
         }
         return new Promise(function(resolve, reject) {
-          isexe(path15, options || {}, function(er, is) {
+          isexe(path17, options || {}, function(er, is) {
             if (er) {
               reject(er);
             } else {
@@ -21348,7 +21348,7 @@ var require_isexe = __commonJS({
           });
         });
       }
-      core(path15, options || {}, function(er, is) {
+      core2(path17, options || {}, function(er, is) {
         if (er) {
           if (er.code === "EACCES" || options && options.ignoreErrors) {
             er = null;
@@ -21358,9 +21358,9 @@ var require_isexe = __commonJS({
         cb(er, is);
       });
     }
-    function sync(path15, options) {
+    function sync(path17, options) {
       try {
-        return core.sync(path15, options || {});
+        return core2.sync(path17, options || {});
       } catch (er) {
         if (options && options.ignoreErrors || er.code === "EACCES") {
           return false;
@@ -21376,7 +21376,7 @@ var require_isexe = __commonJS({
 var require_which = __commonJS({
   "node_modules/which/which.js"(exports, module) {
     var isWindows = process.platform === "win32" || process.env.OSTYPE === "cygwin" || process.env.OSTYPE === "msys";
-    var path15 = __require("path");
+    var path17 = __require("path");
     var COLON = isWindows ? ";" : ":";
     var isexe = require_isexe();
     var getNotFoundError = (cmd) => Object.assign(new Error(`not found: ${cmd}`), { code: "ENOENT" });
@@ -21414,7 +21414,7 @@ var require_which = __commonJS({
           return opt2.all && found.length ? resolve(found) : reject(getNotFoundError(cmd));
         const ppRaw = pathEnv[i2];
         const pathPart = /^".*"$/.test(ppRaw) ? ppRaw.slice(1, -1) : ppRaw;
-        const pCmd = path15.join(pathPart, cmd);
+        const pCmd = path17.join(pathPart, cmd);
         const p = !pathPart && /^\.[\\\/]/.test(cmd) ? cmd.slice(0, 2) + pCmd : pCmd;
         resolve(subStep(p, i2, 0));
       });
@@ -21441,7 +21441,7 @@ var require_which = __commonJS({
       for (let i2 = 0; i2 < pathEnv.length; i2++) {
         const ppRaw = pathEnv[i2];
         const pathPart = /^".*"$/.test(ppRaw) ? ppRaw.slice(1, -1) : ppRaw;
-        const pCmd = path15.join(pathPart, cmd);
+        const pCmd = path17.join(pathPart, cmd);
         const p = !pathPart && /^\.[\\\/]/.test(cmd) ? cmd.slice(0, 2) + pCmd : pCmd;
         for (let j = 0; j < pathExt.length; j++) {
           const cur = p + pathExt[j];
@@ -21489,7 +21489,7 @@ var require_path_key = __commonJS({
 var require_resolveCommand = __commonJS({
   "node_modules/cross-spawn/lib/util/resolveCommand.js"(exports, module) {
     "use strict";
-    var path15 = __require("path");
+    var path17 = __require("path");
     var which2 = require_which();
     var getPathKey = require_path_key();
     function resolveCommandAttempt(parsed, withoutPathExt) {
@@ -21507,7 +21507,7 @@ var require_resolveCommand = __commonJS({
       try {
         resolved = which2.sync(parsed.command, {
           path: env[getPathKey({ env })],
-          pathExt: withoutPathExt ? path15.delimiter : void 0
+          pathExt: withoutPathExt ? path17.delimiter : void 0
         });
       } catch (e) {
       } finally {
@@ -21516,7 +21516,7 @@ var require_resolveCommand = __commonJS({
         }
       }
       if (resolved) {
-        resolved = path15.resolve(hasCustomCwd ? parsed.options.cwd : "", resolved);
+        resolved = path17.resolve(hasCustomCwd ? parsed.options.cwd : "", resolved);
       }
       return resolved;
     }
@@ -21570,8 +21570,8 @@ var require_shebang_command = __commonJS({
       if (!match) {
         return null;
       }
-      const [path15, argument] = match[0].replace(/#! ?/, "").split(" ");
-      const binary = path15.split("/").pop();
+      const [path17, argument] = match[0].replace(/#! ?/, "").split(" ");
+      const binary = path17.split("/").pop();
       if (binary === "env") {
         return argument;
       }
@@ -21606,7 +21606,7 @@ var require_readShebang = __commonJS({
 var require_parse2 = __commonJS({
   "node_modules/cross-spawn/lib/parse.js"(exports, module) {
     "use strict";
-    var path15 = __require("path");
+    var path17 = __require("path");
     var resolveCommand = require_resolveCommand();
     var escape2 = require_escape();
     var readShebang = require_readShebang();
@@ -21631,7 +21631,7 @@ var require_parse2 = __commonJS({
       const needsShell = !isExecutableRegExp.test(commandFile);
       if (parsed.options.forceShell || needsShell) {
         const needsDoubleEscapeMetaChars = isCmdShimRegExp.test(commandFile);
-        parsed.command = path15.normalize(parsed.command);
+        parsed.command = path17.normalize(parsed.command);
         parsed.command = escape2.command(parsed.command);
         parsed.args = parsed.args.map((arg) => escape2.argument(arg, needsDoubleEscapeMetaChars));
         const shellCommand = [parsed.command].concat(parsed.args).join(" ");
@@ -21763,7 +21763,7 @@ var require_constants6 = __commonJS({
     var NO_DOTS_SLASH = `(?!${DOTS_SLASH})`;
     var QMARK_NO_DOT = `[^.${SLASH_LITERAL}]`;
     var STAR = `${QMARK}*?`;
-    var SEP2 = "/";
+    var SEP3 = "/";
     var POSIX_CHARS = {
       DOT_LITERAL,
       PLUS_LITERAL,
@@ -21780,7 +21780,7 @@ var require_constants6 = __commonJS({
       QMARK_NO_DOT,
       STAR,
       START_ANCHOR,
-      SEP: SEP2
+      SEP: SEP3
     };
     var WINDOWS_CHARS = {
       ...POSIX_CHARS,
@@ -21996,8 +21996,8 @@ var require_utils2 = __commonJS({
       }
       return output2;
     };
-    exports.basename = (path15, { windows } = {}) => {
-      const segs = path15.split(windows ? /[\\/]/ : "/");
+    exports.basename = (path17, { windows } = {}) => {
+      const segs = path17.split(windows ? /[\\/]/ : "/");
       const last = segs[segs.length - 1];
       if (last === "") {
         return segs[segs.length - 2];
@@ -22044,8 +22044,8 @@ var require_scan = __commonJS({
       CHAR_RIGHT_SQUARE_BRACKET
       /* ] */
     } = require_constants6();
-    var isPathSeparator = (code2) => {
-      return code2 === CHAR_FORWARD_SLASH || code2 === CHAR_BACKWARD_SLASH;
+    var isPathSeparator = (code3) => {
+      return code3 === CHAR_FORWARD_SLASH || code3 === CHAR_BACKWARD_SLASH;
     };
     var depth = (token2) => {
       if (token2.isPrefix !== true) {
@@ -22075,38 +22075,38 @@ var require_scan = __commonJS({
       let finished7 = false;
       let braces = 0;
       let prev;
-      let code2;
+      let code3;
       let token2 = { value: "", depth: 0, isGlob: false };
       const eos = () => index >= length;
       const peek = () => str4.charCodeAt(index + 1);
       const advance = () => {
-        prev = code2;
+        prev = code3;
         return str4.charCodeAt(++index);
       };
       while (index < length) {
-        code2 = advance();
+        code3 = advance();
         let next;
-        if (code2 === CHAR_BACKWARD_SLASH) {
+        if (code3 === CHAR_BACKWARD_SLASH) {
           backslashes = token2.backslashes = true;
-          code2 = advance();
-          if (code2 === CHAR_LEFT_CURLY_BRACE) {
+          code3 = advance();
+          if (code3 === CHAR_LEFT_CURLY_BRACE) {
             braceEscaped = true;
           }
           continue;
         }
-        if (braceEscaped === true || code2 === CHAR_LEFT_CURLY_BRACE) {
+        if (braceEscaped === true || code3 === CHAR_LEFT_CURLY_BRACE) {
           braces++;
-          while (eos() !== true && (code2 = advance())) {
-            if (code2 === CHAR_BACKWARD_SLASH) {
+          while (eos() !== true && (code3 = advance())) {
+            if (code3 === CHAR_BACKWARD_SLASH) {
               backslashes = token2.backslashes = true;
               advance();
               continue;
             }
-            if (code2 === CHAR_LEFT_CURLY_BRACE) {
+            if (code3 === CHAR_LEFT_CURLY_BRACE) {
               braces++;
               continue;
             }
-            if (braceEscaped !== true && code2 === CHAR_DOT && (code2 = advance()) === CHAR_DOT) {
+            if (braceEscaped !== true && code3 === CHAR_DOT && (code3 = advance()) === CHAR_DOT) {
               isBrace = token2.isBrace = true;
               isGlob = token2.isGlob = true;
               finished7 = true;
@@ -22115,7 +22115,7 @@ var require_scan = __commonJS({
               }
               break;
             }
-            if (braceEscaped !== true && code2 === CHAR_COMMA) {
+            if (braceEscaped !== true && code3 === CHAR_COMMA) {
               isBrace = token2.isBrace = true;
               isGlob = token2.isGlob = true;
               finished7 = true;
@@ -22124,7 +22124,7 @@ var require_scan = __commonJS({
               }
               break;
             }
-            if (code2 === CHAR_RIGHT_CURLY_BRACE) {
+            if (code3 === CHAR_RIGHT_CURLY_BRACE) {
               braces--;
               if (braces === 0) {
                 braceEscaped = false;
@@ -22139,7 +22139,7 @@ var require_scan = __commonJS({
           }
           break;
         }
-        if (code2 === CHAR_FORWARD_SLASH) {
+        if (code3 === CHAR_FORWARD_SLASH) {
           slashes.push(index);
           tokens.push(token2);
           token2 = { value: "", depth: 0, isGlob: false };
@@ -22152,27 +22152,27 @@ var require_scan = __commonJS({
           continue;
         }
         if (opts.noext !== true) {
-          const isExtglobChar = code2 === CHAR_PLUS || code2 === CHAR_AT || code2 === CHAR_ASTERISK || code2 === CHAR_QUESTION_MARK || code2 === CHAR_EXCLAMATION_MARK;
+          const isExtglobChar = code3 === CHAR_PLUS || code3 === CHAR_AT || code3 === CHAR_ASTERISK || code3 === CHAR_QUESTION_MARK || code3 === CHAR_EXCLAMATION_MARK;
           if (isExtglobChar === true && peek() === CHAR_LEFT_PARENTHESES) {
             isGlob = token2.isGlob = true;
             isExtglob = token2.isExtglob = true;
             finished7 = true;
-            if (code2 === CHAR_EXCLAMATION_MARK && index === start) {
+            if (code3 === CHAR_EXCLAMATION_MARK && index === start) {
               negatedExtglob = true;
             }
             if (scanToEnd === true) {
               let parens = 0;
-              while (eos() !== true && (code2 = advance())) {
-                if (code2 === CHAR_BACKWARD_SLASH) {
+              while (eos() !== true && (code3 = advance())) {
+                if (code3 === CHAR_BACKWARD_SLASH) {
                   backslashes = token2.backslashes = true;
                   advance();
                   continue;
                 }
-                if (code2 === CHAR_LEFT_PARENTHESES) {
+                if (code3 === CHAR_LEFT_PARENTHESES) {
                   parens++;
                   continue;
                 }
-                if (code2 === CHAR_RIGHT_PARENTHESES && --parens === 0) {
+                if (code3 === CHAR_RIGHT_PARENTHESES && --parens === 0) {
                   finished7 = true;
                   break;
                 }
@@ -22182,7 +22182,7 @@ var require_scan = __commonJS({
             break;
           }
         }
-        if (code2 === CHAR_ASTERISK) {
+        if (code3 === CHAR_ASTERISK) {
           if (prev === CHAR_ASTERISK) isGlobstar = token2.isGlobstar = true;
           isGlob = token2.isGlob = true;
           finished7 = true;
@@ -22191,7 +22191,7 @@ var require_scan = __commonJS({
           }
           break;
         }
-        if (code2 === CHAR_QUESTION_MARK) {
+        if (code3 === CHAR_QUESTION_MARK) {
           isGlob = token2.isGlob = true;
           finished7 = true;
           if (scanToEnd === true) {
@@ -22199,7 +22199,7 @@ var require_scan = __commonJS({
           }
           break;
         }
-        if (code2 === CHAR_LEFT_SQUARE_BRACKET) {
+        if (code3 === CHAR_LEFT_SQUARE_BRACKET) {
           while (eos() !== true && (next = advance())) {
             if (next === CHAR_BACKWARD_SLASH) {
               backslashes = token2.backslashes = true;
@@ -22218,26 +22218,26 @@ var require_scan = __commonJS({
           }
           break;
         }
-        if (opts.nonegate !== true && code2 === CHAR_EXCLAMATION_MARK && index === start) {
+        if (opts.nonegate !== true && code3 === CHAR_EXCLAMATION_MARK && index === start) {
           negated = token2.negated = true;
           start++;
           continue;
         }
-        if (opts.noparen !== true && code2 === CHAR_LEFT_PARENTHESES) {
+        if (opts.noparen !== true && code3 === CHAR_LEFT_PARENTHESES) {
           isGlob = token2.isGlob = true;
           if (scanToEnd === true) {
             let parens = 1;
-            while (eos() !== true && (code2 = advance())) {
-              if (code2 === CHAR_BACKWARD_SLASH) {
+            while (eos() !== true && (code3 = advance())) {
+              if (code3 === CHAR_BACKWARD_SLASH) {
                 backslashes = token2.backslashes = true;
                 advance();
                 continue;
               }
-              if (code2 === CHAR_LEFT_PARENTHESES) {
+              if (code3 === CHAR_LEFT_PARENTHESES) {
                 parens++;
                 continue;
               }
-              if (code2 === CHAR_RIGHT_PARENTHESES && --parens === 0) {
+              if (code3 === CHAR_RIGHT_PARENTHESES && --parens === 0) {
                 finished7 = true;
                 break;
               }
@@ -22302,7 +22302,7 @@ var require_scan = __commonJS({
       };
       if (opts.tokens === true) {
         state.maxDepth = 0;
-        if (!isPathSeparator(code2)) {
+        if (!isPathSeparator(code3)) {
           tokens.push(token2);
         }
         state.tokens = tokens;
@@ -22378,7 +22378,7 @@ var require_parse3 = __commonJS({
       const parts = [];
       let bracket = 0;
       let paren = 0;
-      let quote = 0;
+      let quote2 = 0;
       let value = "";
       let escaped = false;
       for (const ch of input2) {
@@ -22393,11 +22393,11 @@ var require_parse3 = __commonJS({
           continue;
         }
         if (ch === '"') {
-          quote = quote === 1 ? 0 : 1;
+          quote2 = quote2 === 1 ? 0 : 1;
           value += ch;
           continue;
         }
-        if (quote === 0) {
+        if (quote2 === 0) {
           if (ch === "[") {
             bracket++;
           } else if (ch === "]" && bracket > 0) {
@@ -22474,7 +22474,7 @@ var require_parse3 = __commonJS({
       }
       let bracket = 0;
       let paren = 0;
-      let quote = 0;
+      let quote2 = 0;
       let escaped = false;
       for (let i2 = 1; i2 < pattern.length; i2++) {
         const ch = pattern[i2];
@@ -22487,10 +22487,10 @@ var require_parse3 = __commonJS({
           continue;
         }
         if (ch === '"') {
-          quote = quote === 1 ? 0 : 1;
+          quote2 = quote2 === 1 ? 0 : 1;
           continue;
         }
-        if (quote === 1) {
+        if (quote2 === 1) {
           continue;
         }
         if (ch === "[") {
@@ -23518,8 +23518,8 @@ var require_picomatch2 = __commonJS({
 });
 
 // src/main.ts
-import os5 from "node:os";
-import path14 from "node:path";
+import os6 from "node:os";
+import path16 from "node:path";
 
 // node_modules/@actions/core/lib/command.js
 import * as os from "os";
@@ -23747,8 +23747,8 @@ var Summary = class {
    *
    * @returns {string} content wrapped in HTML element
    */
-  wrap(tag, content, attrs = {}) {
-    const htmlAttrs = Object.entries(attrs).map(([key, value]) => ` ${key}="${value}"`).join("");
+  wrap(tag, content, attrs2 = {}) {
+    const htmlAttrs = Object.entries(attrs2).map(([key, value]) => ` ${key}="${value}"`).join("");
     if (!content) {
       return `<${tag}${htmlAttrs}>`;
     }
@@ -23833,9 +23833,9 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addCodeBlock(code2, lang) {
-    const attrs = Object.assign({}, lang && { lang });
-    const element = this.wrap("pre", this.wrap("code", code2), attrs);
+  addCodeBlock(code3, lang) {
+    const attrs2 = Object.assign({}, lang && { lang });
+    const element = this.wrap("pre", this.wrap("code", code3), attrs2);
     return this.addRaw(element).addEOL();
   }
   /**
@@ -23867,8 +23867,8 @@ var Summary = class {
         }
         const { header, data, colspan, rowspan } = cell;
         const tag = header ? "th" : "td";
-        const attrs = Object.assign(Object.assign({}, colspan && { colspan }), rowspan && { rowspan });
-        return this.wrap(tag, data, attrs);
+        const attrs2 = Object.assign(Object.assign({}, colspan && { colspan }), rowspan && { rowspan });
+        return this.wrap(tag, data, attrs2);
       }).join("");
       return this.wrap("tr", cells);
     }).join("");
@@ -23898,8 +23898,8 @@ var Summary = class {
    */
   addImage(src, alt, options) {
     const { width, height } = options || {};
-    const attrs = Object.assign(Object.assign({}, width && { width }), height && { height });
-    const element = this.wrap("img", null, Object.assign({ src, alt }, attrs));
+    const attrs2 = Object.assign(Object.assign({}, width && { width }), height && { height });
+    const element = this.wrap("img", null, Object.assign({ src, alt }, attrs2));
     return this.addRaw(element).addEOL();
   }
   /**
@@ -23943,8 +23943,8 @@ var Summary = class {
    * @returns {Summary} summary instance
    */
   addQuote(text, cite) {
-    const attrs = Object.assign({}, cite && { cite });
-    const element = this.wrap("blockquote", text, attrs);
+    const attrs2 = Object.assign({}, cite && { cite });
+    const element = this.wrap("blockquote", text, attrs2);
     return this.addRaw(element).addEOL();
   }
   /**
@@ -24034,8 +24034,8 @@ var Context = class {
       if (existsSync2(process.env.GITHUB_EVENT_PATH)) {
         this.payload = JSON.parse(readFileSync(process.env.GITHUB_EVENT_PATH, { encoding: "utf8" }));
       } else {
-        const path15 = process.env.GITHUB_EVENT_PATH;
-        process.stdout.write(`GITHUB_EVENT_PATH ${path15} does not exist${EOL5}`);
+        const path17 = process.env.GITHUB_EVENT_PATH;
+        process.stdout.write(`GITHUB_EVENT_PATH ${path17} does not exist${EOL5}`);
       }
     }
     this.eventName = process.env.GITHUB_EVENT_NAME;
@@ -24570,20 +24570,20 @@ CHAR_MAP[HTAB] |= OWS;
 CHAR_MAP[SP] |= OWS;
 CHAR_MAP[SEMI] |= SEMI_FLAG;
 CHAR_MAP[COMMA] |= COMMA_FLAG;
-for (let code2 = 128; code2 <= 255; code2++) {
-  CHAR_MAP[code2] |= LOWER_CASE;
+for (let code3 = 128; code3 <= 255; code3++) {
+  CHAR_MAP[code3] |= LOWER_CASE;
 }
 for (const char of "!#$%&'*+-.^_`|~") {
   CHAR_MAP[char.charCodeAt(0)] |= TOKEN_FLAG;
 }
-for (let code2 = 48; code2 <= 57; code2++) {
-  CHAR_MAP[code2] |= TOKEN_FLAG;
+for (let code3 = 48; code3 <= 57; code3++) {
+  CHAR_MAP[code3] |= TOKEN_FLAG;
 }
-for (let code2 = 65; code2 <= 90; code2++) {
-  CHAR_MAP[code2] |= LOWER_CASE | TOKEN_FLAG;
+for (let code3 = 65; code3 <= 90; code3++) {
+  CHAR_MAP[code3] |= LOWER_CASE | TOKEN_FLAG;
 }
-for (let code2 = 97; code2 <= 122; code2++) {
-  CHAR_MAP[code2] |= TOKEN_FLAG;
+for (let code3 = 97; code3 <= 122; code3++) {
+  CHAR_MAP[code3] |= TOKEN_FLAG;
 }
 var NullObject = /* @__PURE__ */ (() => {
   const C = function() {
@@ -24603,8 +24603,8 @@ function parse2(header, options) {
   let whitespace = -1;
   let stop = options?.parameters === false ? COMMA_FLAG : 0;
   while (index < len) {
-    const code2 = header.charCodeAt(index);
-    const flags = CHAR_MAP[code2];
+    const code3 = header.charCodeAt(index);
+    const flags = CHAR_MAP[code3];
     if ((flags & stopFlags) !== 0) {
       stop |= flags & COMMA_FLAG;
       break;
@@ -24615,7 +24615,7 @@ function parse2(header, options) {
     } else {
       whitespace = -1;
     }
-    typeFlags |= code2 & NON_ASCII | flags;
+    typeFlags |= code3 & NON_ASCII | flags;
     index++;
   }
   const valueEnd = whitespace === -1 ? index : whitespace;
@@ -24637,14 +24637,14 @@ function parseParameters(header, type, index, len, stopFlags) {
     let keyFlags = 0;
     let keyWhitespace = -1;
     while (index < len) {
-      const code2 = header.charCodeAt(index);
-      const flags = CHAR_MAP[code2];
+      const code3 = header.charCodeAt(index);
+      const flags = CHAR_MAP[code3];
       if ((flags & stopFlags) !== 0) {
         if ((flags & COMMA_FLAG) !== 0)
           break parameter;
         continue parameter;
       }
-      if (code2 === EQ) {
+      if (code3 === EQ) {
         const keyEnd = keyWhitespace === -1 ? index : keyWhitespace;
         const value = header.slice(keyStart, keyEnd);
         const key = (keyFlags & CASE_FLAGS) === 0 ? value : value.toLowerCase();
@@ -24656,16 +24656,16 @@ function parseParameters(header, type, index, len, stopFlags) {
           const quotedStart = ++index;
           let escaped = false;
           while (index < len) {
-            const code3 = header.charCodeAt(index);
-            if (code3 === DQUOTE) {
+            const code4 = header.charCodeAt(index);
+            if (code4 === DQUOTE) {
               if (parameters[key] === void 0) {
                 parameters[key] = escaped ? unescapeQuotedPairs(header, quotedStart, index) : header.slice(quotedStart, index);
               }
               index++;
               let stop2 = 0;
               while (index < len) {
-                const code4 = header.charCodeAt(index);
-                const flags2 = CHAR_MAP[code4];
+                const code5 = header.charCodeAt(index);
+                const flags2 = CHAR_MAP[code5];
                 if ((flags2 & stopFlags) !== 0) {
                   stop2 = flags2 & COMMA_FLAG;
                   break;
@@ -24676,7 +24676,7 @@ function parseParameters(header, type, index, len, stopFlags) {
                 break parameter;
               continue parameter;
             }
-            if (code3 === BSLASH && index + 1 < len) {
+            if (code4 === BSLASH && index + 1 < len) {
               escaped = true;
               index += 2;
               continue;
@@ -24689,8 +24689,8 @@ function parseParameters(header, type, index, len, stopFlags) {
         let stop = 0;
         let valueWhitespace = -1;
         while (index < len) {
-          const code3 = header.charCodeAt(index);
-          const flags2 = CHAR_MAP[code3];
+          const code4 = header.charCodeAt(index);
+          const flags2 = CHAR_MAP[code4];
           if ((flags2 & stopFlags) !== 0) {
             stop = flags2 & COMMA_FLAG;
             break;
@@ -24717,7 +24717,7 @@ function parseParameters(header, type, index, len, stopFlags) {
       } else {
         keyWhitespace = -1;
       }
-      keyFlags |= code2 & NON_ASCII | flags;
+      keyFlags |= code3 & NON_ASCII | flags;
       index++;
     }
   }
@@ -28182,17 +28182,17 @@ function requestLog(octokit) {
     octokit.log.debug("request", options);
     const start = Date.now();
     const requestOptions = octokit.request.endpoint.parse(options);
-    const path15 = requestOptions.url.replace(options.baseUrl, "");
+    const path17 = requestOptions.url.replace(options.baseUrl, "");
     return request2(options).then((response) => {
       const requestId = response.headers["x-github-request-id"];
       octokit.log.info(
-        `${requestOptions.method} ${path15} - ${response.status} with id ${requestId} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path17} - ${response.status} with id ${requestId} in ${Date.now() - start}ms`
       );
       return response;
     }).catch((error63) => {
       const requestId = error63.response?.headers["x-github-request-id"] || "UNKNOWN";
       octokit.log.error(
-        `${requestOptions.method} ${path15} - ${error63.status} with id ${requestId} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path17} - ${error63.status} with id ${requestId} in ${Date.now() - start}ms`
       );
       throw error63;
     });
@@ -28354,7 +28354,7 @@ var triggers_notification_paths_default = [
 ];
 function routeMatcher(paths) {
   const regexes = paths.map(
-    (path15) => path15.split("/").map((c3) => c3.startsWith("{") ? "(?:.+?)" : c3).join("/")
+    (path17) => path17.split("/").map((c3) => c3.startsWith("{") ? "(?:.+?)" : c3).join("/")
   );
   const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
   return new RegExp(regex2, "i");
@@ -30295,7 +30295,7 @@ var handleSerializationError = ({ error: error63, methodName, isSubprocess, mess
     throw new Error(`${getMethodName(methodName, isSubprocess)}'s argument type is invalid: the message cannot be serialized: ${String(message2)}.`, { cause: error63 });
   }
 };
-var isSerializationError = ({ code: code2, message: message2 }) => SERIALIZATION_ERROR_CODES.has(code2) || SERIALIZATION_ERROR_MESSAGES.some((serializationErrorMessage) => message2.includes(serializationErrorMessage));
+var isSerializationError = ({ code: code3, message: message2 }) => SERIALIZATION_ERROR_CODES.has(code3) || SERIALIZATION_ERROR_MESSAGES.some((serializationErrorMessage) => message2.includes(serializationErrorMessage));
 var SERIALIZATION_ERROR_CODES = /* @__PURE__ */ new Set([
   // Message is `undefined`
   "ERR_MISSING_ARGS",
@@ -33156,13 +33156,13 @@ var logOutputSync = ({ serializedResult, fdNumber, state, verboseInfo, encoding,
   }
 };
 var writeToFiles = (serializedResult, stdioItems, outputFiles) => {
-  for (const { path: path15, append } of stdioItems.filter(({ type }) => FILE_TYPES.has(type))) {
-    const pathString = typeof path15 === "string" ? path15 : path15.toString();
+  for (const { path: path17, append } of stdioItems.filter(({ type }) => FILE_TYPES.has(type))) {
+    const pathString = typeof path17 === "string" ? path17 : path17.toString();
     if (append || outputFiles.has(pathString)) {
-      appendFileSync2(path15, serializedResult);
+      appendFileSync2(path17, serializedResult);
     } else {
       outputFiles.add(pathString);
-      writeFileSync(path15, serializedResult);
+      writeFileSync(path17, serializedResult);
     }
   }
 };
@@ -34020,28 +34020,28 @@ var Emitter = class {
     this.listeners[ev].push(fn);
   }
   removeListener(ev, fn) {
-    const list = this.listeners[ev];
-    const i2 = list.indexOf(fn);
+    const list2 = this.listeners[ev];
+    const i2 = list2.indexOf(fn);
     if (i2 === -1) {
       return;
     }
-    if (i2 === 0 && list.length === 1) {
-      list.length = 0;
+    if (i2 === 0 && list2.length === 1) {
+      list2.length = 0;
     } else {
-      list.splice(i2, 1);
+      list2.splice(i2, 1);
     }
   }
-  emit(ev, code2, signal) {
+  emit(ev, code3, signal) {
     if (this.emitted[ev]) {
       return false;
     }
     this.emitted[ev] = true;
     let ret = false;
     for (const fn of this.listeners[ev]) {
-      ret = fn(code2, signal) === true || ret;
+      ret = fn(code3, signal) === true || ret;
     }
     if (ev === "exit") {
-      ret = this.emit("afterExit", code2, signal) || ret;
+      ret = this.emit("afterExit", code3, signal) || ret;
     }
     return ret;
   }
@@ -34141,8 +34141,8 @@ var SignalExit = class extends SignalExitBase {
     this.#process.emit = (ev, ...a2) => {
       return this.#processEmit(ev, ...a2);
     };
-    this.#process.reallyExit = (code2) => {
-      return this.#processReallyExit(code2);
+    this.#process.reallyExit = (code3) => {
+      return this.#processReallyExit(code3);
     };
   }
   unload() {
@@ -34164,11 +34164,11 @@ var SignalExit = class extends SignalExitBase {
     this.#process.reallyExit = this.#originalProcessReallyExit;
     this.#emitter.count -= 1;
   }
-  #processReallyExit(code2) {
+  #processReallyExit(code3) {
     if (!processOk(this.#process)) {
       return 0;
     }
-    this.#process.exitCode = code2 || 0;
+    this.#process.exitCode = code3 || 0;
     this.#emitter.emit("exit", this.#process.exitCode, null);
     return this.#originalProcessReallyExit.call(this.#process, this.#process.exitCode);
   }
@@ -36211,8 +36211,8 @@ async function runCommand(command, options) {
     stream.on("error", () => void 0);
   }
   const exited = new Promise((resolve) => {
-    subprocess.once("exit", (code2, sig) => {
-      exitCode = code2;
+    subprocess.once("exit", (code3, sig) => {
+      exitCode = code3;
       signal = sig;
       resolve();
     });
@@ -36243,9 +36243,9 @@ async function runCommand(command, options) {
     const result = await subprocess;
     clearTimeout(drainTimer);
     if (pid === void 0) {
-      const code2 = result.code;
+      const code3 = result.code;
       const message2 = result.shortMessage ?? result.message ?? `could not start ${shellPath}`;
-      return failed(code2 ? `${code2}: ${message2}` : message2);
+      return failed(code3 ? `${code3}: ${message2}` : message2);
     }
     return {
       command,
@@ -38294,12 +38294,12 @@ function encodeURIPath(str4) {
   return str4.replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@]+/g, encodeURIComponent);
 }
 var EMPTY = /* @__PURE__ */ Object.freeze(/* @__PURE__ */ Object.create(null));
-var createPathTagFunction = (pathEncoder = encodeURIPath) => function path15(statics, ...params) {
+var createPathTagFunction = (pathEncoder = encodeURIPath) => function path17(statics, ...params) {
   if (statics.length === 1)
     return statics[0];
   let postPath = false;
   const invalidSegments = [];
-  const path16 = statics.reduce((previousValue, currentValue, index) => {
+  const path18 = statics.reduce((previousValue, currentValue, index) => {
     if (/[?#]/.test(currentValue)) {
       postPath = true;
     }
@@ -38316,7 +38316,7 @@ var createPathTagFunction = (pathEncoder = encodeURIPath) => function path15(sta
     }
     return previousValue + currentValue + (index === params.length ? "" : encoded);
   }, "");
-  const pathOnly = path16.split(/[?#]/, 1)[0];
+  const pathOnly = path18.split(/[?#]/, 1)[0];
   const invalidSegmentPattern = /(?<=^|\/)(?:\.|%2e){1,2}(?=\/|$)/gi;
   let match;
   while ((match = invalidSegmentPattern.exec(pathOnly)) !== null) {
@@ -38337,10 +38337,10 @@ var createPathTagFunction = (pathEncoder = encodeURIPath) => function path15(sta
     }, "");
     throw new OpenAIError(`Path parameters result in path with invalid segments:
 ${invalidSegments.map((e) => e.error).join("\n")}
-${path16}
+${path18}
 ${underline2}`);
   }
-  return path16;
+  return path18;
 };
 var path8 = /* @__PURE__ */ createPathTagFunction(encodeURIPath);
 
@@ -38644,7 +38644,7 @@ var EventStream = class {
     const pushQueue = [];
     const readQueue = [];
     let ended = this.ended;
-    let failure2;
+    let failure3;
     let failureDelivered = false;
     const doneResult = () => ({ value: void 0, done: true });
     const finishReaders = () => {
@@ -38653,10 +38653,10 @@ var EventStream = class {
       }
     };
     const rejectReader = () => {
-      if (!failure2 || failureDelivered || !readQueue.length)
+      if (!failure3 || failureDelivered || !readQueue.length)
         return;
       failureDelivered = true;
-      readQueue.shift().reject(failure2);
+      readQueue.shift().reject(failure3);
     };
     const cleanup = () => {
       this.off(event, onEvent);
@@ -38677,7 +38677,7 @@ var EventStream = class {
       }
     };
     const onFailure = (error63) => {
-      failure2 = error63;
+      failure3 = error63;
       if (!pushQueue.length)
         rejectReader();
     };
@@ -38702,9 +38702,9 @@ var EventStream = class {
         const value = pushQueue.shift();
         if (value)
           return Promise.resolve({ value, done: false });
-        if (failure2 && !failureDelivered) {
+        if (failure3 && !failureDelivered) {
           failureDelivered = true;
-          return Promise.reject(failure2);
+          return Promise.reject(failure3);
         }
         if (ended)
           return Promise.resolve(doneResult());
@@ -46516,9 +46516,9 @@ var Webhooks = class extends APIResource {
     const decodedSecret = secret.startsWith("whsec_") ? Buffer.from(secret.replace("whsec_", ""), "base64") : Buffer.from(secret, "utf-8");
     const signedPayload = webhookId ? `${webhookId}.${timestamp}.${payload}` : `${timestamp}.${payload}`;
     const key = await crypto.subtle.importKey("raw", decodedSecret, { name: "HMAC", hash: "SHA-256" }, false, ["verify"]);
-    for (const signature of signatures) {
+    for (const signature2 of signatures) {
       try {
-        const signatureBytes = Buffer.from(signature, "base64");
+        const signatureBytes = Buffer.from(signature2, "base64");
         const isValid = await crypto.subtle.verify("HMAC", key, signatureBytes, new TextEncoder().encode(signedPayload));
         if (isValid) {
           return;
@@ -46791,9 +46791,9 @@ var OpenAI = class {
     this.apiKey = token2;
     return true;
   }
-  buildURL(path15, query, defaultBaseURL) {
+  buildURL(path17, query, defaultBaseURL) {
     const baseURL = !__classPrivateFieldGet(this, _OpenAI_instances, "m", _OpenAI_baseURLOverridden).call(this) && defaultBaseURL || this.baseURL;
-    const url2 = isAbsoluteURL(path15) ? new URL(path15) : new URL(baseURL + (baseURL.endsWith("/") && path15.startsWith("/") ? path15.slice(1) : path15));
+    const url2 = isAbsoluteURL(path17) ? new URL(path17) : new URL(baseURL + (baseURL.endsWith("/") && path17.startsWith("/") ? path17.slice(1) : path17));
     const defaultQuery = this.defaultQuery();
     const pathQuery = Object.fromEntries(url2.searchParams);
     if (!isEmptyObj(defaultQuery) || !isEmptyObj(pathQuery)) {
@@ -46823,24 +46823,24 @@ var OpenAI = class {
    */
   async prepareRequest(request2, { url: url2, options }) {
   }
-  get(path15, opts) {
-    return this.methodRequest("get", path15, opts);
+  get(path17, opts) {
+    return this.methodRequest("get", path17, opts);
   }
-  post(path15, opts) {
-    return this.methodRequest("post", path15, opts);
+  post(path17, opts) {
+    return this.methodRequest("post", path17, opts);
   }
-  patch(path15, opts) {
-    return this.methodRequest("patch", path15, opts);
+  patch(path17, opts) {
+    return this.methodRequest("patch", path17, opts);
   }
-  put(path15, opts) {
-    return this.methodRequest("put", path15, opts);
+  put(path17, opts) {
+    return this.methodRequest("put", path17, opts);
   }
-  delete(path15, opts) {
-    return this.methodRequest("delete", path15, opts);
+  delete(path17, opts) {
+    return this.methodRequest("delete", path17, opts);
   }
-  methodRequest(method, path15, opts) {
+  methodRequest(method, path17, opts) {
     return this.request(Promise.resolve(opts).then((opts2) => {
-      return { method, path: path15, ...opts2 };
+      return { method, path: path17, ...opts2 };
     }));
   }
   request(options, remainingRetries = null) {
@@ -46965,8 +46965,8 @@ var OpenAI = class {
     }));
     return { response, options, controller, requestLogID, retryOfRequestLogID, startTime };
   }
-  getAPIList(path15, Page2, opts) {
-    return this.requestAPIList(Page2, opts && "then" in opts ? opts.then((opts2) => ({ method: "get", path: path15, ...opts2 })) : { method: "get", path: path15, ...opts });
+  getAPIList(path17, Page2, opts) {
+    return this.requestAPIList(Page2, opts && "then" in opts ? opts.then((opts2) => ({ method: "get", path: path17, ...opts2 })) : { method: "get", path: path17, ...opts });
   }
   requestAPIList(Page2, options) {
     const request2 = this.makeRequest(options, null, void 0);
@@ -47060,8 +47060,8 @@ var OpenAI = class {
   }
   async buildRequest(inputOptions, { retryCount = 0 } = {}) {
     const options = { ...inputOptions };
-    const { method, path: path15, query, defaultBaseURL } = options;
-    const url2 = this.buildURL(path15, query, defaultBaseURL);
+    const { method, path: path17, query, defaultBaseURL } = options;
+    const url2 = this.buildURL(path17, query, defaultBaseURL);
     if ("timeout" in options)
       validatePositiveInteger("timeout", options.timeout);
     options.timeout = options.timeout ?? this.timeout;
@@ -47373,18 +47373,18 @@ function describe(e, where, sentTools) {
     const status = e.status;
     const msg = serverMessage(e);
     const said = msg ? `: ${msg}` : "";
-    const code2 = String(e.code ?? "");
+    const code3 = String(e.code ?? "");
     const head = `model endpoint ${where} answered HTTP ${status}${said}`;
     if (status === 401) return { status, kind: "auth", message: `${head}. The API key was rejected: check the api-key input (for GitHub Models the workflow needs "permissions: models: read")` };
     if (status === 403) return { status, kind: "forbidden", message: `${head}. The key has no access to this model: check its permissions or pick another model` };
     if (status === 404) return { status, kind: "not-found", message: `${head}. Check the model name and that base-url is the API root (the part before /chat/completions, e.g. https://api.openai.com/v1)` };
     if (status === 429) {
-      if (/quota|billing|insufficient/i.test(`${code2} ${msg}`)) return { status, kind: "quota", message: `${head}. The account's quota is exhausted: check billing or use another key` };
+      if (/quota|billing|insufficient/i.test(`${code3} ${msg}`)) return { status, kind: "quota", message: `${head}. The account's quota is exhausted: check billing or use another key` };
       const wait = e.headers ? retryAfterMs(e.headers) : void 0;
       const asks = wait !== void 0 && wait > 0 ? ` (the server asks to wait ${Math.ceil(wait / 1e3)}s)` : "";
       return { status, kind: "rate-limited", message: `${head}. Still rate-limited${asks}: try again later or use a model with a higher limit` };
     }
-    if (status === 413 || /context.?length|maximum context|too many tokens|prompt is too long/i.test(`${code2} ${msg}`)) {
+    if (status === 413 || /context.?length|maximum context|too many tokens|prompt is too long/i.test(`${code3} ${msg}`)) {
       return { status, kind: "context-length", message: `${head}. The conversation no longer fits the model's context window` };
     }
     if ((status === 400 || status === 422) && sentTools && /tool|function/i.test(msg) && /support|enable-auto-tool-choice|tool-call-parser/i.test(msg)) {
@@ -47413,9 +47413,9 @@ function causeText(e) {
   if (e instanceof Error && e.message) parts.push(e.message);
   let c3 = cause;
   for (let i2 = 0; c3 && i2 < 3; i2++) {
-    const code2 = c3.code;
+    const code3 = c3.code;
     const message2 = c3.message;
-    if (typeof code2 === "string") parts.push(code2);
+    if (typeof code3 === "string") parts.push(code3);
     else if (typeof message2 === "string" && message2) parts.push(message2);
     c3 = c3.cause;
   }
@@ -48259,10 +48259,10 @@ function mergeDefs(...defs) {
 function cloneDef(schema) {
   return mergeDefs(schema._zod.def);
 }
-function getElementAtPath(obj4, path15) {
-  if (!path15)
+function getElementAtPath(obj4, path17) {
+  if (!path17)
     return obj4;
-  return path15.reduce((acc, key) => acc?.[key], obj4);
+  return path17.reduce((acc, key) => acc?.[key], obj4);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
@@ -48602,11 +48602,11 @@ function explicitlyAborted(x, startIndex = 0) {
   }
   return false;
 }
-function prefixIssues(path15, issues) {
+function prefixIssues(path17, issues) {
   return issues.map((iss) => {
     var _a5;
     (_a5 = iss).path ?? (_a5.path = []);
-    iss.path.unshift(path15);
+    iss.path.unshift(path17);
     return iss;
   });
 }
@@ -49068,16 +49068,16 @@ function flattenError(error63, mapper = (issue3) => issue3.message) {
 }
 function formatError(error63, mapper = (issue3) => issue3.message) {
   const fieldErrors = { _errors: [] };
-  const processError = (error64, path15 = []) => {
+  const processError = (error64, path17 = []) => {
     for (const issue3 of error64.issues) {
       if (issue3.code === "invalid_union" && issue3.errors.length) {
-        issue3.errors.map((issues) => processError({ issues }, [...path15, ...issue3.path]));
+        issue3.errors.map((issues) => processError({ issues }, [...path17, ...issue3.path]));
       } else if (issue3.code === "invalid_key") {
-        processError({ issues: issue3.issues }, [...path15, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path17, ...issue3.path]);
       } else if (issue3.code === "invalid_element") {
-        processError({ issues: issue3.issues }, [...path15, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path17, ...issue3.path]);
       } else {
-        const fullpath = [...path15, ...issue3.path];
+        const fullpath = [...path17, ...issue3.path];
         if (fullpath.length === 0) {
           fieldErrors._errors.push(mapper(issue3));
         } else {
@@ -49116,17 +49116,17 @@ function formatError(error63, mapper = (issue3) => issue3.message) {
 }
 function treeifyError(error63, mapper = (issue3) => issue3.message) {
   const result = { errors: [] };
-  const processError = (error64, path15 = []) => {
+  const processError = (error64, path17 = []) => {
     var _a5;
     for (const issue3 of error64.issues) {
       if (issue3.code === "invalid_union" && issue3.errors.length) {
-        issue3.errors.map((issues) => processError({ issues }, [...path15, ...issue3.path]));
+        issue3.errors.map((issues) => processError({ issues }, [...path17, ...issue3.path]));
       } else if (issue3.code === "invalid_key") {
-        processError({ issues: issue3.issues }, [...path15, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path17, ...issue3.path]);
       } else if (issue3.code === "invalid_element") {
-        processError({ issues: issue3.issues }, [...path15, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path17, ...issue3.path]);
       } else {
-        const fullpath = [...path15, ...issue3.path];
+        const fullpath = [...path17, ...issue3.path];
         if (fullpath.length === 0) {
           result.errors.push(mapper(issue3));
           continue;
@@ -49165,8 +49165,8 @@ function treeifyError(error63, mapper = (issue3) => issue3.message) {
 }
 function toDotPath(_path) {
   const segs = [];
-  const path15 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
-  for (const seg of path15) {
+  const path17 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
+  for (const seg of path17) {
     if (typeof seg === "number")
       segs.push(`[${seg}]`);
     else if (typeof seg === "symbol")
@@ -50543,12 +50543,12 @@ function isIso7064Mod97(iban3) {
   let remainder = 0;
   const len = iban3.length;
   for (let i2 = 4; i2 < len; i2++) {
-    const code2 = iban3.charCodeAt(i2);
-    remainder = (code2 >= 65 ? remainder * 100 + (code2 - 55) : remainder * 10 + (code2 - 48)) % 97;
+    const code3 = iban3.charCodeAt(i2);
+    remainder = (code3 >= 65 ? remainder * 100 + (code3 - 55) : remainder * 10 + (code3 - 48)) % 97;
   }
   for (let i2 = 0; i2 < 4; i2++) {
-    const code2 = iban3.charCodeAt(i2);
-    remainder = (code2 >= 65 ? remainder * 100 + (code2 - 55) : remainder * 10 + (code2 - 48)) % 97;
+    const code3 = iban3.charCodeAt(i2);
+    remainder = (code3 >= 65 ? remainder * 100 + (code3 - 55) : remainder * 10 + (code3 - 48)) % 97;
   }
   return remainder === 1;
 }
@@ -51073,16 +51073,16 @@ var $ZodObjectJIT = /* @__PURE__ */ $constructor("$ZodObjectJIT", (inst, def) =>
             return payload;
           }`;
     doc.write(`const input = payload.value;`);
-    const ids = /* @__PURE__ */ Object.create(null);
+    const ids2 = /* @__PURE__ */ Object.create(null);
     let counter = 0;
     for (const key of normalized.allKeys) {
-      ids[key] = `key_${counter++}`;
+      ids2[key] = `key_${counter++}`;
     }
     doc.write(memo2 ? `const newResult = memo.alloc(inst, payload, {}, ctx);` : `const newResult = {};`);
     for (const key of normalized.allKeys) {
       if (key === "__proto__")
         continue;
-      const id = ids[key];
+      const id = ids2[key];
       const k = typeof key === "symbol" ? `syms[${syms.indexOf(key)}]` : esc(key);
       const isPresent = `${k} in input`;
       const schema = shape[key];
@@ -60494,12 +60494,12 @@ function compileFn(schema, options) {
   doc.write(outputAccessor === null ? `return true;` : `return ${outputAccessor};`);
   const constantNames = ["INVALID", ...ctx.constants.keys()];
   const constantValues = [INVALID, ...ctx.constants.values()];
-  const code2 = doc.content.join("\n");
+  const code3 = doc.content.join("\n");
   const fullCode = options?.debug ? constantNames.length > 0 ? `// Constants: ${constantNames.join(", ")}
-${code2}` : code2 : "";
+${code3}` : code3 : "";
   const F = Function;
   const factoryCode = `return (input) => {
-${code2}
+${code3}
 }`;
   let fn;
   try {
@@ -63647,8 +63647,8 @@ var contributors = {
 function aggregateChecks(schema) {
   const agg = {};
   const def = schema._zod.def;
-  const list = schema._zod.traits.has("$ZodCheck") ? [schema, ...def.checks ?? []] : def.checks ?? [];
-  for (const ch of list)
+  const list2 = schema._zod.traits.has("$ZodCheck") ? [schema, ...def.checks ?? []] : def.checks ?? [];
+  for (const ch of list2)
     contributors[ch._zod.def.check]?.(agg, ch._zod.def);
   const bag = schema._zod.bag;
   if (bag.minimum !== void 0)
@@ -66304,13 +66304,13 @@ function resolveRef(ref, ctx) {
   if (!ref.startsWith("#")) {
     throw new Error("External $ref is not supported, only local refs (#/...) are allowed");
   }
-  const path15 = ref.slice(1).split("/").filter(Boolean);
-  if (path15.length === 0) {
+  const path17 = ref.slice(1).split("/").filter(Boolean);
+  if (path17.length === 0) {
     return ctx.rootSchema;
   }
   const defsKey = ctx.version === "draft-2020-12" ? "$defs" : "definitions";
-  if (path15[0] === defsKey) {
-    const key = path15[1] === void 0 ? void 0 : decodeJSONPointerSegment(path15[1]);
+  if (path17[0] === defsKey) {
+    const key = path17[1] === void 0 ? void 0 : decodeJSONPointerSegment(path17[1]);
     if (!key || !ctx.defs[key]) {
       throw new Error(`Reference not found: ${ref}`);
     }
@@ -67179,8 +67179,11 @@ var DEFAULTS2 = {
   maxChangedFiles: 10,
   maxChangedLines: 200,
   draft: true,
-  commandTimeoutMinutes: 15
+  commandTimeoutMinutes: 15,
+  feedbackTokens: 3e3,
+  relatedTestsFirst: true
 };
+var TEST_INTEGRITY_CATEGORIES = ["delete-test", "remove-test", "skip", "assertion", "snapshot", "timeout", "config"];
 var SECRET_INPUTS = /* @__PURE__ */ new Set(["github-token", "api-key"]);
 var wholeNumber = (min, max) => external_exports.string().regex(/^\+?\d+$/).transform((s) => Number(s)).pipe(external_exports.number().int().min(min).max(max));
 var token = external_exports.string().regex(/^[\x21-\x7e]+$/);
@@ -67221,6 +67224,17 @@ var fields = {
     input: "draft",
     schema: external_exports.string().transform((s) => s.toLowerCase()).pipe(external_exports.enum(["true", "false"])).transform((s) => s === "true"),
     expected: "true or false"
+  },
+  feedbackTokens: { input: "feedback-tokens", schema: wholeNumber(200, 1e5), expected: "a whole number of tokens from 200 to 100000" },
+  relatedTestsFirst: {
+    input: "related-tests-first",
+    schema: external_exports.string().transform((s) => s.toLowerCase()).pipe(external_exports.enum(["true", "false"])).transform((s) => s === "true"),
+    expected: "true or false"
+  },
+  testIntegrityAllow: {
+    input: "test-integrity-allow",
+    schema: external_exports.string().transform((s) => [...new Set(s.split(/[\s,]+/).map((x) => x.trim().toLowerCase()).filter(Boolean))]).pipe(external_exports.array(external_exports.enum([...TEST_INTEGRITY_CATEGORIES, "all", "none"]))),
+    expected: `a comma-separated list of ${TEST_INTEGRITY_CATEGORIES.join(", ")}, or all, or none`
   },
   command: {
     input: "",
@@ -67298,6 +67312,9 @@ function readSettings(getInput2) {
     draft: parse5(fields.draft, DEFAULTS2.draft),
     commandTimeoutMs: parse5(fields.commandTimeoutMinutes, DEFAULTS2.commandTimeoutMinutes) * 6e4,
     protectedPaths: [ALWAYS_PROTECTED, ...parseGlobList(read("protected-paths")).filter((g) => g !== ALWAYS_PROTECTED)],
+    feedbackTokens: parse5(fields.feedbackTokens, DEFAULTS2.feedbackTokens),
+    relatedTestsFirst: parse5(fields.relatedTestsFirst, DEFAULTS2.relatedTestsFirst),
+    testIntegrityAllow: parse5(fields.testIntegrityAllow, []).filter((c3) => c3 !== "none"),
     workflows: parseNameList(read("workflows"))
   };
   if (problems.length > 0) throw new SettingsError(problems);
@@ -67598,9 +67615,9 @@ var INVISIBLE_ONE = new RegExp(`^${INVISIBLE.source}$`, "u");
 var INVISIBLE_NAMED_ENTITIES = /&(?:zwj|zwnj|lrm|rlm|shy|ZeroWidthSpace|NegativeVeryThinSpace|NegativeThinSpace|NegativeMediumSpace|NegativeThickSpace|NoBreak|InvisibleTimes|InvisibleComma|ApplyFunction);/g;
 function removeInvisibleEntities(s) {
   return s.replace(INVISIBLE_NAMED_ENTITIES, "").replace(/&#(?:[xX]([0-9a-fA-F]{1,6})|(\d{1,7}));?/g, (m, hex3, dec) => {
-    const code2 = hex3 !== void 0 ? parseInt(hex3, 16) : Number(dec);
-    if (code2 > 1114111) return "";
-    return INVISIBLE_ONE.test(String.fromCodePoint(code2)) ? "" : m;
+    const code3 = hex3 !== void 0 ? parseInt(hex3, 16) : Number(dec);
+    if (code3 > 1114111) return "";
+    return INVISIBLE_ONE.test(String.fromCodePoint(code3)) ? "" : m;
   });
 }
 function removeInvisibleCharacters(s) {
@@ -67630,16 +67647,16 @@ function removeHtmlComments(s) {
 }
 var TAG = /<([a-zA-Z][a-zA-Z0-9-]{0,40})((?:\s+[^\s"'>\/=]{1,100}(?:\s*=\s*(?:"[^"]{0,2000}"|'[^']{0,2000}'|[^\s"'=<>`]{1,2000}))?){0,64})\s*(\/?)>/g;
 var ATTR = /([^\s"'>\/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?/g;
-function parseAttrs(attrs) {
+function parseAttrs(attrs2) {
   const out = [];
-  for (const m of attrs.matchAll(ATTR)) out.push({ name: m[1].toLowerCase(), value: m[2] ?? m[3] ?? m[4] });
+  for (const m of attrs2.matchAll(ATTR)) out.push({ name: m[1].toLowerCase(), value: m[2] ?? m[3] ?? m[4] });
   return out;
 }
 var VOID_ELEMENTS = /* @__PURE__ */ new Set(["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"]);
 var INVISIBLE_ELEMENTS = /* @__PURE__ */ new Set(["template", "script", "style", "noscript", "iframe", "object", "frame", "frameset", "head", "title"]);
-function hidesContent(name, attrs) {
+function hidesContent(name, attrs2) {
   if (INVISIBLE_ELEMENTS.has(name)) return true;
-  for (const a2 of attrs) {
+  for (const a2 of attrs2) {
     if (a2.name === "hidden") return true;
     if (a2.name === "style" && a2.value !== void 0) {
       const css = a2.value.toLowerCase().replace(/\s+/g, "");
@@ -67683,8 +67700,8 @@ function isInvisibleAttr(name) {
   return name === "alt" || name === "title" || name === "aria-label" || name === "aria-description" || name.startsWith("data-");
 }
 function stripInvisibleAttributes(s) {
-  return s.replace(TAG, (whole, name, attrs, selfClose) => {
-    const parsed = parseAttrs(attrs);
+  return s.replace(TAG, (whole, name, attrs2, selfClose) => {
+    const parsed = parseAttrs(attrs2);
     if (!parsed.some((a2) => isInvisibleAttr(a2.name))) return whole;
     const kept = parsed.filter((a2) => !isInvisibleAttr(a2.name)).map((a2) => a2.value === void 0 ? ` ${a2.name}` : ` ${a2.name}="${a2.value.replace(/"/g, "&quot;")}"`).join("");
     return `<${name}${kept}${selfClose === "/" ? " /" : ""}>`;
@@ -67716,7 +67733,7 @@ function cleanReferenceDefinitions(s) {
 }
 function maskCode(s) {
   const saved = [];
-  const hold = (code2) => `\0${saved.push(code2) - 1}\0`;
+  const hold = (code3) => `\0${saved.push(code3) - 1}\0`;
   const lines = s.split("\n");
   const out = [];
   for (let i2 = 0; i2 < lines.length; i2++) {
@@ -67912,8 +67929,8 @@ ${fenceBlock(instructions)}`
 
 // src/fix.ts
 import { existsSync as existsSync4 } from "node:fs";
-import { mkdir as mkdir2, readFile as readFile2, rm as rm3, writeFile as writeFile2 } from "node:fs/promises";
-import path12 from "node:path";
+import { mkdir as mkdir3, readFile as readFile4, rm as rm4, writeFile as writeFile3 } from "node:fs/promises";
+import path14 from "node:path";
 
 // src/agent/tools.ts
 var import_picomatch2 = __toESM(require_picomatch2(), 1);
@@ -68843,9 +68860,12 @@ function compareRuns(baseline, current) {
   const newlyFailing = [];
   const nowPassing = [];
   const stillFailing = [];
+  const flakySet = /* @__PURE__ */ new Set([...baseline.flaky ?? [], ...current.flaky ?? []]);
+  const flaky = [];
   for (const [id, status] of after) {
     if (status !== "failed") continue;
-    if (before.get(id) === "failed") stillFailing.push(id);
+    if (flakySet.has(id)) flaky.push(id);
+    else if (before.get(id) === "failed") stillFailing.push(id);
     else newlyFailing.push(id);
   }
   for (const [id, status] of before) {
@@ -68855,7 +68875,8 @@ function compareRuns(baseline, current) {
   }
   const baselinePassing = baseline.tests.some((t) => t.status === "passed");
   const lostTests = baselinePassing && current.tests.length === 0;
-  const ok = current.succeeded && newlyFailing.length === 0 && !lostTests;
+  const onlyFlakyFailures = flaky.length > 0 && stillFailing.length === 0 && !current.timedOut && !current.loadErrors?.length && current.consistency !== "exit-nonzero-without-failing-test";
+  const ok = (current.succeeded || onlyFlakyFailures) && newlyFailing.length === 0 && !lostTests;
   const parsedAny = baseline.tests.length > 0 || current.tests.length > 0 || baseline.parsedFrom !== "none" || current.parsedFrom !== "none";
   const parts = [];
   if (parsedAny) {
@@ -68868,7 +68889,10 @@ function compareRuns(baseline, current) {
   let summary2 = `${parts.join("")}; exit ${exitLabel(baseline)} \u2192 ${exitLabel(current)}`;
   if (newlyFailing.length) summary2 += `; ${newlyFailing.length} newly failing`;
   if (lostTests) summary2 += "; no tests recognised in the new run";
-  return { ok, newlyFailing, nowPassing, stillFailing, summary: summary2 };
+  if (flaky.length) summary2 += `; ${flaky.length} flaky (not blocking)`;
+  const verdict = { ok, newlyFailing, nowPassing, stillFailing, summary: summary2 };
+  if (flaky.length) verdict.flaky = flaky;
+  return verdict;
 }
 
 // src/verify/parse.ts
@@ -68889,8 +68913,8 @@ function indentOf(line) {
   return line.length - line.trimStart().length;
 }
 function shorten(text) {
-  const oneLine2 = text.replace(/\s+/g, " ").trim();
-  return oneLine2.length > MAX_MESSAGE ? `${oneLine2.slice(0, MAX_MESSAGE - 1)}\u2026` : oneLine2;
+  const oneLine3 = text.replace(/\s+/g, " ").trim();
+  return oneLine3.length > MAX_MESSAGE ? `${oneLine3.slice(0, MAX_MESSAGE - 1)}\u2026` : oneLine3;
 }
 var Collector = class _Collector {
   byId = /* @__PURE__ */ new Map();
@@ -69036,13 +69060,13 @@ function flattenTree(nodes, prefix, out) {
     const n2 = (seen.get(node2.name) ?? 0) + 1;
     seen.set(node2.name, n2);
     const name = n2 > 1 ? `${node2.name} [${n2}]` : node2.name;
-    const path15 = [...prefix, name];
+    const path17 = [...prefix, name];
     if (node2.children.length === 0) {
-      out.add(path15.join(SEP), node2.status, node2.message, node2.durationMs);
+      out.add(path17.join(SEP), node2.status, node2.message, node2.durationMs);
       continue;
     }
-    flattenTree(node2.children, path15, out);
-    if (node2.status === "failed" && !hasFailure(node2.children)) out.add(path15.join(SEP), "failed", node2.message);
+    flattenTree(node2.children, path17, out);
+    if (node2.status === "failed" && !hasFailure(node2.children)) out.add(path17.join(SEP), "failed", node2.message);
   }
 }
 var TAP_POINT = /^(\s*)(not ok|ok)\s+(\d+)\b(?:\s*-)?\s*(.*)$/;
@@ -69433,6 +69457,58 @@ function parseGo(lines) {
   if (pending.length) flush(null, false);
   return { tests: out.list(), parsedFrom: "go" };
 }
+function parseCargo(lines) {
+  const out = new Collector();
+  let target = "";
+  let totals;
+  let failureOf = null;
+  let failureText = [];
+  const endFailure = () => {
+    if (failureOf) out.setMessage(failureOf, failureText.filter((l) => l.trim() && !/^note: run with/.test(l)).join("\n"));
+    failureOf = null;
+    failureText = [];
+  };
+  for (const line of lines) {
+    const running = /^\s*Running (?:unittests )?(\S+)/.exec(line);
+    if (running) {
+      endFailure();
+      target = running[1];
+      continue;
+    }
+    const doc = /^\s*Doc-tests (\S+)/.exec(line);
+    if (doc) {
+      endFailure();
+      target = `doc-tests ${doc[1]}`;
+      continue;
+    }
+    const t = /^test (.+?) \.\.\. (ok|FAILED|ignored)\b/.exec(line);
+    if (t) {
+      const status = t[2] === "ok" ? "passed" : t[2] === "FAILED" ? "failed" : "skipped";
+      out.add(target ? `${target}${SEP}${t[1]}` : t[1], status);
+      continue;
+    }
+    const section = /^---- (.+?) stdout ----$/.exec(line);
+    if (section) {
+      endFailure();
+      failureOf = target ? `${target}${SEP}${section[1]}` : section[1];
+      continue;
+    }
+    const result = /^test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored/.exec(line);
+    if (result) {
+      endFailure();
+      totals = addTotals(totals, { passed: Number(result[1]), failed: Number(result[2]), skipped: Number(result[3]) });
+      continue;
+    }
+    if (failureOf) {
+      if (/^failures:\s*$/.test(line)) endFailure();
+      else failureText.push(line);
+    }
+  }
+  endFailure();
+  const res = { tests: out.list(), parsedFrom: "cargo" };
+  if (totals) res.totals = totals;
+  return res;
+}
 var TREE_RUNNERS = [
   {
     parse: parseVitest,
@@ -69450,6 +69526,7 @@ var TREE_RUNNERS = [
 ];
 var OTHER_RUNNERS = [
   { parse: parseTap, detect: (t) => /^\s*(?:not )?ok \d+\b/m.test(t) },
+  { parse: parseCargo, detect: (t) => /^test result: (?:ok|FAILED)\. \d+ passed;/m.test(t) || /^test \S+ \.\.\. (?:ok|FAILED|ignored)$/m.test(t) },
   {
     parse: parsePytest,
     detect: (t) => /\.py::\S.*\s(?:PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b/.test(t) || /^(?:FAILED|ERROR) \S+(?:::|\.py)/m.test(t) || /^=+ .*\b(?:passed|failed|errors?)\b.* in [\d.]+s\b/m.test(t)
@@ -69483,19 +69560,204 @@ function parseTestOutput(output2) {
   return result;
 }
 
+// src/verify/reconcile.ts
+function reconcile(run2) {
+  const failing2 = run2.tests.filter((t) => t.status === "failed").length;
+  const failed = Math.max(failing2, run2.counts.failed);
+  const exitOk = run2.exitCode === 0 && !run2.timedOut;
+  let consistency;
+  if (run2.tests.length === 0 && run2.parsedFrom === "none" && !run2.structured) consistency = "no-results";
+  else if (exitOk && failed > 0) consistency = "exit-zero-with-failing-tests";
+  else if (!exitOk && failed === 0 && !run2.loadErrors?.length) consistency = "exit-nonzero-without-failing-test";
+  else consistency = "consistent";
+  return { ...run2, consistency, succeeded: exitOk };
+}
+function describeConsistency(run2) {
+  switch (run2.consistency) {
+    case "exit-nonzero-without-failing-test":
+      return run2.timedOut ? "The command timed out before every test reported a result." : `The command exited with ${run2.exitCode ?? "no exit code"} but no test failed: a crash, a failing hook or setup, a coverage threshold or a configuration error. This is a failure.`;
+    case "exit-zero-with-failing-tests":
+      return "The command exited with 0 although tests are reported as failing (expected failures, todo tests, or a script that ignores the exit code); a test that passed before and fails now still blocks the fix.";
+    case "no-results":
+      return run2.succeeded ? "" : "No individual test results could be read from the output; only the exit code is known.";
+    default:
+      return "";
+  }
+}
+
+// src/verify/feedback.ts
+var DEFAULT_FEEDBACK_TOKENS = 3e3;
+var CHARS_PER_TOKEN = 4;
+var TAIL_WITH_DETAILS = 600;
+var TAIL_WITHOUT_DETAILS = 1500;
+function describeExit(run2) {
+  if (run2.timedOut) return `timed out after ${Math.round(run2.durationMs / 1e3)} s (process group killed)`;
+  if (run2.exitCode === null) return "did not exit normally (killed, or could not start)";
+  return `exit code ${run2.exitCode}`;
+}
+var NOISE = [
+  /^\s*at .*(?:node_modules|node:internal|internal\/|<anonymous>|\(native\))/,
+  /^\s*at (?:new )?Promise\b/,
+  /^\s*at process\.processTicksAndRejections/,
+  /^\s*(?:Time|Snapshots|Ran all test suites|Test Suites|Duration|Start at|Transform|Setup|Collect|Environment|Prepare)\b.*$/,
+  /^\s*(?:RUNS|PASS|✓|√|ok \d+|# (?:pass|fail|tests|suites|cancelled|todo|duration_ms))\b/,
+  /^\s*[-=_.*]{3,}\s*$/,
+  /^npm (?:ERR!|error) (?:A complete log|Lifecycle|code|path|workspace|location|command failed|errno)/,
+  /^\s*> \S+@\S+ test\b/,
+  /^\s*> (?:jest|vitest|mocha|node --test)\b.*$/,
+  /^\s*\d+ \|\s*$/
+];
+function stripNoise(text) {
+  const out = [];
+  let last = "";
+  let repeat = 0;
+  const flush = () => {
+    if (repeat > 0) out.push(`  (previous line repeated ${repeat} more time${repeat > 1 ? "s" : ""})`);
+    repeat = 0;
+  };
+  for (const raw of stripAnsi(text).split(/\r?\n/)) {
+    const line = raw.replace(/\s+$/, "");
+    if (!line.trim()) {
+      if (out.length && out[out.length - 1] !== "") {
+        flush();
+        out.push("");
+        last = "";
+      }
+      continue;
+    }
+    if (NOISE.some((re) => re.test(line))) continue;
+    if (line === last) {
+      repeat++;
+      continue;
+    }
+    flush();
+    out.push(line);
+    last = line;
+  }
+  flush();
+  return out.join("\n").trim();
+}
+function essentialLines(details, maxLines = 24) {
+  const lines = stripNoise(details).split("\n");
+  const keep = [];
+  for (const line of lines) {
+    if (keep.length >= maxLines) {
+      keep.push("  \u2026");
+      break;
+    }
+    keep.push(line.length > 240 ? `${line.slice(0, 239)}\u2026` : line);
+  }
+  return keep.join("\n");
+}
+function signature(t) {
+  const text = (t.details ?? t.message ?? "").split("\n").slice(0, 6).join("\n");
+  return stripAnsi(text).replace(/\d+/g, "N").replace(/\s+/g, " ").trim().slice(0, 400);
+}
+function list(ids2, max = 15) {
+  const shown = ids2.slice(0, max).map((id) => `  - ${id}`);
+  if (ids2.length > max) shown.push(`  - \u2026 and ${ids2.length - max} more`);
+  return shown.join("\n");
+}
+function packFeedback(run2, opts = {}) {
+  const budget = Math.min(opts.maxChars ?? Infinity, (opts.budgetTokens ?? DEFAULT_FEEDBACK_TOKENS) * CHARS_PER_TOKEN);
+  const parts = [];
+  let used = 0;
+  const add = (text, cut = false) => {
+    const room2 = budget - used - 2;
+    if (room2 <= 0) return false;
+    if (text.length > room2) {
+      if (!cut || room2 < 80) return false;
+      text = `${text.slice(0, room2 - 2)}
+\u2026`;
+    }
+    parts.push(text);
+    used += text.length + 2;
+    return true;
+  };
+  const head = [`Test command: ${run2.command}`];
+  if (run2.executed && run2.executed !== run2.command) head.push(`Executed: ${run2.executed}`);
+  if (run2.scope === "related") head.push("Scope: only the tests related to the changed files (the full command runs once they pass).");
+  head.push(`Result: ${run2.succeeded ? "passed" : "FAILED"} (${describeExit(run2)})`);
+  const { passed, failed, skipped } = run2.counts;
+  if (run2.parsedFrom !== "none" || run2.structured) head.push(`Tests: ${passed} passed, ${failed} failed, ${skipped} skipped (${run2.parsedFrom}${run2.structured ? " report" : " output"})`);
+  const why = describeConsistency(run2);
+  if (why) head.push(why);
+  add(head.join("\n"), true);
+  const failing2 = run2.tests.filter((t) => t.status === "failed");
+  const failingIds = failing2.map((t) => t.id);
+  const baseFailed = new Set((opts.baseline?.tests ?? []).filter((t) => t.status === "failed").map((t) => t.id));
+  const flaky = /* @__PURE__ */ new Set([...run2.flaky ?? [], ...opts.baseline?.flaky ?? [], ...opts.verdict?.flaky ?? []]);
+  if (opts.baseline && opts.baseline !== run2) {
+    const fresh = failingIds.filter((id) => !baseFailed.has(id) && !flaky.has(id));
+    const still = failingIds.filter((id) => baseFailed.has(id) && !flaky.has(id));
+    const blocks = [];
+    if (fresh.length) blocks.push(`NEW failures (passing or absent before your change; fix these):
+${list(fresh)}`);
+    if (still.length) blocks.push(`Still failing (already failing before any edit):
+${list(still)}`);
+    const flakyNow = failingIds.filter((id) => flaky.has(id));
+    if (flakyNow.length) blocks.push(`Flaky (result differs between runs of the same code; ignored):
+${list(flakyNow)}`);
+    if (blocks.length) add(blocks.join("\n\n"), true);
+  } else if (baseFailed.size === 0 && failing2.length && run2.flaky?.length) {
+    add(`Flaky (result differs between runs of the same code; ignored):
+${list(run2.flaky)}`, true);
+  }
+  if (run2.loadErrors?.length) add(`Failed to load (no test in them could run):
+${list(run2.loadErrors)}`, true);
+  const groups2 = /* @__PURE__ */ new Map();
+  for (const t of failing2) {
+    const key = signature(t) || t.id;
+    const g = groups2.get(key);
+    if (g) g.push(t);
+    else groups2.set(key, [t]);
+  }
+  const failLines = [`Failing tests (${failing2.length}${groups2.size < failing2.length ? `, ${groups2.size} distinct failures` : ""}):`];
+  let shown = 0;
+  let first = true;
+  for (const g of groups2.values()) {
+    const t = g[0];
+    const lines = [`- ${t.id}${t.message ? `: ${t.message}` : ""}`];
+    if (t.frame) lines.push(`  at ${t.frame}`);
+    if (t.details) {
+      const body = essentialLines(t.details).split("\n").filter((l) => l.trim() && !(t.message && l.trim() === t.message.trim())).map((l) => `    ${l}`).join("\n");
+      if (body) lines.push(body);
+    }
+    if (g.length > 1) lines.push(`  (same failure in ${g.length - 1} more: ${g.slice(1, 41).map((x) => x.id).join(", ")}${g.length > 41 ? `, \u2026 and ${g.length - 41} more` : ""})`);
+    const block = (first ? `${failLines[0]}
+` : "") + lines.join("\n");
+    if (!add(block, first)) {
+      if (!add(`- ${t.id}`)) break;
+    }
+    first = false;
+    shown += g.length;
+  }
+  if (shown < failing2.length) add(`- \u2026 and ${failing2.length - shown} more failing tests`);
+  const tail2 = stripNoise(run2.outputTail);
+  const label = "End of the output (noise removed):\n";
+  const withDetails = failing2.length > 0 && failing2.every((t) => t.details);
+  const tailCap = failing2.length === 0 ? Infinity : withDetails ? TAIL_WITH_DETAILS : TAIL_WITHOUT_DETAILS;
+  const room = Math.min(tailCap, budget - used - 2 - label.length);
+  if (tail2 && room > 40) {
+    const text = tail2.length > room ? `\u2026${tail2.slice(tail2.length - (room - 1))}` : tail2;
+    add(label + text);
+  }
+  const out = parts.join("\n\n");
+  return out.length > budget ? out.slice(0, budget) : out;
+}
+
 // src/verify/test-run.ts
 var DEFAULT_TAIL = 4e3;
-var DEFAULT_FEEDBACK = 6e3;
-var MAX_LISTED = 30;
 function toTestRun(result, redactor, tailChars = DEFAULT_TAIL) {
   let output2 = result.output;
   if (result.spawnError) output2 += `${output2 && !output2.endsWith("\n") ? "\n" : ""}[could not start the command: ${result.spawnError}]`;
   output2 = redactor.redact(output2);
   const parsed = parseTestOutput(output2);
+  parsed.tests = attachDetails(parsed.tests, output2);
   const fromTests = { passed: 0, failed: 0, skipped: 0 };
   for (const t of parsed.tests) fromTests[t.status]++;
   const totals = parsed.totals;
-  const counts = totals ? {
+  const counts2 = totals ? {
     passed: Math.max(totals.passed, fromTests.passed),
     failed: Math.max(totals.failed, fromTests.failed),
     skipped: Math.max(totals.skipped, fromTests.skipped)
@@ -69508,44 +69770,41 @@ function toTestRun(result, redactor, tailChars = DEFAULT_TAIL) {
     durationMs: result.durationMs,
     succeeded: result.exitCode === 0 && !result.timedOut,
     tests: parsed.tests,
-    counts,
+    counts: counts2,
     parsedFrom: parsed.parsedFrom,
     outputTail: tail2 === 0 ? "" : output2.slice(-tail2)
   };
 }
-function describeExit(run2) {
-  if (run2.timedOut) return `timed out after ${Math.round(run2.durationMs / 1e3)} s (process group killed)`;
-  if (run2.exitCode === null) return "did not exit normally (killed, or could not start)";
-  return `exit code ${run2.exitCode}`;
+var BLOCK_START = /^\s*\d+\) |^\s*● |^_{3,} |^\s*--- FAIL: |^=+ .* =+$|^\s*(?:✖|×|FAIL) /;
+var MAX_DETAIL_LINES = 16;
+function attachDetails(tests, output2) {
+  if (!tests.some((t) => t.status === "failed" && !t.details)) return tests;
+  const lines = stripAnsi(output2).split(/\r?\n/);
+  return tests.map((t) => {
+    if (t.status !== "failed" || t.details) return t;
+    const name = t.id.split(/ > |::/).pop().trim();
+    if (name.length < 3) return t;
+    const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    const header = new RegExp(`(?:^|[^\\w])${escaped}(?:\\s*$|:|\\s+\\(|\\s+_)`);
+    let at = -1;
+    for (let i2 = lines.length - 1; i2 >= 0; i2--) {
+      if (header.test(lines[i2])) {
+        at = i2;
+        break;
+      }
+    }
+    if (at < 0) return t;
+    const block = [];
+    for (let i2 = at + 1; i2 < lines.length && block.length < MAX_DETAIL_LINES; i2++) {
+      if (BLOCK_START.test(lines[i2]) && block.some((l) => l.trim())) break;
+      block.push(lines[i2]);
+    }
+    const details = block.join("\n").trim();
+    return details ? { ...t, details } : t;
+  });
 }
-function clip(text, max) {
-  if (text.length <= max) return text;
-  return max <= 1 ? text.slice(0, max) : `${text.slice(0, max - 1)}\u2026`;
-}
-function failureFeedback(run2, maxChars = DEFAULT_FEEDBACK) {
-  const head = [];
-  head.push(`Test command: ${run2.command}`);
-  head.push(`Result: ${run2.succeeded ? "passed" : "FAILED"} (${describeExit(run2)})`);
-  const { passed, failed, skipped } = run2.counts;
-  if (run2.parsedFrom !== "none") head.push(`Tests: ${passed} passed, ${failed} failed, ${skipped} skipped (${run2.parsedFrom} output)`);
-  const failing = run2.tests.filter((t) => t.status === "failed");
-  if (failing.length) {
-    head.push("", `Failing tests (${failing.length}):`);
-    for (const t of failing.slice(0, MAX_LISTED)) head.push(`- ${t.id}${t.message ? `: ${clip(t.message, 200)}` : ""}`);
-    if (failing.length > MAX_LISTED) head.push(`- ... and ${failing.length - MAX_LISTED} more`);
-  }
-  let text = head.join("\n");
-  const listBudget = Math.floor(maxChars * 0.5);
-  if (text.length > listBudget) text = `${text.slice(0, Math.max(0, listBudget - 5))}
-...`;
-  const tailLabel = "\n\nEnd of the output:\n";
-  const room = maxChars - text.length - tailLabel.length;
-  const tail2 = run2.outputTail.trim() ? run2.outputTail.replace(/\s+$/, "") : "";
-  if (tail2 && room > 40) {
-    const shown = tail2.length > room ? `...${tail2.slice(tail2.length - (room - 3))}` : tail2;
-    text += tailLabel + shown;
-  }
-  return text.length > maxChars ? text.slice(0, maxChars) : text;
+function failureFeedback(run2, maxChars, opts = {}) {
+  return packFeedback(run2, { ...opts, maxChars });
 }
 
 // src/agent/loop.ts
@@ -69560,11 +69819,12 @@ async function runAgentLoop(task, deps) {
   const { model, tools, git, limits } = deps;
   const emit = deps.emit ?? (() => void 0);
   const usage = { promptTokens: 0, completionTokens: 0, requests: 0 };
+  const feedback = (run2, verdict) => deps.feedback ? deps.feedback(run2, verdict) : failureFeedback(run2);
   const attempts = [];
   const touched = [];
   const messages = [
     { role: "system", content: systemPrompt(limits) },
-    { role: "user", content: deps.redact(firstUserMessage(task, deps.baseline, failureFeedback(deps.baseline))) }
+    { role: "user", content: deps.redact(firstUserMessage(task, deps.baseline, feedback(deps.baseline))) }
   ];
   let sent = 0;
   let best = { tree: deps.baselineTree, score: score(deps.baseline) };
@@ -69626,7 +69886,7 @@ async function runAgentLoop(task, deps) {
         const verdict = compareRuns(deps.baseline, run2);
         const text = run2.succeeded ? `Tests pass. ${verdict.summary}` : `${verdict.summary}
 
-${failureFeedback(run2)}`;
+${feedback(run2, verdict)}`;
         emit({ type: "tool", turn, name: call.name, arguments: call.arguments, ok: true, display: `run_tests: ${verdict.summary}`, result: text });
         messages.push(toolMessage(call, deps.redact(text)));
         continue;
@@ -69659,6 +69919,15 @@ ${failureFeedback(run2)}`;
         return { message: msg2, stop: "tests-still-failing", tree: best.tree };
       }
       return { message: msg2, tree };
+    }
+    const refusal = deps.guard ? await deps.guard(tree, changedFiles) : null;
+    if (refusal) {
+      attempts.push({ iteration, summary: lastSummary, verdict: noVerdict("refused by the test-integrity guard"), changedFiles, rolledBack: false });
+      if (outOfAttempts) {
+        await git.restore(best.tree);
+        return { message: refusal, stop: "tests-still-failing", tree: best.tree };
+      }
+      return { message: refusal, tree };
     }
     const run2 = await deps.runTests();
     final = run2;
@@ -69709,7 +69978,7 @@ ${failureFeedback(run2)}`;
       `Verification FAILED (attempt ${iteration} of ${limits.maxIterations}): ${verdict.summary}`,
       verdict.newlyFailing.length ? `Tests that passed before and fail now: ${verdict.newlyFailing.join(", ")}` : "",
       verdict.stillFailing.length ? `Still failing: ${verdict.stillFailing.join(", ")}` : "",
-      failureFeedback(run2),
+      feedback(run2, verdict),
       note
     ].filter(Boolean).join("\n\n");
     return { message: msg, tree };
@@ -69766,7 +70035,14 @@ async function detectNode(root) {
     return null;
   }
   const script = pkg.scripts?.test;
-  if (typeof script !== "string" || !script.trim() || NPM_DEFAULT_TEST.test(script)) return null;
+  const hasScript = typeof script === "string" && script.trim() !== "" && !NPM_DEFAULT_TEST.test(script);
+  let runnerCommand = null;
+  let runnerWhy = "";
+  if (!hasScript) {
+    const found = await runnerWithoutScript(root, pkg);
+    if (!found) return null;
+    [runnerCommand, runnerWhy] = found;
+  }
   const declared = typeof pkg.packageManager === "string" ? pkg.packageManager.split("@")[0] : "";
   let manager;
   let setup;
@@ -69792,12 +70068,30 @@ async function detectNode(root) {
     setup = "npm install";
     why = "no lockfile";
   }
+  if (runnerCommand) {
+    const exec = manager === "npm" ? "npx --no-install" : `${manager} exec`;
+    const test = runnerCommand.startsWith("node ") ? runnerCommand : `${exec} ${runnerCommand}`;
+    return { setup, test, stack: "node", reason: `package.json has no test script; ${runnerWhy}; ${why} -> ${manager}` };
+  }
   return {
     setup,
     test: `${manager} test`,
     stack: "node",
     reason: `package.json has a test script (${JSON.stringify(script)}); ${why} -> ${manager}`
   };
+}
+async function runnerWithoutScript(root, pkg) {
+  const deps = { ...pkg.dependencies ?? {}, ...pkg.devDependencies ?? {} };
+  const files = await listDir(root);
+  const has2 = (re) => files.some((f) => re.test(f));
+  if ("vitest" in deps || has2(/^vitest\.config\.[cm]?[jt]s$/)) return ["vitest run", "vitest is a dependency or configured"];
+  if ("jest" in deps || pkg.jest !== void 0 || has2(/^jest\.config\.[cm]?[jt]s(?:on)?$/)) return ["jest", "jest is a dependency or configured"];
+  if ("mocha" in deps || pkg.mocha !== void 0 || has2(/^\.mocharc/)) return ["mocha", "mocha is a dependency or configured"];
+  const testFile = /\.test\.[cm]?js$/;
+  for (const dir of ["test", "tests", "__tests__", "."]) {
+    if ((await listDir(path11.join(root, dir))).some((f) => testFile.test(f))) return ["node --test", `*.test.js files in ${dir === "." ? "the root" : `${dir}/`} and no test framework: node's test runner`];
+  }
+  return null;
 }
 async function detectPython(root) {
   const pyproject = await readText(path11.join(root, "pyproject.toml"));
@@ -69810,14 +70104,14 @@ async function detectPython(root) {
   else if (toxIni && /^\s*\[pytest\]/m.test(toxIni)) marker = "tox.ini [pytest]";
   else if (await exists2(path11.join(root, "conftest.py"))) marker = "conftest.py";
   else {
-    const isTestFile = (f) => /^test_.*\.py$|_test\.py$/.test(f);
+    const isTestFile2 = (f) => /^test_.*\.py$|_test\.py$/.test(f);
     for (const dir of ["tests", "test"]) {
-      if ((await listDir(path11.join(root, dir))).some(isTestFile)) {
+      if ((await listDir(path11.join(root, dir))).some(isTestFile2)) {
         marker = `${dir}/test_*.py`;
         break;
       }
     }
-    if (!marker && (await listDir(root)).some(isTestFile)) marker = "test_*.py";
+    if (!marker && (await listDir(root)).some(isTestFile2)) marker = "test_*.py";
   }
   if (!marker) return null;
   const steps = [];
@@ -70020,6 +70314,974 @@ function childEnv(parent, opts = {}) {
   return { ...env, ...opts.extra ?? {} };
 }
 
+// src/guard/test-integrity.ts
+var INTEGRITY_CATEGORIES = ["delete-test", "remove-test", "skip", "assertion", "snapshot", "timeout", "config"];
+function parseUnifiedDiff(diff) {
+  const files = [];
+  let cur = null;
+  let inHunk = false;
+  for (const line of diff.split("\n")) {
+    const head = line.match(/^diff --git a\/(.+?) b\/(.+)$/);
+    if (head) {
+      cur = { path: head[2], oldPath: head[1], status: "modified", added: [], removed: [] };
+      files.push(cur);
+      inHunk = false;
+      continue;
+    }
+    if (!cur) continue;
+    if (!inHunk) {
+      if (line.startsWith("new file mode")) cur.status = "added";
+      else if (line.startsWith("deleted file mode")) cur.status = "deleted";
+      else if (line.startsWith("rename from ")) {
+        cur.status = "renamed";
+        cur.oldPath = line.slice("rename from ".length);
+      } else if (line.startsWith("rename to ")) cur.path = line.slice("rename to ".length);
+      else if (line.startsWith("+++ ") && line !== "+++ /dev/null") cur.path = line.slice(4).replace(/^b\//, "");
+      else if (line.startsWith("--- ") && line !== "--- /dev/null") cur.oldPath = line.slice(4).replace(/^a\//, "");
+    }
+    if (line.startsWith("@@")) {
+      inHunk = true;
+      continue;
+    }
+    if (!inHunk) continue;
+    if (line.startsWith("+")) cur.added.push(line.slice(1));
+    else if (line.startsWith("-")) cur.removed.push(line.slice(1));
+  }
+  return files;
+}
+var TEST_FILE = [
+  /(?:^|\/)(?:__tests__|__test__)\//,
+  /\.(?:test|spec)\.[cm]?[jt]sx?$/,
+  /(?:^|\/)test_[^/]*\.py$/,
+  /_test\.py$/,
+  /_test\.go$/,
+  /(?:^|\/)tests?\/.*\.(?:[cm]?[jt]sx?|py|rs|rb)$/,
+  /(?:^|\/)spec\/.*\.rb$/
+];
+function isTestFile(p) {
+  return TEST_FILE.some((re) => re.test(p)) && !isSnapshotFile(p);
+}
+function isSnapshotFile(p) {
+  return /\.snap$|(?:^|\/)__snapshots__\/|\.ambr$|\.golden$|(?:^|\/)snapshots\/.*\.snap\.new$/.test(p);
+}
+var TEST_CONFIG = [
+  /(?:^|\/)jest\.config\.[cm]?[jt]s(?:on)?$/,
+  /(?:^|\/)vitest\.(?:config|workspace)\.[cm]?[jt]s$/,
+  /(?:^|\/)vite\.config\.[cm]?[jt]s$/,
+  /(?:^|\/)\.mocharc(?:\.[a-z]+)?$/,
+  /(?:^|\/)(?:pytest\.ini|tox\.ini|setup\.cfg|pyproject\.toml|conftest\.py)$/,
+  /(?:^|\/)package\.json$/,
+  /(?:^|\/)(?:Makefile|makefile|GNUmakefile)$/,
+  /(?:^|\/)\.nycrc(?:\.json)?$/
+];
+function isTestConfig(p) {
+  return TEST_CONFIG.some((re) => re.test(p));
+}
+var TEST_DECL = [
+  /\b(?:it|test|specify)\s*(?:\.\w+\s*)?\(\s*(['"`])(.+?)\1/,
+  /^\s*(?:async\s+)?def\s+(test_\w+)\s*\(/,
+  /^\s*func\s+(Test\w+)\s*\(/,
+  /^\s*#\[test\]/
+];
+function testName(line) {
+  for (const re of TEST_DECL) {
+    const m = line.match(re);
+    if (m) return m[2] ?? m[1] ?? line.trim();
+  }
+  return null;
+}
+var SKIP_MARKERS = [
+  /\b(?:describe|it|test|context|suite|specify)\.(?:skip|only|todo|skipIf|runIf)\b/,
+  /\b(?:xit|xdescribe|xtest|xcontext|fit|fdescribe|ftest)\s*\(/,
+  /@pytest\.mark\.(?:skip|skipif|xfail)\b/,
+  /\bpytest\.(?:skip|xfail)\s*\(/,
+  /@unittest\.(?:skip|skipIf|skipUnless|expectedFailure)\b/,
+  /\bt\.Skip(?:f|Now)?\s*\(/,
+  /#\[ignore\]/,
+  /\{\s*skip\s*:\s*(?!false)/,
+  /\bthis\.skip\s*\(/,
+  /\bt\.(?:skip|todo)\s*\(/
+];
+var ASSERTION = /\b(?:expect|assert\w*|should|t\.(?:equal|deepEqual|strictEqual|ok|true|false|is|same|throws|match|fail)|require\.\w+|Expect\w*|t\.(?:Error|Errorf|Fatal|Fatalf))\b|\bassert\s|\.should\b|\bassert_eq!|\bassert!/;
+var WEAK_MATCHER = /\.(?:toBeDefined|toBeTruthy|toBeFalsy|toBeUndefined|toBeNull|anything|toHaveBeenCalled)\s*\(\s*\)|\.not\.toThrow\s*\(\s*\)|expect\.anything\(\)|^\s*assert\s+(?!.*(?:==|!=|<|>|\bin\b|\bis\b))[^,]+$|assert\s+True\b|\bok\s*\(\s*true\s*\)/;
+var STRONG_MATCHER = /\.(?:toBe|toEqual|toStrictEqual|toMatchObject|toThrow|toContain|toHaveLength|toMatch|toHaveBeenCalledWith)\s*\(\s*\S|assert\s+.+(?:==|!=|<|>|\bin\b|\bis\b)|assert_eq!|\b(?:deepEqual|strictEqual|equal)\s*\(/;
+var TIMEOUT = /\b(?:jest\.setTimeout|vi\.setConfig|this\.timeout|testTimeout|hookTimeout|timeout\s*[:=]|--timeout|--testTimeout|@pytest\.mark\.timeout|-timeout)\b|\b(?:it|test)\s*\([^)]*,\s*\d{4,}\s*\)/;
+var EXCLUDE = /testPathIgnorePatterns|modulePathIgnorePatterns|testMatch|testRegex|\bexclude\b|\bignore\b|--ignore|--deselect|\s-k\s|addopts|norecursedirs|testpaths|--grep|--testNamePattern|--passWithNoTests|coverageThreshold|"test"\s*:/;
+function firstNumber(text) {
+  const m = text.match(/(\d[\d_]*)/);
+  return m ? Number(m[1].replace(/_/g, "")) : null;
+}
+function checkTestIntegrity(diff, allowed2 = []) {
+  const files = typeof diff === "string" ? parseUnifiedDiff(diff) : diff;
+  const findings = [];
+  const push = (f) => {
+    if (!allowed2.includes(f.category)) findings.push(f);
+  };
+  const clip = (s) => s.trim().length > 160 ? `${s.trim().slice(0, 159)}\u2026` : s.trim();
+  for (const f of files) {
+    const testFile = isTestFile(f.path) || isTestFile(f.oldPath);
+    if (isSnapshotFile(f.path) || isSnapshotFile(f.oldPath)) {
+      if (f.status !== "added" || f.removed.length) push({ category: "snapshot", file: f.path, reason: `updates the snapshot file ${f.path}: a snapshot is the expected output, change the code instead` });
+      else push({ category: "snapshot", file: f.path, reason: `writes a new snapshot file ${f.path}: snapshots must be reviewed by a human` });
+      continue;
+    }
+    if (testFile && f.status === "deleted") {
+      push({ category: "delete-test", file: f.oldPath, reason: `deletes the test file ${f.oldPath}` });
+      continue;
+    }
+    if (testFile && f.status === "renamed" && f.oldPath !== f.path) {
+      const stillTest = isTestFile(f.path);
+      push({ category: "delete-test", file: f.oldPath, reason: `renames the test file ${f.oldPath} to ${f.path}${stillTest ? "" : " (where the runner will no longer find it)"}` });
+    }
+    if (testFile) {
+      const addedNames = new Set(f.added.map(testName).filter((n2) => n2 !== null));
+      for (const line of f.removed) {
+        const name = testName(line);
+        if (name && !addedNames.has(name)) push({ category: "remove-test", file: f.path, line: clip(line), reason: `removes the test case "${name}" from ${f.path}` });
+      }
+      const removedSet = new Set(f.removed.map((l) => l.trim()));
+      for (const line of f.added) {
+        if (removedSet.has(line.trim())) continue;
+        if (SKIP_MARKERS.some((re) => re.test(line))) push({ category: "skip", file: f.path, line: clip(line), reason: `adds a skip/only/xfail marker in ${f.path}` });
+      }
+      if (f.status !== "added") {
+        const removedAsserts = f.removed.filter((l) => ASSERTION.test(l) && !/^\s*(?:\/\/|#)/.test(l));
+        const addedAsserts = f.added.filter((l) => ASSERTION.test(l) && !/^\s*(?:\/\/|#)/.test(l));
+        if (removedAsserts.length > addedAsserts.length) {
+          push({ category: "assertion", file: f.path, line: clip(removedAsserts[0]), reason: `removes ${removedAsserts.length - addedAsserts.length} assertion(s) from ${f.path}` });
+        }
+        for (const line of f.added) {
+          if (removedSet.has(line.trim())) continue;
+          if (WEAK_MATCHER.test(line) && removedAsserts.some((r) => STRONG_MATCHER.test(r))) {
+            push({ category: "assertion", file: f.path, line: clip(line), reason: `weakens an assertion in ${f.path} (an exact expectation replaced by a looser one)` });
+            break;
+          }
+        }
+        for (const line of f.added) {
+          if (/^\s*(?:\/\/|#)\s*(?:expect|assert)/.test(line) && !removedSet.has(line.trim())) {
+            push({ category: "assertion", file: f.path, line: clip(line), reason: `comments out an assertion in ${f.path}` });
+            break;
+          }
+        }
+      }
+    }
+    if ((testFile || isTestConfig(f.path)) && f.status !== "added") {
+      const before = f.removed.filter((l) => TIMEOUT.test(l));
+      for (const line of f.added) {
+        if (!TIMEOUT.test(line) || f.removed.some((r) => r.trim() === line.trim())) continue;
+        const n2 = firstNumber(line.replace(/^[^\d]*?(?=\d{2,})/, ""));
+        const old = before.map((l) => firstNumber(l.replace(/^[^\d]*?(?=\d{2,})/, ""))).find((x) => x !== null) ?? null;
+        if (old === null || n2 !== null && n2 > old) {
+          push({ category: "timeout", file: f.path, line: clip(line), reason: `${old === null ? "sets" : "raises"} a test timeout in ${f.path}` });
+          break;
+        }
+      }
+    }
+    if (isTestConfig(f.path) && f.status !== "added") {
+      const changed = [...f.added, ...f.removed].filter((l) => !f.added.includes(l) || !f.removed.includes(l));
+      const hit = changed.find((l) => EXCLUDE.test(l) && !(/package\.json$/.test(f.path) && !/"test"\s*:|jest|vitest|mocha|testPath|exclude|ignore/.test(l)));
+      if (hit) push({ category: "config", file: f.path, line: clip(hit), reason: `edits the test configuration in ${f.path} in a way that can exclude or select tests` });
+    }
+  }
+  return findings;
+}
+var ASKS = {
+  "delete-test": /\b(?:delete|remove|drop|rename)\b[^.\n]{0,40}\btest(?:s| files?| suites?)?\b|\bobsolete tests?\b/i,
+  "remove-test": /\b(?:delete|remove|drop)\b[^.\n]{0,40}\btests?\b|\bobsolete tests?\b/i,
+  skip: /\bskip\b|\bxfail\b|\bdisable\b[^.\n]{0,30}\btests?\b|\bquarantine\b/i,
+  assertion: /\b(?:relax|loosen|change|update)\b[^.\n]{0,40}\b(?:assertions?|expectations?)\b/i,
+  snapshot: /\bsnapshots?\b/i,
+  timeout: /\btimeouts?\b/i,
+  config: /\b(?:jest|vitest|mocha|pytest|test)\s+(?:config|configuration|settings)\b/i
+};
+function taskAsksFor(category, taskText) {
+  return ASKS[category].test(taskText);
+}
+function allowedCategories(policy, taskText) {
+  return policy.filter((c3) => taskAsksFor(c3, taskText));
+}
+function renderRefusal(findings) {
+  const lines = findings.slice(0, 15).map((f) => `- [${f.category}] ${f.reason}${f.line ? `: \`${f.line}\`` : ""}`);
+  if (findings.length > 15) lines.push(`- \u2026 and ${findings.length - 15} more`);
+  return [
+    "REFUSED by the test-integrity guard: the change weakens the tests instead of fixing the code.",
+    ...lines,
+    "Undo these test changes and fix the code under test instead. Adding new tests (or new assertions) is always allowed."
+  ].join("\n");
+}
+
+// src/verify/proof.ts
+import { mkdir as mkdir2, readFile as readFile2, writeFile as writeFile2 } from "node:fs/promises";
+import path12 from "node:path";
+function judgeProof(before, after, testFiles) {
+  const inFiles = (id, file2) => testFiles.some((f) => file2 === f || id === f || id.startsWith(`${f} > `) || id.startsWith(`${f}::`));
+  const beforeMap = new Map(before.tests.map((t) => [t.id, t.status]));
+  const selected = after.tests.filter((t) => inFiles(t.id, t.file));
+  const pool = selected.length ? selected : after.scope === "related" ? after.tests : [];
+  const tests = pool.map((t) => {
+    let b = beforeMap.get(t.id) ?? "missing";
+    if (b === "missing" && (before.loadErrors ?? []).some((e) => inFiles(e) || t.id.startsWith(`${e} > `) || t.id.startsWith(`${e}::`))) b = "failed";
+    return { id: t.id, before: b, after: t.status };
+  });
+  const proven = tests.filter((t) => (t.before === "failed" || t.before === "missing" && !before.succeeded) && t.after === "passed");
+  const files = testFiles.join(", ");
+  if (proven.length) {
+    return { status: "proven", testFiles, tests, detail: `${proven.length} test(s) in ${files} fail before the fix and pass after it.` };
+  }
+  let why;
+  if (!tests.length) why = "no test of the changed test files was recognised in the runs";
+  else if (tests.every((t) => t.before === "passed")) why = "the changed tests already pass on the base code, so they do not reproduce the problem";
+  else why = "no changed test both fails before and passes after";
+  return { status: "not-proven", testFiles, tests, detail: `No fail-to-pass proof: ${why}.` };
+}
+async function proveFailToPass(deps) {
+  const { git, session } = deps;
+  const testFiles = deps.changes.filter((c3) => c3.status !== "deleted" && isTestFile(c3.path)).map((c3) => c3.path);
+  if (testFiles.length === 0) {
+    return { status: "no-test-changed", testFiles, tests: [], detail: "The change adds or changes no test, so there is no fail-to-pass proof." };
+  }
+  const sourceChanged = deps.changes.some((c3) => !isTestFile(c3.path));
+  if (!sourceChanged) {
+    return { status: "not-run", testFiles, tests: [], detail: "The change only touches tests; there is no source change to set aside." };
+  }
+  const contents = /* @__PURE__ */ new Map();
+  for (const f of testFiles) contents.set(f, await readFile2(path12.join(git.root, f)));
+  try {
+    await git.restore(deps.pristineTree);
+    for (const [f, data] of contents) {
+      await mkdir2(path12.dirname(path12.join(git.root, f)), { recursive: true });
+      await writeFile2(path12.join(git.root, f), data);
+    }
+    const before = await session.runFiles(testFiles, "proof-before") ?? await session.runFull("proof-before");
+    await git.restore(deps.fixTree);
+    const after = before.scope === "related" ? await session.runFiles(testFiles, "proof-after") ?? deps.finalRun : deps.finalRun;
+    if (!after) return { status: "not-run", testFiles, tests: [], detail: "The fix was not run." };
+    return judgeProof(before, after, testFiles);
+  } catch (e) {
+    return { status: "not-run", testFiles, tests: [], detail: `The proof could not be run: ${e.message}` };
+  } finally {
+    await git.restore(deps.fixTree);
+  }
+}
+
+// src/verify/session.ts
+import { mkdtemp as mkdtemp2, readFile as readFile3, rm as rm3 } from "node:fs/promises";
+import os5 from "node:os";
+import path13 from "node:path";
+
+// src/verify/plan.ts
+var COMPOUND = /&&|\|\||[;|`$<>()]|\n/;
+function quote(arg) {
+  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+function core(command) {
+  let c3 = command.trim();
+  let prev;
+  do {
+    prev = c3;
+    c3 = c3.replace(/^\w+=\S*\s+/, "");
+    c3 = c3.replace(/^cross-env\s+/, "");
+    c3 = c3.replace(/^npx(?:\s+(?:--no-install|--yes|-y))*\s+/, "");
+    c3 = c3.replace(/^(?:pnpm|yarn)(?:\s+exec)?\s+(?!test\b|run\b|install\b)/, "");
+  } while (c3 !== prev);
+  return c3;
+}
+function runnerOf(invocation) {
+  const parts = invocation.split(/&&|\|\||;/);
+  if (parts.length > 1) {
+    for (const part of parts) {
+      const r = runnerOf(part);
+      if (r !== "unknown") return r;
+    }
+    return "unknown";
+  }
+  const c3 = core(invocation);
+  if (/^(?:\.\/node_modules\/\.bin\/)?jest\b/.test(c3)) return "jest";
+  if (/^(?:\.\/node_modules\/\.bin\/)?vitest\b/.test(c3)) return "vitest";
+  if (/^(?:\.\/node_modules\/\.bin\/)?mocha\b/.test(c3)) return "mocha";
+  if (/^node\b.*\s--test\b/.test(c3)) return "node-test";
+  if (/^(?:pytest|py\.test|python3?\s+-m\s+pytest)\b/.test(c3)) return "pytest";
+  if (/^go\s+test\b/.test(c3)) return "go";
+  if (/^cargo\s+test\b/.test(c3)) return "cargo";
+  if (/^make\s+test\b/.test(c3)) return "make";
+  return "unknown";
+}
+function identifyRunner(testCommand, testScript) {
+  const cmd = testCommand.trim();
+  const script = cmd.match(/^(npm|pnpm|yarn)(?:\s+run)?\s+test\s*(?:--\s*)?$/);
+  if (script && testScript !== null) {
+    const runner2 = runnerOf(testScript);
+    const simple = !COMPOUND.test(testScript);
+    const manager = script[1];
+    const base = simple && runner2 !== "unknown" ? manager === "npm" ? "npm test --" : `${manager} test` : null;
+    const info2 = { runner: runner2, base, invocation: testScript };
+    if (!base && (runner2 === "jest" || runner2 === "vitest" || runner2 === "mocha")) {
+      const segment = testScript.split(/&&|\|\||;/).map((p) => p.trim()).find((p) => runnerOf(p) === runner2);
+      if (segment && !/[|`$<>()]/.test(segment)) {
+        const exec = manager === "npm" ? "npx --no-install" : `${manager} exec`;
+        info2.direct = `${exec} ${segment.replace(/^(?:npx(?:\s+--no-install)?\s+)/, "")}`;
+      }
+    }
+    return info2;
+  }
+  const runner = runnerOf(cmd);
+  return { runner, base: COMPOUND.test(cmd) ? null : cmd, invocation: cmd };
+}
+var PARSED_FROM = {
+  jest: "jest",
+  vitest: "vitest",
+  mocha: "mocha",
+  "node-test": "node-test",
+  pytest: "pytest",
+  go: "go",
+  cargo: "cargo",
+  make: "none",
+  unknown: "none"
+};
+function planStructured(testCommand, info2, reportFile) {
+  const plain = { command: testCommand, flavour: "generic", parsedFrom: PARSED_FROM[info2.runner] };
+  const base = info2.base;
+  if (!base) return plain;
+  const f = quote(reportFile);
+  switch (info2.runner) {
+    case "jest":
+      return { command: `${base} --json --outputFile=${f}`, reportFile, format: "jest-json", flavour: "generic", parsedFrom: "jest" };
+    case "vitest":
+      return { command: `${base} --reporter=default --reporter=json --outputFile.json=${f}`, reportFile, format: "jest-json", flavour: "generic", parsedFrom: "vitest" };
+    case "pytest":
+      return { command: `${base} --junitxml=${f} -o junit_family=xunit1`, reportFile, format: "junit", flavour: "pytest", parsedFrom: "pytest" };
+    case "node-test": {
+      if (base !== info2.invocation || !/^node\s/.test(base)) return plain;
+      const flags = `--test-reporter=spec --test-reporter-destination=stdout --test-reporter=junit --test-reporter-destination=${f}`;
+      return { command: base.replace(/^node\s/, `node ${flags} `), reportFile, format: "junit", flavour: "generic", parsedFrom: "node-test" };
+    }
+    case "go":
+      if (base !== info2.invocation || /\s-json\b/.test(base)) return plain;
+      return { command: `${base.replace(/^go\s+test\b/, "go test -json")} > ${f}`, reportFile, format: "go-json", stdoutIsReport: true, flavour: "generic", parsedFrom: "go" };
+    default:
+      return plain;
+  }
+}
+var SOURCE = /\.(?:[cm]?[jt]sx?)$/;
+var PY_TEST = /(?:^|\/)(?:test_[^/]*|[^/]*_test)\.py$/;
+function planRelated(info2, changed, allFiles, reportFile) {
+  if (!info2.base && info2.direct) info2 = { ...info2, base: info2.direct, invocation: info2.direct };
+  if (!info2.base || changed.length === 0) return null;
+  const f = quote(reportFile);
+  switch (info2.runner) {
+    case "jest": {
+      const files = changed.filter((p) => SOURCE.test(p) || /\.(?:json|mjs|cjs)$/.test(p));
+      if (files.length === 0) return null;
+      return {
+        command: `${info2.base} --findRelatedTests ${files.map(quote).join(" ")} --passWithNoTests --json --outputFile=${f}`,
+        reportFile,
+        format: "jest-json",
+        flavour: "generic",
+        parsedFrom: "jest"
+      };
+    }
+    case "vitest": {
+      if (!/^(?:npx\s+(?:--no-install\s+)?)?vitest(?:\s+run|\s+--run)?\s*$/.test(info2.invocation.trim())) return null;
+      const files = changed.filter((p) => SOURCE.test(p));
+      if (files.length === 0) return null;
+      return {
+        command: `npx --no-install vitest related --run ${files.map(quote).join(" ")} --passWithNoTests --reporter=default --reporter=json --outputFile.json=${f}`,
+        reportFile,
+        format: "jest-json",
+        flavour: "generic",
+        parsedFrom: "vitest"
+      };
+    }
+    case "pytest": {
+      const args = core(info2.base).replace(/^(?:pytest|py\.test|python3?\s+-m\s+pytest)\s*/, "").split(/\s+/).filter(Boolean);
+      if (args.some((a2) => !a2.startsWith("-"))) return null;
+      const tests = new Set(changed.filter((p) => PY_TEST.test(p)));
+      for (const p of changed) {
+        if (!p.endsWith(".py") || PY_TEST.test(p)) continue;
+        const stem = p.split("/").pop().replace(/\.py$/, "");
+        for (const t of allFiles) {
+          const name = t.split("/").pop();
+          if (PY_TEST.test(t) && (name === `test_${stem}.py` || name === `${stem}_test.py`)) tests.add(t);
+        }
+      }
+      if (tests.size === 0) return null;
+      return {
+        command: `${info2.base} ${[...tests].map(quote).join(" ")} --junitxml=${f} -o junit_family=xunit1`,
+        reportFile,
+        format: "junit",
+        flavour: "pytest",
+        parsedFrom: "pytest"
+      };
+    }
+    case "go": {
+      if (info2.base !== info2.invocation || !/\s\.\/\.\.\.(?:\s|$)/.test(info2.base)) return null;
+      const dirs = [...new Set(changed.filter((p) => p.endsWith(".go")).map((p) => p.includes("/") ? `./${p.slice(0, p.lastIndexOf("/"))}` : "."))];
+      if (dirs.length === 0) return null;
+      const cmd = info2.base.replace(/\s\.\/\.\.\.(?=\s|$)/, ` ${dirs.map(quote).join(" ")}`).replace(/^go\s+test\b/, "go test -json");
+      return { command: `${cmd} > ${f}`, reportFile, format: "go-json", stdoutIsReport: true, flavour: "generic", parsedFrom: "go" };
+    }
+    default:
+      return null;
+  }
+}
+function planFiles(info2, testFiles, reportFile) {
+  if (!info2.base && info2.direct) info2 = { ...info2, base: info2.direct, invocation: info2.direct };
+  if (!info2.base || testFiles.length === 0) return null;
+  const files = testFiles.map(quote).join(" ");
+  const f = quote(reportFile);
+  switch (info2.runner) {
+    case "jest":
+      return { command: `${info2.base} --runTestsByPath ${files} --json --outputFile=${f}`, reportFile, format: "jest-json", flavour: "generic", parsedFrom: "jest" };
+    case "vitest":
+      if (!/^(?:npx\s+(?:--no-install\s+)?)?vitest(?:\s+run|\s+--run)?\s*$/.test(info2.invocation.trim())) return null;
+      return { command: `npx --no-install vitest run ${files} --reporter=default --reporter=json --outputFile.json=${f}`, reportFile, format: "jest-json", flavour: "generic", parsedFrom: "vitest" };
+    case "pytest":
+      return { command: `${info2.base} ${files} --junitxml=${f} -o junit_family=xunit1`, reportFile, format: "junit", flavour: "pytest", parsedFrom: "pytest" };
+    case "node-test": {
+      if (info2.base !== info2.invocation || !/^node\s+--test\s*(?:\S+\s*)*$/.test(info2.base) || /--test-/.test(info2.base)) return null;
+      const flags = `--test-reporter=spec --test-reporter-destination=stdout --test-reporter=junit --test-reporter-destination=${f}`;
+      return { command: `node ${flags} --test ${files}`, reportFile, format: "junit", flavour: "generic", parsedFrom: "node-test" };
+    }
+    case "go": {
+      if (info2.base !== info2.invocation) return null;
+      const dirs = [...new Set(testFiles.map((p) => p.includes("/") ? `./${p.slice(0, p.lastIndexOf("/"))}` : "."))];
+      return { command: `go test -json ${dirs.map(quote).join(" ")} > ${f}`, reportFile, format: "go-json", stdoutIsReport: true, flavour: "generic", parsedFrom: "go" };
+    }
+    default:
+      return null;
+  }
+}
+function displayCommand(command) {
+  return command.replace(/ --json --outputFile=\S+/g, "").replace(/ --reporter=default --reporter=json --outputFile\.json=\S+/g, "").replace(/ --junitxml=\S+ -o junit_family=xunit1/g, "").replace(/--test-reporter=spec --test-reporter-destination=stdout --test-reporter=junit --test-reporter-destination=\S+ /g, "").replace(/^go test -json /, "go test ").replace(/ > \S+$/, "").replace(/\s+/g, " ").trim().replace(/ --$/, "");
+}
+
+// src/verify/structured.ts
+var MAX_MESSAGE2 = 300;
+var MAX_DETAILS = 2e3;
+var SEP2 = " > ";
+function oneLine(text) {
+  const t = text.replace(/\s+/g, " ").trim();
+  return t.length > MAX_MESSAGE2 ? `${t.slice(0, MAX_MESSAGE2 - 1)}\u2026` : t;
+}
+function capDetails(text) {
+  const t = stripAnsi(text).replace(/\s+$/, "");
+  return t.length > MAX_DETAILS ? `${t.slice(0, MAX_DETAILS - 1)}\u2026` : t;
+}
+function relativeTo(root, file2) {
+  const norm = (p) => p.replace(/\\/g, "/");
+  const r = norm(root).replace(/\/+$/, "");
+  const f = norm(file2);
+  if (r && f.startsWith(`${r}/`)) return f.slice(r.length + 1);
+  return f.replace(/^\.\//, "");
+}
+function firstRepoFrame(text, root) {
+  const r = root.replace(/\\/g, "/").replace(/\/+$/, "");
+  for (const m of stripAnsi(text).matchAll(/(?:\(|at |\s|^)((?:file:\/\/)?[^\s()]+?\.(?:[cm]?[jt]sx?|py|go)):(\d+)(?::(\d+))?/gm)) {
+    let file2 = m[1].replace(/^file:\/\//, "").replace(/\\/g, "/");
+    if (/node_modules\/|^node:|^internal\//.test(file2) || file2.includes("/site-packages/") || file2.includes("/_pytest/") || file2.includes("/go/src/")) continue;
+    if (file2.startsWith("/")) {
+      if (!r || !file2.startsWith(`${r}/`)) continue;
+      file2 = file2.slice(r.length + 1);
+    }
+    return `${file2}:${m[2]}${m[3] ? `:${m[3]}` : ""}`;
+  }
+  return void 0;
+}
+function totalsOf(tests) {
+  const totals = { passed: 0, failed: 0, skipped: 0 };
+  for (const t of tests) totals[t.status]++;
+  return totals;
+}
+function failure2(test, text, root) {
+  const clean = stripAnsi(text);
+  if (!clean.trim()) return;
+  test.message = oneLine(clean.split("\n").find((l) => l.trim()) ?? clean);
+  test.details = capDetails(clean);
+  const frame = firstRepoFrame(clean, root);
+  if (frame) test.frame = frame;
+}
+var JEST_STATUS = {
+  passed: "passed",
+  failed: "failed",
+  pending: "skipped",
+  skipped: "skipped",
+  todo: "skipped",
+  disabled: "skipped",
+  focused: "passed"
+};
+function parseJestJson(text, root) {
+  let data;
+  try {
+    const start = text.indexOf("{");
+    data = JSON.parse(start > 0 ? text.slice(start) : text);
+  } catch {
+    return null;
+  }
+  if (!data || !Array.isArray(data.testResults)) return null;
+  const tests = [];
+  const loadErrors = [];
+  for (const file2 of data.testResults) {
+    const rel = relativeTo(root, file2.name ?? "unknown");
+    const assertions = file2.assertionResults ?? [];
+    for (const a2 of assertions) {
+      const titles = [...a2.ancestorTitles ?? [], a2.title ?? a2.fullName ?? "?"];
+      const test = { id: [rel, ...titles].join(SEP2), status: JEST_STATUS[a2.status ?? ""] ?? "skipped", file: rel };
+      if (typeof a2.duration === "number") test.durationMs = a2.duration;
+      if (test.status === "failed") failure2(test, (a2.failureMessages ?? []).join("\n"), root);
+      tests.push(test);
+    }
+    const fileFailed = file2.status === "failed";
+    if (fileFailed && !assertions.some((a2) => a2.status === "failed")) {
+      const test = { id: rel, status: "failed", file: rel };
+      failure2(test, file2.testExecError?.message ?? file2.failureMessage ?? file2.message ?? "Test suite failed to run", root);
+      tests.push(test);
+      loadErrors.push(rel);
+    }
+  }
+  return { tests, loadErrors, totals: totalsOf(tests) };
+}
+function decodeXml(s) {
+  return s.replace(/<!\[CDATA\[([\s\S]*?)\]\]>/g, "$1").replace(/&#x([0-9a-f]+);/gi, (_, h2) => String.fromCodePoint(parseInt(h2, 16))).replace(/&#(\d+);/g, (_, d) => String.fromCodePoint(Number(d))).replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, "&");
+}
+function attrs(tag) {
+  const out = {};
+  for (const m of tag.matchAll(/([\w:.-]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g)) out[m[1]] = decodeXml(m[2] ?? m[3] ?? "");
+  return out;
+}
+function pytestPrefix(classname, file2) {
+  const parts = classname.split(".").filter(Boolean);
+  if (file2) {
+    const mod = file2.replace(/\.py$/, "").split("/");
+    let i2 = 0;
+    while (i2 < parts.length && i2 < mod.length && parts[i2] === mod[i2]) i2++;
+    return [file2, ...parts.slice(i2)].join("::");
+  }
+  const cls = parts.findIndex((p) => /^[A-Z]/.test(p));
+  const modParts = cls === -1 ? parts : parts.slice(0, cls);
+  const classes = cls === -1 ? [] : parts.slice(cls);
+  return [`${modParts.join("/")}.py`, ...classes].join("::");
+}
+function parseJUnit(xml, root, flavour = "generic") {
+  if (!/<testsuites?\b/.test(xml)) return null;
+  const tests = [];
+  const loadErrors = [];
+  const seen = /* @__PURE__ */ new Set();
+  const suites = [];
+  const tokenRe = /<!--[\s\S]*?-->|<testsuite\b([^>]*?)(\/?)>|<\/testsuite>|<testcase\b([^>]*?)(?:\/>|>([\s\S]*?)<\/testcase>)/g;
+  for (const tok of xml.matchAll(tokenRe)) {
+    const whole = tok[0];
+    if (whole.startsWith("<!--")) continue;
+    if (whole.startsWith("</testsuite")) {
+      suites.pop();
+      continue;
+    }
+    if (whole.startsWith("<testsuite")) {
+      if (tok[2] !== "/") suites.push(attrs(tok[1]).name ?? "");
+      continue;
+    }
+    const a2 = attrs(tok[3] ?? "");
+    const inner = tok[4] ?? "";
+    const name = a2.name ?? "?";
+    const file2 = a2.file ? relativeTo(root, a2.file) : void 0;
+    let status = "passed";
+    let text = "";
+    const fail2 = inner.match(/<(failure|error)\b([^>]*?)(?:\/>|>([\s\S]*?)<\/\1>)/);
+    if (/<skipped\b/.test(inner)) {
+      status = "skipped";
+    } else if (fail2) {
+      status = "failed";
+      const fa = attrs(fail2[2]);
+      text = [fa.message ?? "", decodeXml(fail2[3] ?? "")].filter(Boolean).join("\n");
+    }
+    let id;
+    let loadError = false;
+    if (flavour === "pytest") {
+      id = a2.classname ? `${pytestPrefix(a2.classname, file2)}::${name}` : name;
+      if (!a2.classname && status === "failed") {
+        id = name.includes("/") || name.endsWith(".py") ? name : `${name.replace(/\./g, "/")}.py`;
+        loadError = true;
+      }
+    } else if (status === "failed" && /[\\/]/.test(name) && /\.[cm]?[jt]sx?$/.test(name)) {
+      id = relativeTo(root, name);
+      loadError = true;
+    } else {
+      const path17 = suites.filter(Boolean);
+      if (path17.length === 0 && a2.classname && a2.classname !== "test" && a2.classname !== name) path17.push(a2.classname);
+      id = [...path17, name].join(SEP2);
+    }
+    if (loadError) loadErrors.push(id);
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const test = { id, status };
+    if (file2) test.file = file2;
+    const time4 = Number(a2.time);
+    if (a2.time !== void 0 && Number.isFinite(time4)) test.durationMs = Math.round(time4 * 1e3);
+    if (status === "failed") failure2(test, text || "failed", root);
+    tests.push(test);
+  }
+  return { tests, loadErrors, totals: totalsOf(tests) };
+}
+function parseGoJson(text, root) {
+  const events = [];
+  const buildOut = /* @__PURE__ */ new Map();
+  const buildFailed = [];
+  let block = null;
+  for (const line of text.split("\n")) {
+    if (!line.startsWith("{")) {
+      const head = line.match(/^# (\S+)/);
+      const failed = line.match(/^FAIL\s+(\S+)\s+\[(?:build|setup) failed\]/);
+      if (head) block = head[1];
+      else if (failed) {
+        if (!buildFailed.includes(failed[1])) buildFailed.push(failed[1]);
+        block = null;
+      } else if (block && line.trim()) (buildOut.get(block) ?? buildOut.set(block, []).get(block)).push(line);
+      continue;
+    }
+    try {
+      events.push(JSON.parse(line));
+    } catch {
+    }
+  }
+  const byId = /* @__PURE__ */ new Map();
+  const pkgOut = /* @__PURE__ */ new Map();
+  const pkgStatus = /* @__PURE__ */ new Map();
+  for (const e of events) {
+    const pkg = e.Package ?? "";
+    if (!e.Test) {
+      if (e.Output) (pkgOut.get(pkg) ?? pkgOut.set(pkg, []).get(pkg)).push(e.Output);
+      if (e.Action === "pass" || e.Action === "fail" || e.Action === "skip") pkgStatus.set(pkg, e.Action);
+      continue;
+    }
+    const id = `${pkg}${SEP2}${e.Test}`;
+    const entry = byId.get(id) ?? byId.set(id, { pkg, name: e.Test, out: [] }).get(id);
+    if (e.Output) entry.out.push(e.Output);
+    if (e.Action === "pass") entry.status = "passed";
+    else if (e.Action === "fail") entry.status = "failed";
+    else if (e.Action === "skip") entry.status = "skipped";
+    if (typeof e.Elapsed === "number") entry.elapsed = e.Elapsed;
+  }
+  const tests = [];
+  const loadErrors = [];
+  const all = [...byId.values()];
+  for (const t of all) {
+    const prefix = `${t.name}/`;
+    const children = all.filter((o2) => o2.pkg === t.pkg && o2.name.startsWith(prefix));
+    if (children.length && !(t.status === "failed" && !children.some((c3) => c3.status === "failed"))) continue;
+    const test = { id: `${t.pkg}${SEP2}${t.name}`, status: t.status ?? "failed", file: void 0 };
+    delete test.file;
+    if (t.elapsed !== void 0) test.durationMs = Math.round(t.elapsed * 1e3);
+    if (test.status === "failed") {
+      const out = t.out.filter((l) => !/^\s*(?:=== RUN|=== PAUSE|=== CONT|--- FAIL)/.test(l)).join("");
+      failure2(test, out || (t.status ? "failed" : "did not finish (panic or timeout)"), root);
+    }
+    tests.push(test);
+  }
+  for (const [pkg, status] of pkgStatus) {
+    if (status !== "fail") continue;
+    if (tests.some((t) => t.status === "failed" && t.id.startsWith(`${pkg}${SEP2}`))) continue;
+    const test = { id: pkg, status: "failed" };
+    failure2(test, (pkgOut.get(pkg) ?? []).join("") || "package failed", root);
+    tests.push(test);
+    loadErrors.push(pkg);
+  }
+  for (const pkg of buildFailed) {
+    if (loadErrors.includes(pkg)) continue;
+    const test = { id: pkg, status: "failed" };
+    failure2(test, `build failed
+${(buildOut.get(pkg) ?? []).join("\n")}`, root);
+    tests.push(test);
+    loadErrors.push(pkg);
+  }
+  if (events.length === 0 && buildFailed.length === 0) return null;
+  return { tests, loadErrors, totals: totalsOf(tests) };
+}
+function goJsonToText(text) {
+  const out = [];
+  for (const line of text.split("\n")) {
+    if (!line.startsWith("{")) {
+      if (line.trim()) out.push(`${line}
+`);
+      continue;
+    }
+    try {
+      const e = JSON.parse(line);
+      if (e.Output) out.push(e.Output);
+    } catch {
+    }
+  }
+  return out.join("");
+}
+function parseStructured(format2, text, root, flavour = "generic") {
+  switch (format2) {
+    case "jest-json":
+      return parseJestJson(text, root);
+    case "junit":
+      return parseJUnit(text, root, flavour);
+    case "go-json":
+      return parseGoJson(text, root);
+  }
+}
+
+// src/verify/session.ts
+function differingTests(a2, b) {
+  const other = new Map(b.tests.map((t) => [t.id, t.status]));
+  const out = [];
+  for (const t of a2.tests) {
+    const s = other.get(t.id);
+    if (s !== void 0 && s !== t.status && (s === "failed" || t.status === "failed")) out.push(t.id);
+  }
+  return out;
+}
+function resolveFrames(tests, allFiles) {
+  const known = new Set(allFiles);
+  return tests.map((t) => {
+    if (!t.frame) return t;
+    const m = t.frame.match(/^(.+?)(:\d+(?::\d+)?)$/);
+    if (!m || known.has(m[1])) return t;
+    const hits = allFiles.filter((f) => f.endsWith(`/${m[1]}`));
+    return hits.length === 1 ? { ...t, frame: `${hits[0]}${m[2]}` } : t;
+  });
+}
+function failingTestFiles(run2, allFiles) {
+  if (!run2) return [];
+  const known = new Set(allFiles);
+  const out = /* @__PURE__ */ new Set();
+  for (const t of run2.tests) {
+    if (t.status !== "failed") continue;
+    const candidate = t.file ?? t.id.split(" > ")[0].split("::")[0];
+    if (known.has(candidate)) out.add(candidate);
+  }
+  return [...out];
+}
+var TEST_NAME = /(?:^|\/)(?:test_)?([^/]+?)(?:[._-](?:test|spec))?(?:_test)?\.[cm]?[jt]sx?$|(?:^|\/)test_([^/]+)\.py$|(?:^|\/)([^/]+)_test\.(?:py|go)$/;
+function testFilesNamedAfter(changed, allFiles) {
+  const isTest = (f) => /\.(?:test|spec)\.[cm]?[jt]sx?$|(?:^|\/)test_[^/]+\.py$|_test\.(?:py|go)$/.test(f);
+  const family = (f) => /\.py$/.test(f) ? "py" : /\.go$/.test(f) ? "go" : /\.[cm]?[jt]sx?$/.test(f) ? "js" : "other";
+  const stems = /* @__PURE__ */ new Set();
+  for (const c3 of changed) {
+    if (isTest(c3) || family(c3) === "other") continue;
+    const parts = c3.split("/");
+    const base = parts[parts.length - 1].replace(/\.[^.]+$/, "");
+    stems.add(`${family(c3)}:${base === "index" && parts.length > 1 ? parts[parts.length - 2] : base}`);
+  }
+  if (stems.size === 0) return [];
+  return allFiles.filter((f) => {
+    if (!isTest(f)) return false;
+    const m = f.match(TEST_NAME);
+    const stem = m ? m[1] ?? m[2] ?? m[3] : null;
+    return stem !== null && stem !== void 0 && stems.has(`${family(f)}:${stem}`);
+  });
+}
+var TestSession = class _TestSession {
+  constructor(deps, info2, tmp) {
+    this.deps = deps;
+    this.tmp = tmp;
+    this.info = info2;
+  }
+  deps;
+  tmp;
+  info;
+  commands = [];
+  baselineRun = null;
+  seq = 0;
+  static async create(deps) {
+    let script = null;
+    try {
+      const pkg = JSON.parse(await readFile3(path13.join(deps.root, "package.json"), "utf8"));
+      if (typeof pkg.scripts?.test === "string") script = pkg.scripts.test;
+    } catch {
+    }
+    const tmp = await mkdtemp2(path13.join(os5.tmpdir(), "agent-fix-tests-"));
+    return new _TestSession(deps, identifyRunner(deps.testCommand, script), tmp);
+  }
+  async dispose() {
+    await rm3(this.tmp, { recursive: true, force: true });
+  }
+  get baseline() {
+    return this.baselineRun;
+  }
+  /** Uses a run taken elsewhere as the baseline (benchmarks, or a baseline run without the flaky re-run). */
+  useBaseline(run2) {
+    this.baselineRun = run2;
+  }
+  reportPath() {
+    this.seq++;
+    const r = this.info.runner;
+    const ext = r === "jest" || r === "vitest" ? "json" : r === "go" ? "jsonl" : "xml";
+    return path13.join(this.tmp, `report-${this.seq}.${ext}`);
+  }
+  plainPlan() {
+    return { command: this.deps.testCommand, flavour: "generic", parsedFrom: "none" };
+  }
+  /** Set when the runner rejected our reporter flags: the plain command from then on. */
+  structuredOff = false;
+  fullPlan() {
+    if (this.deps.structured === false || this.structuredOff) return this.plainPlan();
+    return planStructured(this.deps.testCommand, this.info, this.reportPath());
+  }
+  /** Runs one planned command and turns it into a reconciled TestRun. */
+  async execute(plan, scope, purpose) {
+    const { redactor, root } = this.deps;
+    if (plan.reportFile) await rm3(plan.reportFile, { force: true });
+    const r = await this.deps.exec(plan.command);
+    let content = null;
+    if (plan.reportFile) {
+      try {
+        content = await readFile3(plan.reportFile, "utf8");
+      } catch {
+        content = null;
+      }
+    }
+    let output2 = r.output;
+    if (plan.stdoutIsReport) output2 = `${content ? goJsonToText(content) : ""}${output2}`;
+    let run2 = toTestRun({ ...r, output: output2, command: this.deps.testCommand }, redactor);
+    const reportText = plan.stdoutIsReport && content !== null ? `${content}
+${r.output}` : content;
+    const parsed = reportText && plan.format ? parseStructured(plan.format, reportText, root, plan.flavour) : null;
+    if (parsed && (parsed.tests.length > 0 || r.exitCode === 0)) {
+      const clean = (t) => {
+        const c3 = { ...t };
+        if (c3.message) c3.message = redactor.redact(c3.message);
+        if (c3.details) c3.details = redactor.redact(c3.details);
+        return c3;
+      };
+      run2 = {
+        ...run2,
+        tests: parsed.tests.map(clean),
+        counts: parsed.totals,
+        parsedFrom: plan.parsedFrom,
+        structured: true,
+        loadErrors: parsed.loadErrors
+      };
+    } else if (run2.parsedFrom === "none" && plan.parsedFrom !== "none" && run2.tests.length > 0) {
+      run2 = { ...run2, parsedFrom: plan.parsedFrom };
+    }
+    if (run2.structured && this.deps.listFiles && run2.tests.some((t) => t.frame)) run2 = { ...run2, tests: resolveFrames(run2.tests, await this.deps.listFiles()) };
+    run2.executed = redactor.redact(plan.command);
+    run2.scope = scope;
+    run2 = reconcile(run2);
+    this.commands.push({ purpose, command: displayCommand(run2.executed ?? run2.command), exitCode: run2.exitCode, timedOut: run2.timedOut, durationMs: run2.durationMs, counts: run2.counts });
+    return run2;
+  }
+  /** The baseline: the full command on the untouched code; run twice when it fails, to mark flaky tests. */
+  async runBaseline() {
+    const plan = this.fullPlan();
+    let first = await this.execute(plan, "full", "baseline");
+    if (plan.reportFile && !first.structured && first.tests.length === 0 && !first.succeeded) {
+      const plain = await this.execute(this.plainPlan(), "full", "baseline");
+      if (plain.succeeded || plain.tests.length > 0 || plain.exitCode !== first.exitCode) {
+        this.structuredOff = true;
+        first = plain;
+      }
+    }
+    let run2 = first;
+    if (!first.succeeded && first.tests.some((t) => t.status === "failed") && first.exitCode !== 127) {
+      const second = await this.execute(this.fullPlan(), "full", "baseline-rerun");
+      const flaky = differingTests(first, second);
+      if (flaky.length) run2 = { ...first, flaky };
+    }
+    this.baselineRun = run2;
+    return run2;
+  }
+  /** The full command (the gate), re-run once when tests newly fail, to tell flaky tests from real ones. */
+  async runGate() {
+    const first = await this.execute(this.fullPlan(), "full", "gate");
+    const baseline = this.baselineRun;
+    if (!baseline || first.timedOut) return first;
+    const verdict = compareRuns(baseline, first);
+    if (verdict.ok || verdict.newlyFailing.length === 0) return first;
+    const second = await this.execute(this.fullPlan(), "full", "gate-rerun");
+    const flaky = [.../* @__PURE__ */ new Set([...differingTests(first, second), ...baseline.flaky ?? []])];
+    return flaky.length ? { ...first, flaky } : first;
+  }
+  /**
+   * Inside the loop: the tests related to the changed files first (fast feedback), always
+   * including the test files of the tests that failed at baseline; when those pass, the
+   * full gate. When the runner's own selection finds no test, test files named after the
+   * changed files are tried.
+   */
+  async runForLoop() {
+    if (this.deps.relatedFirst !== false && this.deps.changedFiles && !this.structuredOff) {
+      const changed = (await this.deps.changedFiles()).filter((p) => !p.startsWith(".."));
+      const all = this.deps.listFiles ? await this.deps.listFiles() : [];
+      const selection = [.../* @__PURE__ */ new Set([...changed, ...failingTestFiles(this.baselineRun, all)])];
+      const plan = planRelated(this.info, selection, all, this.reportPath());
+      let related = plan ? await this.execute(plan, "related", "related") : null;
+      const ranNothing = (r) => !r || r.counts.passed + r.counts.failed === 0 && !r.loadErrors?.length && r.succeeded;
+      if (ranNothing(related)) {
+        const named = testFilesNamedAfter(changed, all);
+        const byName = named.length ? planFiles(this.info, named, this.reportPath()) : null;
+        if (byName) related = await this.execute(byName, "related", "related");
+      }
+      if (related && !related.succeeded) {
+        const flaky = this.baselineRun?.flaky ?? [];
+        const newFailures = related.tests.some((t) => t.status === "failed" && !flaky.includes(t.id));
+        if (newFailures || related.consistency !== "consistent") return related;
+      }
+    }
+    return this.runGate();
+  }
+  /** Runs only the given test files with the current working tree; null when the runner cannot select files. */
+  async runFiles(testFiles, purpose) {
+    if (this.structuredOff) return null;
+    const plan = planFiles(this.info, testFiles, this.reportPath());
+    if (!plan) return null;
+    return this.execute(plan, "related", purpose);
+  }
+  /** The changed test files on the base code (the working tree already set up so): those files where the runner can select them, else the full command. */
+  async runOnBase(testFiles) {
+    return await this.runFiles(testFiles, "proof-before") ?? await this.runFull("proof-before");
+  }
+  /** The full command with the current working tree (used by the proof when files cannot be selected). */
+  async runFull(purpose) {
+    return this.execute(this.fullPlan(), "full", purpose);
+  }
+};
+
+// src/verify/intel.ts
+function policyCategories(values) {
+  const list2 = (values ?? []).map((v) => v.trim().toLowerCase()).filter(Boolean);
+  if (list2.includes("all")) return [...INTEGRITY_CATEGORIES];
+  return INTEGRITY_CATEGORIES.filter((c3) => list2.includes(c3));
+}
+async function createTestIntel(deps) {
+  const { git, settings, task } = deps;
+  const session = await TestSession.create({
+    root: git.root,
+    testCommand: deps.testCommand,
+    exec: deps.exec,
+    redactor: deps.redactor,
+    relatedFirst: settings.relatedTestsFirst !== false,
+    changedFiles: async () => (await git.changes(deps.baselineTree, await git.snapshot())).filter((c3) => c3.status !== "deleted").map((c3) => c3.path),
+    listFiles: () => git.listFiles()
+  });
+  const data = { runner: session.info.runner, commands: session.commands, refusals: [] };
+  if (deps.detection) data.detection = deps.detection;
+  const allowed2 = allowedCategories(policyCategories(settings.testIntegrityAllow), `${task.title}
+${task.goal}`);
+  return {
+    session,
+    data,
+    guard: async (tree, changedFiles) => {
+      const files = parseUnifiedDiff(await git.diff(deps.baselineTree, tree)).filter(
+        (f) => changedFiles.includes(f.path) || changedFiles.includes(f.oldPath)
+      );
+      const findings = checkTestIntegrity(files, allowed2);
+      if (findings.length === 0) return null;
+      for (const f of findings) data.refusals.push(`[${f.category}] ${f.reason}`);
+      return renderRefusal(findings);
+    },
+    feedback: (run2, verdict) => packFeedback(run2, { baseline: session.baseline, verdict, budgetTokens: settings.feedbackTokens ?? DEFAULT_FEEDBACK_TOKENS }),
+    guardPublished: async (fromTree, toTree) => {
+      const findings = checkTestIntegrity(await git.diff(fromTree, toTree), allowed2);
+      return findings.length ? renderRefusal(findings) : null;
+    },
+    prove: async (pristineTree, fixTree, changes, finalRun) => {
+      data.proof = await proveFailToPass({ git, session, pristineTree, fixTree, changes, finalRun });
+    }
+  };
+}
+
 // src/fix.ts
 var OUTPUT_CAP = 4e5;
 async function runFix(task, deps) {
@@ -70055,11 +71317,13 @@ async function runFix(task, deps) {
     report.durationMs = Date.now() - started;
     return { report, tree: tree2, baseSha, pristineTree };
   };
+  let detection;
   if (!settings.testCommand) {
     const detected = await detectCommands(git.root);
     if (!detected.test) return finish("error", "not-applicable", `No test command: ${detected.reason}`);
     report.testCommand = detected.test;
     report.setupCommand = settings.setupCommand ?? detected.setup;
+    detection = detected.reason;
     log(`Detected ${detected.stack}: setup \`${report.setupCommand ?? "none"}\`, tests \`${report.testCommand}\``);
   }
   const testCommand = report.testCommand;
@@ -70078,13 +71342,12 @@ async function runFix(task, deps) {
 ${tail(setupRun.outputTail, 1500)}`);
     }
   }
-  const runTests = async () => {
-    const r = await run2(testCommand);
-    return toTestRun(r, redactor);
-  };
   log(`Baseline: ${testCommand}`);
   const baselineTree = await git.snapshot();
-  const baseline = await runTests();
+  const intel = await createTestIntel({ git, task, settings, redactor, testCommand, detection, baselineTree, exec: run2 });
+  report.tests = intel.data;
+  const runTests = () => intel.session.runForLoop();
+  const baseline = await intel.session.runBaseline();
   report.baseline = baseline;
   emit({ type: "test-run", purpose: "verify", iteration: 0, run: baseline });
   if (baseline.exitCode === 127 && baseline.tests.length === 0) {
@@ -70098,7 +71361,7 @@ ${tail(baseline.outputTail, 800)}`);
     const current = await git.snapshot();
     await composeChange(git, baselineTree, testFiles);
     try {
-      return await runTests();
+      return await intel.session.runOnBase(testFiles);
     } finally {
       await git.restore(current);
     }
@@ -70119,7 +71382,9 @@ ${tail(baseline.outputTail, 800)}`);
       maxTokens: 0
     },
     redact: (t) => redactor.redact(t),
-    emit: deps.emit
+    emit: deps.emit,
+    guard: intel.guard,
+    feedback: intel.feedback
   });
   report.iterations = loop.iterations;
   report.attempts = loop.attempts;
@@ -70130,6 +71395,11 @@ ${tail(baseline.outputTail, 800)}`);
   const tree = await composeChange(git, pristineTree, loop.touched);
   report.changes = await git.changes(pristineTree, tree);
   report.diff = redactor.redact(await git.diff(pristineTree, tree));
+  if (loop.reason === "verified") await intel.prove(pristineTree, tree, report.changes, loop.final);
+  await intel.session.dispose();
+  const refusal = loop.reason === "verified" ? await intel.guardPublished(pristineTree, tree) : null;
+  if (refusal) return finish("not-fixed", "tests-still-failing", `The test-integrity guard refused the change; no pull request was opened.
+${refusal}`);
   if (loop.reason === "verified" && report.changes.length === 0) {
     return finish("not-fixed", "no-changes", "Verification passed but no file differs from the checkout; nothing to publish.");
   }
@@ -70156,17 +71426,17 @@ ${tail(baseline.outputTail, 800)}`);
 async function composeChange(git, pristineTree, touched) {
   const contents = /* @__PURE__ */ new Map();
   for (const rel of touched) {
-    const abs = path12.join(git.root, rel);
-    contents.set(rel, existsSync4(abs) ? await readFile2(abs) : null);
+    const abs = path14.join(git.root, rel);
+    contents.set(rel, existsSync4(abs) ? await readFile4(abs) : null);
   }
   await git.restore(pristineTree);
   for (const [rel, data] of contents) {
-    const abs = path12.join(git.root, rel);
+    const abs = path14.join(git.root, rel);
     if (data === null) {
-      await rm3(abs, { force: true });
+      await rm4(abs, { force: true });
     } else {
-      await mkdir2(path12.dirname(abs), { recursive: true });
-      await writeFile2(abs, data);
+      await mkdir3(path14.dirname(abs), { recursive: true });
+      await writeFile3(abs, data);
     }
   }
   return git.snapshot();
@@ -70177,7 +71447,7 @@ function tail(text, max) {
 
 // src/transcript.ts
 import { mkdirSync, writeFileSync as writeFileSync2 } from "node:fs";
-import path13 from "node:path";
+import path15 from "node:path";
 var Transcript = class {
   constructor(meta3) {
     this.meta = meta3;
@@ -70189,7 +71459,7 @@ var Transcript = class {
   };
   /** Writes the transcript; every string in it passes through `redact` first. */
   write(file2, redact2, result) {
-    mkdirSync(path13.dirname(file2), { recursive: true });
+    mkdirSync(path15.dirname(file2), { recursive: true });
     const json2 = JSON.stringify({ meta: this.meta, result, entries: this.entries }, null, 2);
     writeFileSync2(file2, redact2(json2));
     return file2;
@@ -70283,6 +71553,102 @@ async function moveLocal(git, branch, sha) {
   }
 }
 
+// src/report/test-table.ts
+var PURPOSE = {
+  baseline: "baseline (untouched code)",
+  "baseline-rerun": "baseline re-run (flaky check)",
+  related: "related tests (inside the loop)",
+  gate: "full suite (gate)",
+  "gate-rerun": "full suite re-run (flaky check)",
+  "proof-before": "proof: changed tests on the base code",
+  "proof-after": "proof: changed tests on the fix"
+};
+function code(text) {
+  const t = text.replace(/\|/g, "\\|").replace(/\n/g, " ");
+  const ticks = t.includes("`") ? "``" : "`";
+  return `${ticks}${t.length > 160 ? `${t.slice(0, 159)}\u2026` : t}${ticks}`;
+}
+function ids(list2, max = 15) {
+  const shown = list2.slice(0, max).map((id) => code(id)).join(", ");
+  return list2.length > max ? `${shown} and ${list2.length - max} more` : shown;
+}
+function counts(run2) {
+  if (!run2) return "not run";
+  const c3 = run2.counts;
+  const src = run2.structured ? `${run2.parsedFrom} report` : run2.parsedFrom === "none" ? "exit code only" : `${run2.parsedFrom} output`;
+  return `${c3.passed} passed, ${c3.failed} failed, ${c3.skipped} skipped (${src})`;
+}
+function failing(run2) {
+  return run2 ? run2.tests.filter((t) => t.status === "failed").map((t) => t.id) : [];
+}
+function renderTestSection(r) {
+  const out = [];
+  const intel = r.tests;
+  const lines = ["| | tests |", "| --- | --- |"];
+  lines.push(`| before | ${counts(r.baseline)} |`);
+  lines.push(`| after | ${counts(r.final)} |`);
+  out.push(lines.join("\n"));
+  const before = new Set(failing(r.baseline));
+  const after = failing(r.final);
+  const flaky = [.../* @__PURE__ */ new Set([...r.baseline?.flaky ?? [], ...r.final?.flaky ?? []])];
+  const flakySet = new Set(flaky);
+  const last = r.attempts[r.attempts.length - 1];
+  const nowPassing = last?.verdict.nowPassing.length ? last.verdict.nowPassing : r.final ? [...before].filter((id) => r.final.tests.some((t) => t.id === id && t.status === "passed")) : [];
+  const items = [];
+  if (nowPassing.length) items.push(`- **Newly passing** (${nowPassing.length}): ${ids(nowPassing)}`);
+  const newly = after.filter((id) => !before.has(id) && !flakySet.has(id));
+  if (newly.length) items.push(`- **Newly failing** (${newly.length}): ${ids(newly)}`);
+  const still = after.filter((id) => before.has(id) && !flakySet.has(id));
+  if (still.length) items.push(`- **Still failing** (${still.length}, already failing before any edit): ${ids(still)}`);
+  if (!r.final && before.size) items.push(`- **Failing before any edit** (${before.size}): ${ids([...before])}`);
+  if (flaky.length) items.push(`- **Flaky** (${flaky.length}, result differs between two runs of the same code; not blocking): ${ids(flaky)}`);
+  for (const run2 of [r.baseline, r.final]) {
+    if (run2?.loadErrors?.length) items.push(`- **Failed to load** (${run2 === r.baseline ? "before" : "after"}): ${ids(run2.loadErrors)}`);
+  }
+  for (const [label, run2] of [["before", r.baseline], ["after", r.final]]) {
+    const why = run2 ? describeConsistency(run2) : "";
+    if (why && run2?.consistency !== "no-results") items.push(`- **Exit code vs results** (${label}): ${why}`);
+  }
+  if (items.length) out.push(items.join("\n"));
+  const proof = intel?.proof;
+  if (proof) {
+    const head = proof.status === "proven" ? "**Fail-to-pass proof**: fails before, passes after." : `**Fail-to-pass proof**: missing. ${proof.detail}`;
+    const rows = proof.tests.slice(0, 20).map((t) => `| ${code(t.id)} | ${t.before} | ${t.after} |`);
+    out.push(
+      rows.length ? `${head}${proof.status === "proven" ? ` ${proof.detail}` : ""}
+
+| test | before the fix | after the fix |
+| --- | --- | --- |
+${rows.join("\n")}` : head
+    );
+  } else if (r.status === "fixed") {
+    out.push("**Fail-to-pass proof**: missing (not run).");
+  }
+  if (intel?.refusals.length) {
+    const uniq = [...new Set(intel.refusals)];
+    out.push(`**Test-integrity guard** refused ${uniq.length === 1 ? "a change" : "changes"} during the run:
+${uniq.slice(0, 10).map((x) => `- ${x}`).join("\n")}`);
+  }
+  if (intel?.commands.length) {
+    const rows = ["| step | command | exit | passed | failed | time |", "| --- | --- | --- | --- | --- | --- |"];
+    for (const c3 of intel.commands) {
+      const exit = c3.timedOut ? "timed out" : String(c3.exitCode ?? "none");
+      rows.push(`| ${PURPOSE[c3.purpose] ?? c3.purpose} | ${code(c3.command)} | ${exit} | ${c3.counts.passed} | ${c3.counts.failed} | ${(c3.durationMs / 1e3).toFixed(1)} s |`);
+    }
+    const detected = intel.detection ? `Detected (${intel.runner}): ${intel.detection}.
+
+` : `Runner: ${intel.runner}.
+
+`;
+    out.push(`<details><summary>Test commands run (${intel.commands.length})</summary>
+
+${detected}${rows.join("\n")}
+
+</details>`);
+  }
+  return out.join("\n\n");
+}
+
 // src/report/render.ts
 function commentMarker(taskKey) {
   return `<!-- agent-fix:${taskKey} -->`;
@@ -70297,8 +71663,8 @@ function describeRun(run2) {
   if (!run2) return "not run";
   const exit = run2.timedOut ? "timed out" : `exit ${run2.exitCode ?? "none"}`;
   const c3 = run2.counts;
-  const counts = run2.parsedFrom === "none" ? "no per-test results parsed" : `${c3.passed} passed, ${c3.failed} failed${c3.skipped ? `, ${c3.skipped} skipped` : ""}`;
-  return `${run2.succeeded ? "pass" : "FAIL"} (${exit}; ${counts})`;
+  const counts2 = run2.parsedFrom === "none" ? "no per-test results parsed" : `${c3.passed} passed, ${c3.failed} failed${c3.skipped ? `, ${c3.skipped} skipped` : ""}`;
+  return `${run2.succeeded ? "pass" : "FAIL"} (${exit}; ${counts2})`;
 }
 function formatDuration(ms) {
   if (ms < 1e3) return `${Math.round(ms)} ms`;
@@ -70334,10 +71700,10 @@ function attemptsList(r) {
     const files = a2.changedFiles.length ? a2.changedFiles.map((f) => `\`${f}\``).join(", ") : "no files";
     const mark = a2.verdict.ok ? "verified" : `rejected: ${a2.verdict.summary}`;
     const rb = a2.rolledBack ? " (rolled back)" : "";
-    return `${a2.iteration}. ${mark}${rb}. Changed ${files}.${a2.summary ? ` Model said: ${oneLine(a2.summary)}` : ""}`;
+    return `${a2.iteration}. ${mark}${rb}. Changed ${files}.${a2.summary ? ` Model said: ${oneLine2(a2.summary)}` : ""}`;
   }).join("\n");
 }
-function oneLine(s, max = 300) {
+function oneLine2(s, max = 300) {
   const t = s.replace(/\s+/g, " ").trim();
   return t.length > max ? `${t.slice(0, max)}\u2026` : t;
 }
@@ -70372,8 +71738,11 @@ ${changesList(r)}`);
   out.push(`**Test report**: the harness ran these commands itself; the model's word is not evidence.
 
 ${testTable(r)}`);
-  const np = newlyPassing(r);
-  if (np) out.push(np);
+  if (r.tests) out.push(renderTestSection(r));
+  else {
+    const np = newlyPassing(r);
+    if (np) out.push(np);
+  }
   out.push(`**Attempts**
 
 ${attemptsList(r)}`);
@@ -70394,7 +71763,7 @@ ${fence(cap2(r.diff, 2e4), "diff")}
   return out.join("\n\n");
 }
 function renderPrTitle(task) {
-  return `agent-fix: ${oneLine(task.title, 100)}`;
+  return `agent-fix: ${oneLine2(task.title, 100)}`;
 }
 function renderPrBody(r) {
   const head = r.task.issueNumber ? `Fixes #${r.task.issueNumber}
@@ -70428,7 +71797,7 @@ function renderFinalComment(r) {
 
 // src/ci/log-extract.ts
 var DEFAULT_BUDGET_TOKENS = 4e3;
-var CHARS_PER_TOKEN = 3;
+var CHARS_PER_TOKEN2 = 3;
 var MAX_LINE2 = 2e3;
 var MAX_TEST_NAME = 240;
 var BEFORE = 3;
@@ -70440,7 +71809,7 @@ var MAX_FRAMES = 60;
 var NOTES_ROOM = 150;
 var GAP = 20;
 function estimateTokens(text) {
-  return Math.ceil(text.length / CHARS_PER_TOKEN);
+  return Math.ceil(text.length / CHARS_PER_TOKEN2);
 }
 var ANSI = /\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]/g;
 function cleanLine(raw) {
@@ -70516,9 +71885,9 @@ var NOISE_PREFIXES = [
 ];
 var NOISE_BY_FIRST = /* @__PURE__ */ new Map();
 for (const p of NOISE_PREFIXES) {
-  const list = NOISE_BY_FIRST.get(p[0]) ?? [];
-  list.push(p);
-  NOISE_BY_FIRST.set(p[0], list);
+  const list2 = NOISE_BY_FIRST.get(p[0]) ?? [];
+  list2.push(p);
+  NOISE_BY_FIRST.set(p[0], list2);
 }
 function isNoise(line) {
   const c3 = line.charCodeAt(0);
@@ -70621,8 +71990,8 @@ function classify(t) {
     return { kind: "test", name: hash2 > 0 ? t.slice(hash2 + 3).trim() : t.slice(6) };
   }
   if (t.startsWith("at ") && (t.includes(":") || t.includes("("))) {
-    const path15 = framePath(t);
-    return path15 ? { kind: "frame", path: path15, text: t } : PLAIN;
+    const path17 = framePath(t);
+    return path17 ? { kind: "frame", path: path17, text: t } : PLAIN;
   }
   if (t.startsWith('File "')) {
     const end = t.indexOf('"', 6);
@@ -70656,15 +72025,15 @@ function framePath(t) {
 function isPassingLine(t) {
   return t.startsWith("\u2714 ") || t.startsWith("\u2713 ") || t.startsWith("\u221A ") || t.startsWith("PASS ") || t.startsWith("--- PASS: ") || t.startsWith("ok ") && !t.includes("# SKIP") || t.endsWith(" PASSED") || t.endsWith(" ... ok");
 }
-function isRepoPath(path15, isRepoFile) {
-  if (path15 === "" || path15.startsWith("node:") || path15.startsWith("internal/") || path15.startsWith("<")) return false;
-  if (path15.includes("node_modules") || path15.includes("site-packages") || path15.includes("/hostedtoolcache/") || path15.includes("/.cargo/") || path15.includes("/go/pkg/mod/")) return false;
-  if (path15.startsWith("/") || /^[A-Za-z]:\\/.test(path15)) return false;
-  const rel = path15.replace(/^\.\//, "");
+function isRepoPath(path17, isRepoFile) {
+  if (path17 === "" || path17.startsWith("node:") || path17.startsWith("internal/") || path17.startsWith("<")) return false;
+  if (path17.includes("node_modules") || path17.includes("site-packages") || path17.includes("/hostedtoolcache/") || path17.includes("/.cargo/") || path17.includes("/go/pkg/mod/")) return false;
+  if (path17.startsWith("/") || /^[A-Za-z]:\\/.test(path17)) return false;
+  const rel = path17.replace(/^\.\//, "");
   return isRepoFile ? isRepoFile(rel) : true;
 }
 function extractFailure(log, opts = {}) {
-  const budget = Math.max(200, Math.floor(opts.budgetTokens ?? DEFAULT_BUDGET_TOKENS)) * CHARS_PER_TOKEN - NOTES_ROOM;
+  const budget = Math.max(200, Math.floor(opts.budgetTokens ?? DEFAULT_BUDGET_TOKENS)) * CHARS_PER_TOKEN2 - NOTES_ROOM;
   const tests = /* @__PURE__ */ new Set();
   const files = /* @__PURE__ */ new Set();
   const errors = /* @__PURE__ */ new Set();
@@ -71024,7 +72393,7 @@ ${jobLines.join("\n")}`
 
 // src/ci/report.ts
 var MAX_ROWS = 30;
-function code(text) {
+function code2(text) {
   const t = text.replace(/[\r\n]+/g, " ").replace(/\|/g, "\\|");
   const ticks = t.includes("`") ? "``" : "`";
   return `${ticks}${ticks === "``" ? " " : ""}${t.length > 160 ? `${t.slice(0, 159)}\u2026` : t}${ticks === "``" ? " " : ""}${ticks}`;
@@ -71042,12 +72411,12 @@ function localStatus(name, run2) {
 function renderFailingTests(f, before, after) {
   const rows = ["| test | failed run in CI | here, before (same commit) | here, after the fix |", "| --- | --- | --- | --- |"];
   for (const name of f.failingTests.slice(0, MAX_ROWS)) {
-    rows.push(`| ${code(name)} | **failed** | ${localStatus(name, before)} | ${localStatus(name, after)} |`);
+    rows.push(`| ${code2(name)} | **failed** | ${localStatus(name, before)} | ${localStatus(name, after)} |`);
   }
   const extra = (before?.tests ?? []).filter((t) => t.status === "failed" && !f.failingTests.some((n2) => sameTest(n2, t.id)));
   for (const t of extra.slice(0, Math.max(0, MAX_ROWS - f.failingTests.length))) {
     const now = after?.tests.find((x) => x.id === t.id);
-    rows.push(`| ${code(t.id)} | not in the log | **failed** | ${now ? now.status === "failed" ? "**failed**" : now.status : after?.succeeded ? "passed" : after ? "not listed" : "\u2014"} |`);
+    rows.push(`| ${code2(t.id)} | not in the log | **failed** | ${now ? now.status === "failed" ? "**failed**" : now.status : after?.succeeded ? "passed" : after ? "not listed" : "\u2014"} |`);
   }
   if (rows.length === 2) return "_The log names no failing test; see the errors in the excerpt of the task._";
   const more = f.failingTests.length + extra.length - (rows.length - 2);
@@ -71060,8 +72429,8 @@ function renderCiSection(f, r) {
   out.push(`**Failed run**: [${runLabel(f)}](${f.runUrl}) on \`${f.headBranch}\` at \`${f.headSha.slice(0, 7)}\` (event \`${f.event}\`)${f.pullRequest ? `, pull request #${f.pullRequest}` : ""}.`);
   const jobs = ["| failed job | failed steps |", "| --- | --- |"];
   for (const j of f.jobs) {
-    const name = j.url ? `[${j.name.replace(/[[\]|]/g, " ")}](${j.url})` : code(j.name);
-    jobs.push(`| ${name} | ${j.failedSteps.map(code).join(", ") || "\u2014"}${j.logProblem ? ` (log not read: ${j.logProblem})` : ""} |`);
+    const name = j.url ? `[${j.name.replace(/[[\]|]/g, " ")}](${j.url})` : code2(j.name);
+    jobs.push(`| ${name} | ${j.failedSteps.map(code2).join(", ") || "\u2014"}${j.logProblem ? ` (log not read: ${j.logProblem})` : ""} |`);
   }
   out.push(jobs.join("\n"));
   out.push(`**Failing tests**
@@ -71136,16 +72505,16 @@ async function runCiRepair(given, deps) {
     isRepoFile: files.size > 0 ? (p) => files.has(p) : void 0
   });
   if (collected.kind === "skip") return skipped(collected.reason);
-  const failure2 = collected.failure;
-  const task = buildCiTask(failure2);
-  log(`CI failure ${failure2.fingerprint}: ${failure2.jobs.length} failed job(s), ${failure2.failingTests.length} failing test(s) named in the logs, context ~${failure2.contextTokens} tokens`);
-  const tip = await git.fetchBranch("origin", failure2.headBranch);
-  if (tip === null) return skipped(`${failure2.headBranch}, the branch of the failed run, no longer exists (merged or deleted): there is no branch to fix.`);
-  if (tip !== failure2.headSha) log(`${failure2.headBranch} has moved on since the failed run (now ${tip.slice(0, 7)}); the fix starts from the failed commit ${failure2.headSha.slice(0, 7)}.`);
-  const comment = failure2.pullRequest ? new StickyComment(github, failure2.pullRequest, commentMarker(task.key)) : null;
+  const failure3 = collected.failure;
+  const task = buildCiTask(failure3);
+  log(`CI failure ${failure3.fingerprint}: ${failure3.jobs.length} failed job(s), ${failure3.failingTests.length} failing test(s) named in the logs, context ~${failure3.contextTokens} tokens`);
+  const tip = await git.fetchBranch("origin", failure3.headBranch);
+  if (tip === null) return skipped(`${failure3.headBranch}, the branch of the failed run, no longer exists (merged or deleted): there is no branch to fix.`);
+  if (tip !== failure3.headSha) log(`${failure3.headBranch} has moved on since the failed run (now ${tip.slice(0, 7)}); the fix starts from the failed commit ${failure3.headSha.slice(0, 7)}.`);
+  const comment = failure3.pullRequest ? new StickyComment(github, failure3.pullRequest, commentMarker(task.key)) : null;
   try {
-    if (comment) await comment.set(renderCiStartComment(task.key, failure2, deps.runUrl));
-    if (failure2.headSha !== trigger.headSha) await git.checkoutDetached("origin", failure2.headSha);
+    if (comment) await comment.set(renderCiStartComment(task.key, failure3, deps.runUrl));
+    if (failure3.headSha !== trigger.headSha) await git.checkoutDetached("origin", failure3.headSha);
     const result = await runFix(task, {
       git,
       shell: deps.shell,
@@ -71156,25 +72525,25 @@ async function runCiRepair(given, deps) {
       log,
       emit: deps.emit,
       acceptBaseline: (baseline) => {
-        const r = checkReproduction(failure2.failingTests, baseline, { failedSteps: failure2.jobs.flatMap((j) => j.failedSteps) });
+        const r = checkReproduction(failure3.failingTests, baseline, { failedSteps: failure3.jobs.flatMap((j) => j.failedSteps) });
         log(`Reproduction: ${r.kind}. ${r.detail}`);
         return r.kind === "reproduced" ? { ok: true } : { ok: false, reason: "not-reproduced", detail: r.detail };
       }
     });
     const report = { ...result.report, runUrl: deps.runUrl };
-    const out = { status: report.status, reason: report.reason, iterations: report.iterations, report, failure: failure2 };
+    const out = { status: report.status, reason: report.reason, iterations: report.iterations, report, failure: failure3 };
     if (report.status === "fixed" && result.tree) {
       const branch = branchForTask(task.key);
       const pushed = await publishBranch(git, {
         remote: "origin",
         branch,
-        baseSha: failure2.headSha,
+        baseSha: failure3.headSha,
         tree: result.tree,
-        message: `agent-fix: repair ${failure2.workflowName} on ${failure2.headBranch}
+        message: `agent-fix: repair ${failure3.workflowName} on ${failure3.headBranch}
 
 ${report.summary}
 
-Failed run: ${failure2.runUrl}`.trim(),
+Failed run: ${failure3.runUrl}`.trim(),
         identity: deps.identity
       });
       if (pushed.kind === "human-commits") {
@@ -71190,29 +72559,29 @@ Failed run: ${failure2.runUrl}`.trim(),
         out.branch = branch;
         const pr = await upsertPullRequest(github, {
           head: branch,
-          base: failure2.headBranch,
-          title: renderCiPrTitle(failure2),
-          body: redactor.redact(renderCiPrBody(report, failure2)),
+          base: failure3.headBranch,
+          title: renderCiPrTitle(failure3),
+          body: redactor.redact(renderCiPrBody(report, failure3)),
           draft: deps.settings.draft
         });
         report.prNumber = pr.pr.number;
         report.prUrl = pr.pr.url;
-        log(`Pull request ${pr.kind}: ${pr.pr.url} into ${failure2.headBranch} (branch ${pushed.kind})`);
+        log(`Pull request ${pr.kind}: ${pr.pr.url} into ${failure3.headBranch} (branch ${pushed.kind})`);
       }
     }
     out.status = report.status;
     out.reason = report.reason;
     out.prNumber = report.prNumber;
     out.prUrl = report.prUrl;
-    if (comment) await comment.set(redactor.redact(renderCiFinalComment(report, failure2)));
-    await deps.appendSummary(redactor.redact(renderCiSummary(report, failure2)));
+    if (comment) await comment.set(redactor.redact(renderCiFinalComment(report, failure3)));
+    await deps.appendSummary(redactor.redact(renderCiSummary(report, failure3)));
     log(`agent-fix: ${report.status} (${report.reason}). ${report.detail}`);
     return out;
   } catch (e) {
     if (comment) {
       const why = redactor.redact(e instanceof Error ? e.message : String(e));
       await comment.set(`${commentMarker(task.key)}
-**agent-fix** stopped with an error and changed nothing while repairing [the failed run](${failure2.runUrl}): ${why}${deps.runUrl ? `
+**agent-fix** stopped with an error and changed nothing while repairing [the failed run](${failure3.runUrl}): ${why}${deps.runUrl ? `
 
 See the [agent-fix run](${deps.runUrl}).` : ""}
 `).catch(() => void 0);
@@ -71306,7 +72675,7 @@ async function run(rt = actionsRuntime(), env = process.env) {
   let task = null;
   let comment = null;
   const transcript = new Transcript({ event: rt.eventName, repository: `${rt.owner}/${rt.repo}`, runUrl: rt.runUrl });
-  const transcriptPath = path14.join(env.RUNNER_TEMP || os5.tmpdir(), "agent-fix", `transcript-${trigger.issueNumber}-${Date.now()}.json`);
+  const transcriptPath = path16.join(env.RUNNER_TEMP || os6.tmpdir(), "agent-fix", `transcript-${trigger.issueNumber}-${Date.now()}.json`);
   try {
     const auth2 = await authorizeActor(github, trigger.actor);
     if (!auth2.ok) {
@@ -71387,7 +72756,7 @@ See the [workflow run](${rt.runUrl}).` : ""}
 }
 async function runCi(rt, env, settings, trigger, github, redactor, say) {
   const transcript = new Transcript({ event: rt.eventName, repository: `${rt.owner}/${rt.repo}`, runUrl: rt.runUrl, failedRun: trigger.runUrl });
-  const transcriptPath = path14.join(env.RUNNER_TEMP || os5.tmpdir(), "agent-fix", `transcript-ci-${trigger.runId}-${Date.now()}.json`);
+  const transcriptPath = path16.join(env.RUNNER_TEMP || os6.tmpdir(), "agent-fix", `transcript-ci-${trigger.runId}-${Date.now()}.json`);
   try {
     const r = await runCiRepair(trigger, {
       github,

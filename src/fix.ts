@@ -15,6 +15,7 @@ import { runAgentLoop, type LoopEvent } from './agent/loop.js';
 import { detectCommands } from './verify/detect.js';
 import { childEnv } from './verify/env.js';
 import { toTestRun } from './verify/test-run.js';
+import { createTestIntel } from './verify/intel.js';
 import type { Redactor } from './redact.js';
 import { Budget, DEFAULT_BUDGET } from './safety/budget.js';
 import { isolationFor, probeSandbox, type SandboxProbe } from './safety/sandbox.js';
@@ -113,11 +114,13 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     return finish('error', 'not-applicable', `The policy requires network isolation (sandbox.require-isolation) but none is available here: ${sandbox.description}. Nothing was run.`);
   }
 
+  let detection: string | undefined;
   if (!settings.testCommand) {
     const detected = await detectCommands(git.root);
     if (!detected.test) return finish('error', 'not-applicable', `No test command: ${detected.reason}`);
     report.testCommand = detected.test;
     report.setupCommand = settings.setupCommand ?? detected.setup;
+    detection = detected.reason;
     log(`Detected ${detected.stack}: setup \`${report.setupCommand ?? 'none'}\`, tests \`${report.testCommand}\``);
   }
   const testCommand = report.testCommand as string;
@@ -146,14 +149,12 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     }
   }
 
-  const runTests = async (): Promise<TestRun> => {
-    const r = await run(testCommand);
-    return toTestRun(r, redactor);
-  };
-
   log(`Baseline: ${testCommand}`);
   const baselineTree = await git.snapshot();
-  const baseline = await runTests();
+  const intel = await createTestIntel({ git, task, settings, redactor, testCommand, detection, baselineTree, exec: run });
+  report.tests = intel.data;
+  const runTests = (): Promise<TestRun> => intel.session.runForLoop();
+  const baseline = await intel.session.runBaseline();
   report.baseline = baseline;
   emit({ type: 'test-run', purpose: 'verify', iteration: 0, run: baseline });
   if (baseline.exitCode === 127 && baseline.tests.length === 0) {
@@ -168,7 +169,7 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     const current = await git.snapshot();
     await composeChange(git, baselineTree, testFiles);
     try {
-      return await runTests();
+      return await intel.session.runOnBase(testFiles);
     } finally {
       await git.restore(current);
     }
@@ -191,6 +192,8 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     redact: (t) => redactor.redact(t),
     emit: deps.emit,
     budget,
+    guard: intel.guard,
+    feedback: intel.feedback,
   });
   budgetStop = loop.reason === 'budget-exhausted' ? loop.stopDetail : undefined;
 
@@ -204,13 +207,19 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
   // or the test runs left in the working tree stays out of the change.
   // The published tree is HEAD's tree plus those files: untracked files that earlier workflow
   // steps left in the checkout (build output, a credentials file such as gha-creds-*.json) are
-  // never published. The working tree then gets them back.
+  // never published. Proof and guard look at the same change on top of the checkout as it was.
+  const workTree = await composeChange(git, pristineTree, loop.touched);
   const baseTree = `${baseSha}^{tree}`;
   const tree = await composeChange(git, baseTree, loop.touched);
-  await composeChange(git, pristineTree, loop.touched);
+  await git.restore(workTree);
   report.changes = await git.changes(baseTree, tree);
   const rawDiff = await git.diff(baseTree, tree);
   report.diff = redactor.redact(rawDiff);
+  if (loop.reason === 'verified') await intel.prove(pristineTree, workTree, report.changes, loop.final);
+  await intel.session.dispose();
+  // The guard once more on exactly what would be published.
+  const refusal = loop.reason === 'verified' ? await intel.guardPublished(pristineTree, workTree) : null;
+  if (refusal) return finish('not-fixed', 'tests-still-failing', `The test-integrity guard refused the change; no pull request was opened.\n${refusal}`);
   if (report.diff !== rawDiff) {
     // Defense in depth: a change that carries a secret (in any encoding the redactor knows) is never published.
     return finish('not-fixed', 'secret-in-change', 'The change contains a secret value (a token or key of this run, possibly encoded); it was not published.');

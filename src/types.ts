@@ -19,6 +19,13 @@ export interface Settings {
   commandTimeoutMs: number;
   /** Glob patterns the model may never edit (always includes .github/workflows/**). */
   protectedPaths: string[];
+  /** Test intelligence (optional: defaults apply when absent). */
+  /** Token budget of the failure context given to the model (default 3,000). */
+  feedbackTokens?: number;
+  /** Run the tests related to the changed files first inside the loop (default true). */
+  relatedTestsFirst?: boolean;
+  /** Test-integrity categories a maintainer allows when the issue explicitly asks (default none). */
+  testIntegrityAllow?: string[];
   /** CI repair: names of the workflows whose failed runs count (empty or absent: all). */
   workflows?: string[];
   /** Safety settings (see docs/security.md); absent in older callers: no budget beyond maxIterations. */
@@ -109,9 +116,15 @@ export interface TestCase {
   status: TestStatus;
   message?: string;
   durationMs?: number;
+  /** Repo-relative test file, when the runner reports it. */
+  file?: string;
+  /** First stack frame inside the repository (`src/a.js:12:5`), when known. */
+  frame?: string;
+  /** Longer failure text (assertion diff), capped; `message` is its one-line form. */
+  details?: string;
 }
 
-export type ParsedFrom = 'jest' | 'vitest' | 'node-test' | 'tap' | 'mocha' | 'pytest' | 'go' | 'none';
+export type ParsedFrom = 'jest' | 'vitest' | 'node-test' | 'tap' | 'mocha' | 'pytest' | 'go' | 'cargo' | 'none';
 
 export interface TestRun {
   command: string;
@@ -125,6 +138,19 @@ export interface TestRun {
   parsedFrom: ParsedFrom;
   /** Redacted, capped tail of the output for humans and the model. */
   outputTail: string;
+  /** Test intelligence (src/verify/): set when known. */
+  /** The command actually executed (with reporter flags or a related-tests selection). */
+  executed?: string;
+  /** Results came from a machine-readable report (JSON, JUnit), not from the plain output. */
+  structured?: boolean;
+  /** Test files or packages that failed to load (syntax error, import error, build failure). */
+  loadErrors?: string[];
+  /** Exit code reconciled with the parsed results (see verify/reconcile.ts). */
+  consistency?: 'consistent' | 'exit-nonzero-without-failing-test' | 'exit-zero-with-failing-tests' | 'no-results';
+  /** `full` suite or only the tests `related` to the changed files. */
+  scope?: 'full' | 'related';
+  /** Tests whose result differed between two runs of the same code. */
+  flaky?: string[];
 }
 
 export interface Verdict {
@@ -133,8 +159,30 @@ export interface Verdict {
   newlyFailing: string[];
   nowPassing: string[];
   stillFailing: string[];
+  /** Failing now, but their result differs between two runs of the same code: they do not block. */
+  flaky?: string[];
   /** One line for humans. */
   summary: string;
+}
+
+/** What the harness learned about the tests of one run, for the report (src/verify/). */
+export interface TestIntel {
+  /** jest, vitest, mocha, node-test, pytest, go, cargo, make, unknown. */
+  runner: string;
+  /** Why these commands, when they were detected. */
+  detection?: string;
+  /** Every test command the harness ran, in order. */
+  commands: { purpose: string; command: string; exitCode: number | null; timedOut: boolean; durationMs: number; counts: { passed: number; failed: number; skipped: number } }[];
+  proof?: TestProof;
+  /** Attempts refused by the test-integrity guard (their reasons). */
+  refusals: string[];
+}
+
+export interface TestProof {
+  status: 'proven' | 'not-proven' | 'no-test-changed' | 'not-run';
+  detail: string;
+  testFiles: string[];
+  tests: { id: string; before: TestStatus | 'missing'; after: TestStatus | 'missing' }[];
 }
 
 // ---------------------------------------------------------------- the loop
@@ -218,6 +266,8 @@ export interface RunReport {
   prNumber?: number;
   prUrl?: string;
   runUrl?: string;
+  /** Test intelligence: runner, commands run, fail-to-pass proof, guard refusals. */
+  tests?: TestIntel;
   /** Safety facts for the report: which policy applied, how commands were isolated, what the budget was. */
   safety?: SafetyFacts;
 }

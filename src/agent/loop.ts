@@ -47,6 +47,10 @@ export interface LoopDeps {
   /** Applied to every message before it leaves the process. */
   redact: (text: string) => string;
   emit?: (e: LoopEvent) => void;
+  /** Test-integrity guard on the attempt's diff: a refusal message for the model, or null. */
+  guard?: (tree: string, changedFiles: string[]) => Promise<string | null>;
+  /** Failure context for the model (default: failureFeedback). */
+  feedback?: (run: TestRun, verdict?: Verdict) => string;
   /** Token / cost / wall-time caps (safety/budget.ts), checked before every model request and test run. */
   budget?: LoopBudget;
 }
@@ -78,11 +82,12 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
   const { model, tools, git, limits } = deps;
   const emit = deps.emit ?? (() => undefined);
   const usage: TokenUsage = { promptTokens: 0, completionTokens: 0, requests: 0 };
+  const feedback = (run: TestRun, verdict?: Verdict) => (deps.feedback ? deps.feedback(run, verdict) : failureFeedback(run));
   const attempts: Attempt[] = [];
   const touched: string[] = [];
   const messages: ChatMessage[] = [
     { role: 'system', content: systemPrompt(limits) },
-    { role: 'user', content: deps.redact(firstUserMessage(task, deps.baseline, failureFeedback(deps.baseline))) },
+    { role: 'user', content: deps.redact(firstUserMessage(task, deps.baseline, feedback(deps.baseline))) },
   ];
   let sent = 0;
   let best = { tree: deps.baselineTree, score: score(deps.baseline) };
@@ -170,7 +175,7 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
         const run = await deps.runTests();
         emit({ type: 'test-run', purpose: 'run_tests', iteration, run });
         const verdict = compareRuns(deps.baseline, run);
-        const text = run.succeeded ? `Tests pass. ${verdict.summary}` : `${verdict.summary}\n\n${failureFeedback(run)}`;
+        const text = run.succeeded ? `Tests pass. ${verdict.summary}` : `${verdict.summary}\n\n${feedback(run, verdict)}`;
         emit({ type: 'tool', turn, name: call.name, arguments: call.arguments, ok: true, display: `run_tests: ${verdict.summary}`, result: text });
         messages.push(toolMessage(call, deps.redact(text)));
         continue;
@@ -214,6 +219,16 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
       stopDetail = overBeforeTests.message;
       return { message: `Not verified: ${overBeforeTests.message}.`, stop: 'budget-exhausted', tree: best.tree };
     }
+    const refusal = deps.guard ? await deps.guard(tree, changedFiles) : null;
+    if (refusal) {
+      attempts.push({ iteration, summary: lastSummary, verdict: noVerdict('refused by the test-integrity guard'), changedFiles, rolledBack: false });
+      if (outOfAttempts) {
+        await git.restore(best.tree);
+        return { message: refusal, stop: 'tests-still-failing', tree: best.tree };
+      }
+      return { message: refusal, tree };
+    }
+
     const run = await deps.runTests();
     final = run;
     const verdict = compareRuns(deps.baseline, run);
@@ -266,7 +281,7 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
       `Verification FAILED (attempt ${iteration} of ${limits.maxIterations}): ${verdict.summary}`,
       verdict.newlyFailing.length ? `Tests that passed before and fail now: ${verdict.newlyFailing.join(', ')}` : '',
       verdict.stillFailing.length ? `Still failing: ${verdict.stillFailing.join(', ')}` : '',
-      failureFeedback(run),
+      feedback(run, verdict),
       note,
     ]
       .filter(Boolean)

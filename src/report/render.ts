@@ -1,5 +1,6 @@
 /** Pure renderers: one RunReport in, text out (PR body, issue comment, step summary, terminal). */
 import type { RunReport, TestRun, Task } from '../types.js';
+import { renderTestSection } from './test-table.js';
 
 export function commentMarker(taskKey: string): string {
   return `<!-- agent-fix:${taskKey} -->`;
@@ -95,8 +96,11 @@ export function renderReportMarkdown(r: RunReport, opts: { diff?: boolean } = {}
   if (r.summary) out.push(`**What changed and why** (the model's summary):\n\n${r.summary.trim()}`);
   out.push(`**Files changed**\n\n${changesList(r)}`);
   out.push(`**Test report**: the harness ran these commands itself; the model's word is not evidence.\n\n${testTable(r)}`);
-  const np = newlyPassing(r);
-  if (np) out.push(np);
+  if (r.tests) out.push(renderTestSection(r));
+  else {
+    const np = newlyPassing(r);
+    if (np) out.push(np);
+  }
   out.push(`**Attempts**\n\n${attemptsList(r)}`);
   out.push(`**Cost**: ${costLine(r)}`);
   if (r.safety) out.push(safetyBlock(r.safety));
@@ -153,10 +157,11 @@ export function renderTerminal(r: RunReport): string {
   if (r.branch) out.push(`branch:     ${r.branch}`);
   if (r.prUrl) out.push(`pull req.:  ${r.prUrl}`);
   if (r.setupCommand) out.push(`setup:      ${r.setupCommand}`);
-  out.push(`tests:      ${r.testCommand ?? 'none'}`);
+  out.push(`tests:      ${r.testCommand ?? 'none'}${r.tests ? ` (${r.tests.runner}${r.tests.detection ? `; detected: ${r.tests.detection}` : ''})` : ''}`);
   out.push(`  before:   ${describeRun(r.baseline)}`);
   if (r.proof) out.push(`  proof:    ${describeRun(r.proof.withoutFix)} with only ${r.proof.testFiles.join(', ')} on the original code`);
   out.push(`  after:    ${describeRun(r.final)}`);
+  if (r.tests?.proof) out.push(`  proof:    ${r.tests.proof.status === 'proven' ? 'fails before, passes after' : 'missing'} — ${r.tests.proof.detail}`);
   out.push('attempts:');
   for (const a of r.attempts) {
     out.push(`  ${a.iteration}. ${a.verdict.ok ? 'verified' : 'rejected'}${a.rolledBack ? ', rolled back' : ''}: ${a.verdict.summary}`);

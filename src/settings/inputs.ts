@@ -38,7 +38,12 @@ export const DEFAULTS = {
   maxTokens: 2_000_000,
   maxCostUsd: 5,
   maxRunMinutes: 60,
+  feedbackTokens: 3000,
+  relatedTestsFirst: true,
 } as const;
+
+/** Categories of test changes the test-integrity guard refuses (see docs/test-intelligence.md). */
+export const TEST_INTEGRITY_CATEGORIES = ['delete-test', 'remove-test', 'skip', 'assertion', 'snapshot', 'timeout', 'config'] as const;
 
 /** Inputs whose values must never appear in a message. */
 const SECRET_INPUTS = new Set(['github-token', 'api-key']);
@@ -129,6 +134,24 @@ const fields = {
       .pipe(z.enum(['true', 'false']))
       .transform((s) => s === 'true'),
     expected: 'true or false',
+  },
+  feedbackTokens: { input: 'feedback-tokens', schema: wholeNumber(200, 100000), expected: 'a whole number of tokens from 200 to 100000' },
+  relatedTestsFirst: {
+    input: 'related-tests-first',
+    schema: z
+      .string()
+      .transform((s) => s.toLowerCase())
+      .pipe(z.enum(['true', 'false']))
+      .transform((s) => s === 'true'),
+    expected: 'true or false',
+  },
+  testIntegrityAllow: {
+    input: 'test-integrity-allow',
+    schema: z
+      .string()
+      .transform((s) => [...new Set(s.split(/[\s,]+/).map((x) => x.trim().toLowerCase()).filter(Boolean))])
+      .pipe(z.array(z.enum([...TEST_INTEGRITY_CATEGORIES, 'all', 'none']))),
+    expected: `a comma-separated list of ${TEST_INTEGRITY_CATEGORIES.join(', ')}, or all, or none`,
   },
   command: {
     input: '', // set per use
@@ -223,6 +246,9 @@ export function readSettings(getInput: (name: string) => string): Settings {
       maxWallMs: parse(fields.maxRunMinutes, DEFAULTS.maxRunMinutes) * 60_000,
       prices: parse(fields.modelPrices, {}),
     },
+    feedbackTokens: parse(fields.feedbackTokens, DEFAULTS.feedbackTokens),
+    relatedTestsFirst: parse(fields.relatedTestsFirst, DEFAULTS.relatedTestsFirst),
+    testIntegrityAllow: parse<string[]>(fields.testIntegrityAllow, []).filter((c) => c !== 'none'),
     workflows: parseNameList(read('workflows')),
   };
 

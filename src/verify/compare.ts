@@ -12,6 +12,9 @@
  *   unless verbose).
  * - stillFailing: failed in both runs.
  * When neither run yielded tests, the decision rests on the exit codes alone.
+ * - flaky: tests whose result differed between two runs of the same code (`flaky` of
+ *   either run). A flaky failure is never newly failing and does not block: a run whose
+ *   only failures are flaky is ok.
  */
 import type { TestRun, TestStatus, Verdict } from '../types.js';
 
@@ -27,9 +30,12 @@ export function compareRuns(baseline: TestRun, current: TestRun): Verdict {
   const newlyFailing: string[] = [];
   const nowPassing: string[] = [];
   const stillFailing: string[] = [];
+  const flakySet = new Set([...(baseline.flaky ?? []), ...(current.flaky ?? [])]);
+  const flaky: string[] = [];
   for (const [id, status] of after) {
     if (status !== 'failed') continue;
-    if (before.get(id) === 'failed') stillFailing.push(id);
+    if (flakySet.has(id)) flaky.push(id);
+    else if (before.get(id) === 'failed') stillFailing.push(id);
     else newlyFailing.push(id);
   }
   for (const [id, status] of before) {
@@ -40,7 +46,13 @@ export function compareRuns(baseline: TestRun, current: TestRun): Verdict {
 
   const baselinePassing = baseline.tests.some((t) => t.status === 'passed');
   const lostTests = baselinePassing && current.tests.length === 0;
-  const ok = current.succeeded && newlyFailing.length === 0 && !lostTests;
+  const onlyFlakyFailures =
+    flaky.length > 0 &&
+    stillFailing.length === 0 &&
+    !current.timedOut &&
+    !(current.loadErrors?.length) &&
+    current.consistency !== 'exit-nonzero-without-failing-test';
+  const ok = (current.succeeded || onlyFlakyFailures) && newlyFailing.length === 0 && !lostTests;
 
   const parsedAny = baseline.tests.length > 0 || current.tests.length > 0 || baseline.parsedFrom !== 'none' || current.parsedFrom !== 'none';
   const parts: string[] = [];
@@ -55,5 +67,8 @@ export function compareRuns(baseline: TestRun, current: TestRun): Verdict {
   let summary = `${parts.join('')}; exit ${exitLabel(baseline)} → ${exitLabel(current)}`;
   if (newlyFailing.length) summary += `; ${newlyFailing.length} newly failing`;
   if (lostTests) summary += '; no tests recognised in the new run';
-  return { ok, newlyFailing, nowPassing, stillFailing, summary };
+  if (flaky.length) summary += `; ${flaky.length} flaky (not blocking)`;
+  const verdict: Verdict = { ok, newlyFailing, nowPassing, stillFailing, summary };
+  if (flaky.length) verdict.flaky = flaky;
+  return verdict;
 }

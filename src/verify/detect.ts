@@ -1,7 +1,9 @@
 /**
  * Guesses the repository's setup and test commands from the files at its root, when the
  * `setup-command` / `test-command` inputs are not set. First match wins:
- *   1. package.json with a real `test` script (lockfile picks npm / yarn / pnpm);
+ *   1. package.json with a real `test` script (lockfile picks npm / yarn / pnpm); without
+ *      one, a test runner among its dependencies or config files (jest, vitest, mocha) run
+ *      through the package manager's exec, or `node --test` when there are `*.test.*` files;
  *   2. pytest (pytest.ini, [tool.pytest...] in pyproject.toml, [tool:pytest] in setup.cfg,
  *      [pytest] in tox.ini, conftest.py, or test_*.py / *_test.py under tests/ or test/);
  *   3. go.mod; 4. Cargo.toml; 5. a Makefile with a `test` target.
@@ -55,7 +57,14 @@ async function detectNode(root: string): Promise<DetectedCommands | null> {
     return null;
   }
   const script = pkg.scripts?.test;
-  if (typeof script !== 'string' || !script.trim() || NPM_DEFAULT_TEST.test(script)) return null;
+  const hasScript = typeof script === 'string' && script.trim() !== '' && !NPM_DEFAULT_TEST.test(script);
+  let runnerCommand: string | null = null;
+  let runnerWhy = '';
+  if (!hasScript) {
+    const found = await runnerWithoutScript(root, pkg as PackageJson);
+    if (!found) return null;
+    [runnerCommand, runnerWhy] = found;
+  }
 
   const declared = typeof pkg.packageManager === 'string' ? pkg.packageManager.split('@')[0] : '';
   let manager: 'npm' | 'yarn' | 'pnpm';
@@ -82,12 +91,39 @@ async function detectNode(root: string): Promise<DetectedCommands | null> {
     setup = 'npm install';
     why = 'no lockfile';
   }
+  if (runnerCommand) {
+    const exec = manager === 'npm' ? 'npx --no-install' : `${manager} exec`;
+    const test = runnerCommand.startsWith('node ') ? runnerCommand : `${exec} ${runnerCommand}`;
+    return { setup, test, stack: 'node', reason: `package.json has no test script; ${runnerWhy}; ${why} -> ${manager}` };
+  }
   return {
     setup,
     test: `${manager} test`,
     stack: 'node',
     reason: `package.json has a test script (${JSON.stringify(script)}); ${why} -> ${manager}`,
   };
+}
+
+interface PackageJson {
+  dependencies?: Record<string, unknown>;
+  devDependencies?: Record<string, unknown>;
+  jest?: unknown;
+  mocha?: unknown;
+}
+
+/** A runner to call directly when package.json has no test script: [command, why]. */
+async function runnerWithoutScript(root: string, pkg: PackageJson): Promise<[string, string] | null> {
+  const deps = { ...(pkg.dependencies ?? {}), ...(pkg.devDependencies ?? {}) };
+  const files = await listDir(root);
+  const has = (re: RegExp) => files.some((f) => re.test(f));
+  if ('vitest' in deps || has(/^vitest\.config\.[cm]?[jt]s$/)) return ['vitest run', 'vitest is a dependency or configured'];
+  if ('jest' in deps || pkg.jest !== undefined || has(/^jest\.config\.[cm]?[jt]s(?:on)?$/)) return ['jest', 'jest is a dependency or configured'];
+  if ('mocha' in deps || pkg.mocha !== undefined || has(/^\.mocharc/)) return ['mocha', 'mocha is a dependency or configured'];
+  const testFile = /\.test\.[cm]?js$/;
+  for (const dir of ['test', 'tests', '__tests__', '.']) {
+    if ((await listDir(path.join(root, dir))).some((f) => testFile.test(f))) return ['node --test', `*.test.js files in ${dir === '.' ? 'the root' : `${dir}/`} and no test framework: node's test runner`];
+  }
+  return null;
 }
 
 async function detectPython(root: string): Promise<DetectedCommands | null> {

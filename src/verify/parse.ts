@@ -696,6 +696,67 @@ function parseGo(lines: string[]): ParserResult {
 
 // ------------------------------------------------------------------------- dispatch
 
+// ------------------------------------------------------------------------- cargo test
+
+/**
+ * `cargo test`: one block per test binary (`Running unittests src/lib.rs (...)`,
+ * `Running tests/api.rs (...)`, `Doc-tests calc`), `test path::name ... ok|FAILED|ignored`
+ * lines, `---- name stdout ----` failure sections, `test result:` summaries.
+ * Ids: `src/lib.rs > tests::adds`, `tests/api.rs > works`, `doc-tests calc > src/lib.rs - add (line 5)`.
+ */
+function parseCargo(lines: string[]): ParserResult {
+  const out = new Collector();
+  let target = '';
+  let totals: TestTotals | undefined;
+  let failureOf: string | null = null;
+  let failureText: string[] = [];
+  const endFailure = () => {
+    if (failureOf) out.setMessage(failureOf, failureText.filter((l) => l.trim() && !/^note: run with/.test(l)).join('\n'));
+    failureOf = null;
+    failureText = [];
+  };
+  for (const line of lines) {
+    const running = /^\s*Running (?:unittests )?(\S+)/.exec(line);
+    if (running) {
+      endFailure();
+      target = running[1];
+      continue;
+    }
+    const doc = /^\s*Doc-tests (\S+)/.exec(line);
+    if (doc) {
+      endFailure();
+      target = `doc-tests ${doc[1]}`;
+      continue;
+    }
+    const t = /^test (.+?) \.\.\. (ok|FAILED|ignored)\b/.exec(line);
+    if (t) {
+      const status: TestStatus = t[2] === 'ok' ? 'passed' : t[2] === 'FAILED' ? 'failed' : 'skipped';
+      out.add(target ? `${target}${SEP}${t[1]}` : t[1], status);
+      continue;
+    }
+    const section = /^---- (.+?) stdout ----$/.exec(line);
+    if (section) {
+      endFailure();
+      failureOf = target ? `${target}${SEP}${section[1]}` : section[1];
+      continue;
+    }
+    const result = /^test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored/.exec(line);
+    if (result) {
+      endFailure();
+      totals = addTotals(totals, { passed: Number(result[1]), failed: Number(result[2]), skipped: Number(result[3]) });
+      continue;
+    }
+    if (failureOf) {
+      if (/^failures:\s*$/.test(line)) endFailure();
+      else failureText.push(line);
+    }
+  }
+  endFailure();
+  const res: ParserResult = { tests: out.list(), parsedFrom: 'cargo' };
+  if (totals) res.totals = totals;
+  return res;
+}
+
 interface Candidate {
   parse: (lines: string[]) => ParserResult;
   detect: (text: string) => boolean;
@@ -723,6 +784,7 @@ const TREE_RUNNERS: Candidate[] = [
 
 const OTHER_RUNNERS: Candidate[] = [
   { parse: parseTap, detect: (t) => /^\s*(?:not )?ok \d+\b/m.test(t) },
+  { parse: parseCargo, detect: (t) => /^test result: (?:ok|FAILED)\. \d+ passed;/m.test(t) || /^test \S+ \.\.\. (?:ok|FAILED|ignored)$/m.test(t) },
   {
     parse: parsePytest,
     detect: (t) =>

@@ -1,0 +1,176 @@
+/**
+ * The harness's test runs against real runners on fixture projects: structured reports
+ * (jest/vitest JSON, node and pytest JUnit, go -json) and plain-output fallback, load
+ * errors, flaky tests marked by the baseline re-run, related tests first.
+ * A stack whose toolchain is missing is skipped with a message (.ci/run installs them).
+ */
+import { writeFileSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Redactor } from '../src/redact.js';
+import { TestSession } from '../src/verify/session.js';
+import { makeStackProject, STACK_COMMANDS, unavailable, type Stack } from '../test-support/stacks.js';
+
+interface Expectation {
+  failing: string[];
+  /** The failing assertion (fixed by `fix`) and the erroring test (stays failing). */
+  assertion: string;
+  erroring: string;
+  flaky: string;
+  loadErrors: string[];
+  structured: boolean;
+  /** The source file to fix (sub) and the fixed text. */
+  source: string;
+  fix: [string, string];
+  related: boolean;
+}
+
+const JS_FIX: [string, string] = ['a - b', 'a - b + 1'];
+const EXPECT: Record<Stack, Expectation> = {
+  jest: {
+    failing: ['test/broken.test.js', 'test/math.test.js > math > subtracts'],
+    assertion: 'test/math.test.js > math > subtracts',
+    erroring: 'test/broken.test.js',
+    flaky: 'test/flaky.test.js > sometimes',
+    loadErrors: ['test/broken.test.js'],
+    structured: true,
+    source: 'src/math.js',
+    fix: JS_FIX,
+    related: true,
+  },
+  vitest: {
+    failing: ['test/broken.test.js', 'test/math.test.js > math > subtracts'],
+    assertion: 'test/math.test.js > math > subtracts',
+    erroring: 'test/broken.test.js',
+    flaky: 'test/flaky.test.js > sometimes',
+    loadErrors: ['test/broken.test.js'],
+    structured: true,
+    source: 'src/math.js',
+    fix: JS_FIX,
+    related: true,
+  },
+  mocha: {
+    failing: ['broken setup > "before all" hook for "queries"', 'math > subtracts'],
+    assertion: 'math > subtracts',
+    erroring: 'broken setup > "before all" hook for "queries"',
+    flaky: 'flaky > sometimes',
+    loadErrors: [],
+    structured: false,
+    source: 'src/math.js',
+    fix: JS_FIX,
+    related: false,
+  },
+  'node-test': {
+    failing: ['math > subtracts', 'test/broken.test.js'],
+    assertion: 'math > subtracts',
+    erroring: 'test/broken.test.js',
+    flaky: 'sometimes',
+    loadErrors: ['test/broken.test.js'],
+    structured: true,
+    source: 'src/math.js',
+    fix: JS_FIX,
+    related: false,
+  },
+  pytest: {
+    failing: ['tests/test_broken.py::test_queries', 'tests/test_math.py::test_subtracts'],
+    assertion: 'tests/test_math.py::test_subtracts',
+    erroring: 'tests/test_broken.py::test_queries',
+    flaky: 'tests/test_flaky.py::test_sometimes',
+    loadErrors: [],
+    structured: true,
+    source: 'calc/math.py',
+    fix: ['return a - b', 'return a - b + 1'],
+    related: true,
+  },
+  go: {
+    failing: ['example.com/fx/broken', 'example.com/fx/calc > TestSub'],
+    assertion: 'example.com/fx/calc > TestSub',
+    erroring: 'example.com/fx/broken',
+    flaky: 'example.com/fx/flaky > TestSometimes',
+    loadErrors: ['example.com/fx/broken'],
+    structured: true,
+    source: 'calc/calc.go',
+    fix: ['return a - b }', 'return a - b + 1 }'],
+    related: true,
+  },
+};
+
+const failingIds = (run: { tests: { id: string; status: string }[] }) =>
+  run.tests.filter((t) => t.status === 'failed').map((t) => t.id).sort();
+
+describe.each(Object.keys(EXPECT) as Stack[])('%s fixture', (stack) => {
+  const missing = unavailable(stack);
+  const e = EXPECT[stack];
+  if (missing) {
+    test.skip(`skipped: ${missing}`, () => undefined);
+    // eslint-disable-next-line no-console
+    console.warn(`[stacks.test] ${stack} skipped: ${missing}`);
+    return;
+  }
+
+  test('baseline: structured results, load errors, flaky test marked, exit code reconciled', async () => {
+    const p = makeStackProject(stack);
+    try {
+      const session = await TestSession.create({ root: p.dir, testCommand: STACK_COMMANDS[stack], exec: p.exec, redactor: new Redactor() });
+      const run = await session.runBaseline();
+      expect(Boolean(run.structured)).toBe(e.structured);
+      expect(failingIds(run)).toEqual(e.failing);
+      expect(run.flaky).toEqual([e.flaky]);
+      expect(run.loadErrors ?? []).toEqual(e.loadErrors);
+      expect(run.succeeded).toBe(false);
+      expect(run.consistency).toBe('consistent');
+      expect(run.counts.failed).toBe(2);
+      expect(session.commands.map((c) => c.purpose)).toEqual(['baseline', 'baseline-rerun']);
+      const failing = run.tests.find((t) => t.id === e.assertion)!;
+      expect(failing.message).toBeTruthy();
+      await session.dispose();
+    } finally {
+      p.cleanup();
+    }
+  });
+
+  test('plain-output fallback finds the failing assertion', async () => {
+    const p = makeStackProject(stack);
+    try {
+      const session = await TestSession.create({ root: p.dir, testCommand: STACK_COMMANDS[stack], exec: p.exec, redactor: new Redactor(), structured: false });
+      const run = await session.runFull('baseline');
+      expect(run.structured).toBeUndefined();
+      expect(failingIds(run)).toContain(e.assertion);
+      expect(run.counts.failed).toBeGreaterThanOrEqual(2);
+      await session.dispose();
+    } finally {
+      p.cleanup();
+    }
+  });
+
+  test(`inside the loop: ${e.related ? 'related tests first, then the full gate' : 'the full gate (no selection for this runner)'}`, async () => {
+    const p = makeStackProject(stack);
+    try {
+      const session = await TestSession.create({
+        root: p.dir,
+        testCommand: STACK_COMMANDS[stack],
+        exec: p.exec,
+        redactor: new Redactor(),
+        changedFiles: async () => [e.source],
+        listFiles: async () => [e.source, 'tests/test_math.py', 'tests/test_broken.py', 'tests/test_flaky.py'],
+      });
+      const file = path.join(p.dir, e.source);
+      writeFileSync(file, readFileSync(file, 'utf8').replace(e.fix[0], e.fix[1]));
+      const run = await session.runForLoop();
+      const purposes = session.commands.map((c) => c.purpose);
+      if (e.related) {
+        expect(purposes[0]).toBe('related');
+        const related = session.commands[0];
+        expect(related.exitCode).toBe(0);
+        expect(related.counts.failed).toBe(0);
+        expect(related.counts.passed).toBeGreaterThan(0);
+      }
+      expect(purposes).toContain('gate');
+      expect(run.scope).toBe('full');
+      expect(failingIds(run)).toContain(e.erroring);
+      expect(failingIds(run)).not.toContain(e.assertion);
+      await session.dispose();
+    } finally {
+      p.cleanup();
+    }
+  });
+});

@@ -1,0 +1,427 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { RunReport, TestCase, TestRun, TestStatus } from '../src/types.js';
+import { parseGoJson, parseJestJson, parseJUnit, firstRepoFrame, goJsonToText } from '../src/verify/structured.js';
+import { displayCommand, identifyRunner, planFiles, planRelated, planStructured } from '../src/verify/plan.js';
+import { reconcile, describeConsistency } from '../src/verify/reconcile.js';
+import { compareRuns } from '../src/verify/compare.js';
+import { packFeedback, stripNoise, estimateTokens } from '../src/verify/feedback.js';
+import { differingTests } from '../src/verify/session.js';
+import { judgeProof } from '../src/verify/proof.js';
+import { renderTestSection } from '../src/report/test-table.js';
+import { renderPrBody, renderTerminal } from '../src/report/render.js';
+
+const DIR = path.join(process.cwd(), '__tests__', 'fixtures', 'verify', 'structured');
+const read = (f: string) => readFileSync(path.join(DIR, f), 'utf8');
+const ROOT = '/home/runner/work/fx';
+const failing = (tests: TestCase[]) => tests.filter((t) => t.status === 'failed').map((t) => t.id).sort();
+
+function run(exitCode: number | null, tests: Record<string, TestStatus>, over: Partial<TestRun> = {}): TestRun {
+  const list: TestCase[] = Object.entries(tests).map(([id, status]) => ({ id, status }));
+  const counts = { passed: 0, failed: 0, skipped: 0 };
+  for (const t of list) counts[t.status]++;
+  return { command: 'npm test', exitCode, timedOut: false, durationMs: 10, succeeded: exitCode === 0, tests: list, counts, parsedFrom: 'jest', outputTail: '', ...over };
+}
+
+describe('structured parsers on captured reports', () => {
+  test('jest --json: every test, load errors, in-repo frames, durations', () => {
+    const r = parseJestJson(read('jest.json'), ROOT)!;
+    expect(failing(r.tests)).toEqual(['test/broken.test.js', 'test/math.test.js > math > subtracts']);
+    expect(r.loadErrors).toEqual(['test/broken.test.js']);
+    expect(r.totals).toEqual({ passed: 2, failed: 2, skipped: 1 });
+    const sub = r.tests.find((t) => t.id.endsWith('subtracts'))!;
+    expect(sub.frame).toBe('test/math.test.js:4:47');
+    expect(sub.details).toContain('Expected: 3');
+    expect(sub.details).toContain('Received: 2');
+    expect(sub.file).toBe('test/math.test.js');
+    expect(typeof sub.durationMs).toBe('number');
+    expect(r.tests.find((t) => t.id === 'test/broken.test.js')!.message).toMatch(/failed to run|Cannot find module/);
+  });
+
+  test('vitest JSON reporter (jest-compatible shape)', () => {
+    const r = parseJestJson(read('vitest.json'), ROOT)!;
+    expect(failing(r.tests)).toEqual(['test/broken.test.js', 'test/math.test.js > math > subtracts']);
+    expect(r.loadErrors).toEqual(['test/broken.test.js']);
+    expect(r.tests.find((t) => t.id.endsWith('subtracts'))!.message).toContain('expected 2 to be 3');
+  });
+
+  test('node test runner JUnit: nested suites, file-level failure as a load error', () => {
+    const r = parseJUnit(read('node-junit.xml'), ROOT)!;
+    expect(failing(r.tests)).toEqual(['math > subtracts', 'test/broken.test.js']);
+    expect(r.loadErrors).toEqual(['test/broken.test.js']);
+    expect(r.tests.map((t) => t.id)).toContain('sometimes');
+    expect(r.tests.find((t) => t.id === 'math > multiplies')!.status).toBe('skipped');
+    expect(r.tests.find((t) => t.id === 'math > subtracts')!.frame).toBe('test/math.test.js:6:36');
+  });
+
+  test('pytest JUnit (xunit1): node ids with classes, setup errors, skips', () => {
+    const r = parseJUnit(read('pytest-junit.xml'), ROOT, 'pytest')!;
+    expect(failing(r.tests)).toEqual(['tests/test_broken.py::test_queries', 'tests/test_math.py::test_subtracts']);
+    expect(r.tests.map((t) => t.id)).toContain('tests/test_math.py::TestMore::test_add_zero');
+    expect(r.tests.find((t) => t.id.endsWith('test_multiplies'))!.status).toBe('skipped');
+    expect(r.tests.find((t) => t.id.endsWith('test_subtracts'))!.frame).toBe('tests/test_math.py:10');
+  });
+
+  test('pytest JUnit: a collection error is a load error; classes without a file attribute', () => {
+    const xml = `<?xml version="1.0"?><testsuites><testsuite name="pytest" errors="1">
+      <testcase classname="" name="tests.test_broken" time="0.000"><error message="collection failure">ImportError: No module named calc.missing</error></testcase>
+      <testcase classname="tests.test_a.TestX" name="test_y[1-2]" time="0.010"/>
+    </testsuite></testsuites>`;
+    const r = parseJUnit(xml, ROOT, 'pytest')!;
+    expect(r.loadErrors).toEqual(['tests/test_broken.py']);
+    expect(r.tests.map((t) => t.id)).toEqual(['tests/test_broken.py', 'tests/test_a.py::TestX::test_y[1-2]']);
+  });
+
+  test('go test -json: leaves only, build failure from the plain lines, output text', () => {
+    const r = parseGoJson(`${read('go.jsonl')}\n${read('go-stderr.txt')}`, ROOT)!;
+    expect(failing(r.tests)).toEqual(['example.com/fx/broken', 'example.com/fx/calc > TestSub']);
+    expect(r.loadErrors).toEqual(['example.com/fx/broken']);
+    expect(r.tests.map((t) => t.id)).not.toContain('example.com/fx/calc > TestTable');
+    expect(r.tests.find((t) => t.id.endsWith('TestTable/skipped'))!.status).toBe('skipped');
+    expect(r.tests.find((t) => t.id === 'example.com/fx/broken')!.details).toContain('undefined: Divide');
+    expect(goJsonToText(read('go.jsonl'))).toContain('--- FAIL: TestSub');
+  });
+
+  test('garbage is not a report', () => {
+    expect(parseJestJson('not json', ROOT)).toBeNull();
+    expect(parseJUnit('<html></html>', ROOT)).toBeNull();
+    expect(parseGoJson('', ROOT)).toBeNull();
+  });
+
+  test('first in-repo frame skips node_modules, node internals and paths outside the repo', () => {
+    const stack = [
+      'Error: boom',
+      '    at fn (/home/runner/work/fx/node_modules/lib/index.js:1:1)',
+      '    at node:internal/process/task_queues:95:5',
+      '    at other (/usr/lib/x.js:3:3)',
+      '    at Object.<anonymous> (/home/runner/work/fx/src/a.js:12:5)',
+    ].join('\n');
+    expect(firstRepoFrame(stack, ROOT)).toBe('src/a.js:12:5');
+    expect(firstRepoFrame('tests/test_a.py:33: AssertionError', ROOT)).toBe('tests/test_a.py:33');
+  });
+});
+
+describe('runner plans', () => {
+  test('identifies the runner behind a package script or a direct command', () => {
+    expect(identifyRunner('npm test', 'jest --ci')).toEqual({ runner: 'jest', base: 'npm test --', invocation: 'jest --ci' });
+    expect(identifyRunner('yarn test', 'vitest run')).toMatchObject({ runner: 'vitest', base: 'yarn test' });
+    expect(identifyRunner('npm test', 'tsc && jest')).toMatchObject({ runner: 'jest', base: null });
+    expect(identifyRunner('npx jest', null)).toMatchObject({ runner: 'jest', base: 'npx jest' });
+    expect(identifyRunner('python -m pytest -q', null).runner).toBe('pytest');
+    expect(identifyRunner('go test ./...', null).runner).toBe('go');
+    expect(identifyRunner('cargo test', null).runner).toBe('cargo');
+    expect(identifyRunner('make test', null).runner).toBe('make');
+    expect(identifyRunner('npm test', 'node --test').runner).toBe('node-test');
+    expect(identifyRunner('npm test', 'NODE_ENV=test mocha').runner).toBe('mocha');
+  });
+
+  test('structured output through a file of ours, without touching the user configuration', () => {
+    const f = '/tmp/r.json';
+    expect(planStructured('npm test', identifyRunner('npm test', 'jest'), f).command).toBe('npm test -- --json --outputFile=/tmp/r.json');
+    expect(planStructured('npm test', identifyRunner('npm test', 'vitest run'), f).command).toBe('npm test -- --reporter=default --reporter=json --outputFile.json=/tmp/r.json');
+    expect(planStructured('pytest', identifyRunner('pytest', null), f).command).toBe('pytest --junitxml=/tmp/r.json -o junit_family=xunit1');
+    expect(planStructured('go test ./...', identifyRunner('go test ./...', null), f).command).toBe('go test -json ./... > /tmp/r.json');
+    expect(planStructured('node --test', identifyRunner('node --test', null), f).command).toMatch(/^node --test-reporter=spec .*--test-reporter=junit --test-reporter-destination=\/tmp\/r.json --test$/);
+    // Not safely extendable: the plain command, parsed from its output.
+    for (const [cmd, script] of [['npm test', 'tsc && jest'], ['npm test', 'mocha'], ['cargo test', null], ['make test', null]] as const) {
+      const p = planStructured(cmd, identifyRunner(cmd, script), f);
+      expect(p.command).toBe(cmd);
+      expect(p.reportFile).toBeUndefined();
+    }
+  });
+
+  test('related tests: jest --findRelatedTests, vitest related, pytest test modules, go packages', () => {
+    const f = '/tmp/r';
+    expect(planRelated(identifyRunner('npm test', 'jest'), ['src/a.ts', 'README.md'], [], f)!.command).toBe(
+      'npm test -- --findRelatedTests src/a.ts --passWithNoTests --json --outputFile=/tmp/r',
+    );
+    expect(planRelated(identifyRunner('npm test', 'vitest run'), ['src/a.ts'], [], f)!.command).toMatch(/^npx --no-install vitest related --run src\/a.ts /);
+    expect(planRelated(identifyRunner('npm test', 'vitest run --coverage'), ['src/a.ts'], [], f)).toBeNull();
+    const py = planRelated(identifyRunner('python -m pytest', null), ['calc/math.py'], ['tests/test_math.py', 'tests/test_other.py'], f)!;
+    expect(py.command).toBe('python -m pytest tests/test_math.py --junitxml=/tmp/r -o junit_family=xunit1');
+    expect(planRelated(identifyRunner('python -m pytest tests/unit', null), ['calc/math.py'], ['tests/test_math.py'], f)).toBeNull();
+    expect(planRelated(identifyRunner('go test ./...', null), ['calc/calc.go', 'main.go'], [], f)!.command).toBe('go test -json ./calc . > /tmp/r');
+    expect(planRelated(identifyRunner('npm test', 'mocha'), ['src/a.js'], [], f)).toBeNull();
+    // A compound script: the full command stays the script, related tests go through the runner itself.
+    const compound = identifyRunner('npm test', 'TZ=UTC npm run test-tz && jest');
+    expect(compound).toMatchObject({ runner: 'jest', base: null, direct: 'npx --no-install jest' });
+    expect(planStructured('npm test', compound, f).command).toBe('npm test');
+    expect(planRelated(compound, ['src/a.js'], [], f)!.command).toBe('npx --no-install jest --findRelatedTests src/a.js --passWithNoTests --json --outputFile=/tmp/r');
+    expect(planRelated(identifyRunner('npm test', 'jest'), ['docs/a.md'], [], f)).toBeNull();
+  });
+
+  test('the report shows commands without our reporter plumbing', () => {
+    const f = '/tmp/agent-fix-tests-x/report-1.json';
+    for (const [cmd, script] of [['npm test', 'jest'], ['npm test', 'vitest run'], ['python -m pytest', null], ['go test ./...', null], ['node --test', null]] as const) {
+      expect(displayCommand(planStructured(cmd, identifyRunner(cmd, script), f).command)).toBe(cmd);
+    }
+    expect(displayCommand(planRelated(identifyRunner('npm test', 'jest'), ['src/a.js'], [], f)!.command)).toBe('npm test -- --findRelatedTests src/a.js --passWithNoTests');
+  });
+
+  test('selected test files for the proof', () => {
+    expect(planFiles(identifyRunner('npm test', 'jest'), ['test/a.test.js'], '/tmp/r')!.command).toBe('npm test -- --runTestsByPath test/a.test.js --json --outputFile=/tmp/r');
+    expect(planFiles(identifyRunner('npm test', 'mocha'), ['test/a.test.js'], '/tmp/r')).toBeNull();
+  });
+});
+
+describe('reconcile', () => {
+  test('a non-zero exit with no failing test is a failure, and said so', () => {
+    const r = reconcile(run(1, { a: 'passed' }));
+    expect(r.succeeded).toBe(false);
+    expect(r.consistency).toBe('exit-nonzero-without-failing-test');
+    expect(describeConsistency(r)).toMatch(/no test failed/);
+  });
+  test('exit 0 with failing tests is reported; the exit code keeps deciding success, the comparison still counts the failure', () => {
+    const r = reconcile(run(0, { a: 'failed' }));
+    expect(r.consistency).toBe('exit-zero-with-failing-tests');
+    expect(r.succeeded).toBe(true);
+    expect(compareRuns(run(0, { a: 'passed' }), r).ok).toBe(false);
+  });
+
+  test('a failing todo test in node JUnit output is skipped, not failed', () => {
+    const xml = '<testsuites><testcase name="later" classname="test" failure="not yet"><skipped type="todo" message="true"/><failure type="testCodeFailure" message="not yet">Error</failure></testcase></testsuites>';
+    expect(parseJUnit(xml, ROOT)!.tests).toEqual([{ id: 'later', status: 'skipped', durationMs: undefined }].map(({ durationMs: _d, ...t }) => t));
+  });
+  test('consistent runs and runs without results', () => {
+    expect(reconcile(run(1, { a: 'failed' })).consistency).toBe('consistent');
+    expect(reconcile(run(0, { a: 'passed' })).succeeded).toBe(true);
+    expect(reconcile(run(2, {}, { parsedFrom: 'none' })).consistency).toBe('no-results');
+    expect(reconcile(run(1, {}, { structured: true })).consistency).toBe('exit-nonzero-without-failing-test');
+    expect(reconcile(run(1, { 'x.test.js': 'failed' }, { loadErrors: ['x.test.js'], structured: true })).consistency).toBe('consistent');
+  });
+});
+
+describe('baseline differential and flaky tests', () => {
+  test('tests whose result differs between two runs of the same code', () => {
+    expect(differingTests(run(1, { a: 'passed', b: 'failed', c: 'failed', d: 'skipped' }), run(1, { a: 'failed', b: 'failed', c: 'passed' }))).toEqual(['a', 'c']);
+  });
+  test('a flaky failure is neither newly failing nor blocking', () => {
+    const baseline = run(1, { a: 'passed', f: 'passed', d: 'failed' }, { flaky: ['f'] });
+    const v = compareRuns(baseline, reconcile(run(1, { a: 'passed', f: 'failed', d: 'passed' })));
+    expect(v.newlyFailing).toEqual([]);
+    expect(v.flaky).toEqual(['f']);
+    expect(v.ok).toBe(true);
+    expect(v.summary).toContain('1 flaky (not blocking)');
+  });
+  test('a real failure next to a flaky one still blocks', () => {
+    const v = compareRuns(run(1, { a: 'passed', d: 'failed' }), reconcile(run(1, { a: 'failed', f: 'failed', d: 'passed' }, { flaky: ['f'] })));
+    expect(v.newlyFailing).toEqual(['a']);
+    expect(v.ok).toBe(false);
+  });
+  test('a crash is never excused by a flaky test', () => {
+    const current = reconcile(run(1, { f: 'failed' }, { flaky: ['f'], loadErrors: ['x.test.js'] }));
+    expect(compareRuns(run(0, { f: 'passed' }), current).ok).toBe(false);
+  });
+});
+
+describe('concise feedback', () => {
+  const details = (n: number) =>
+    [
+      `Error: expect(received).toEqual(expected) // deep equality`,
+      '',
+      '- Expected  - 1',
+      '+ Received  + 1',
+      '',
+      `-   "total": ${n},`,
+      `+   "total": ${n + 1},`,
+      '',
+      '    at Object.<anonymous> (/repo/node_modules/expect/build/index.js:10:10)',
+      `    at Object.<anonymous> (/repo/test/cart.test.js:${n}:5)`,
+      '    at node:internal/process/task_queues:95:5',
+    ].join('\n');
+
+  test('new, already failing and flaky failures are told apart; duplicates grouped; in budget', () => {
+    const baseline = run(1, { 'cart > old': 'failed', 'cart > a': 'passed', flaky: 'passed' }, { flaky: ['flaky'] });
+    const current = run(1, {}, { outputTail: `${'PASS test/x.test.js\n'.repeat(50)}Tests: 40 failed\n` });
+    current.tests = [
+      { id: 'cart > old', status: 'failed', message: 'old failure', details: 'Error: old failure' },
+      { id: 'flaky', status: 'failed', message: 'timing' },
+      ...Array.from({ length: 40 }, (_, i) => ({
+        id: `cart > total ${i}`,
+        status: 'failed' as const,
+        message: 'expect(received).toEqual(expected) // deep equality',
+        details: details(i + 10),
+        frame: `test/cart.test.js:${i + 10}:5`,
+      })),
+    ];
+    current.counts = { passed: 1, failed: 42, skipped: 0 };
+    const text = packFeedback(current, { baseline, budgetTokens: 600 });
+    expect(estimateTokens(text)).toBeLessThanOrEqual(600);
+    expect(text).toContain('NEW failures');
+    expect(text).toContain('Still failing (already failing before any edit)');
+    expect(text).toMatch(/- cart > old/);
+    expect(text).toContain('Flaky');
+    expect(text).toContain('distinct failures');
+    expect(text).toContain('(same failure in 39 more');
+    expect(text).toContain('+   "total": 11,');
+    expect(text).toContain('at test/cart.test.js:10:5');
+    expect(text).not.toContain('node_modules/expect');
+    expect(text).not.toContain('node:internal');
+  });
+
+  test('noise is stripped and repeats folded', () => {
+    const out = stripNoise('PASS a.test.js\n    at x (node_modules/y.js:1:1)\nreal line\nreal line\nreal line\nTime: 3 s\n');
+    expect(out).toBe('real line\n  (previous line repeated 2 more times)');
+  });
+
+  test('the default budget is 3,000 tokens', () => {
+    const r = run(1, {});
+    const word = (i: number) => i.toString(26).replace(/\d/g, (d) => 'qrstuvwxyz'[Number(d)]);
+    r.tests = Array.from({ length: 2000 }, (_, i) => ({ id: `t${i}`, status: 'failed' as const, message: `distinct message ${word(i)} ${'x'.repeat(100)}` }));
+    const text = packFeedback(r);
+    expect(text.length).toBeLessThanOrEqual(12000);
+    expect(text.length).toBeGreaterThan(10000);
+    expect(text).toContain('and');
+  });
+});
+
+describe('fail-to-pass proof', () => {
+  const files = ['test/cart.test.js'];
+  test('fails before, passes after', () => {
+    const before = run(1, { 'test/cart.test.js > adds tax': 'failed', 'test/cart.test.js > sums': 'passed' }, { scope: 'related' });
+    const after = run(0, { 'test/cart.test.js > adds tax': 'passed', 'test/cart.test.js > sums': 'passed', 'other > x': 'passed' }, { scope: 'related' });
+    const p = judgeProof(before, after, files);
+    expect(p.status).toBe('proven');
+    expect(p.tests).toEqual([
+      { id: 'test/cart.test.js > adds tax', before: 'failed', after: 'passed' },
+      { id: 'test/cart.test.js > sums', before: 'passed', after: 'passed' },
+    ]);
+  });
+  test('a test file that did not load before counts as failing before', () => {
+    const before = run(1, {}, { loadErrors: ['test/cart.test.js'], scope: 'related' });
+    before.tests = [{ id: 'test/cart.test.js', status: 'failed' }];
+    const after = run(0, { 'test/cart.test.js > adds tax': 'passed' }, { scope: 'related' });
+    expect(judgeProof(before, after, files).status).toBe('proven');
+  });
+  test('a test that already passes on the base code proves nothing', () => {
+    const both = run(0, { 'test/cart.test.js > adds tax': 'passed' }, { scope: 'related' });
+    const p = judgeProof(both, both, files);
+    expect(p.status).toBe('not-proven');
+    expect(p.detail).toMatch(/already pass on the base code/);
+  });
+});
+
+describe('report: test section', () => {
+  const base: RunReport = {
+    status: 'fixed',
+    reason: 'verified',
+    detail: 'ok',
+    task: { key: 'issue-7', title: 'Tax is wrong', goal: 'fix', issueNumber: 7 },
+    model: 'm',
+    setupCommand: 'npm ci',
+    testCommand: 'npm test',
+    baseline: reconcile(run(1, { 'cart > tax': 'failed', 'cart > old': 'failed', 'cart > sum': 'passed', flaky: 'failed' }, { flaky: ['flaky'], structured: true })),
+    final: reconcile(run(1, { 'cart > tax': 'passed', 'cart > old': 'failed', 'cart > sum': 'passed', flaky: 'passed' }, { structured: true })),
+    summary: 'fixed tax',
+    iterations: 1,
+    maxIterations: 5,
+    attempts: [{ iteration: 1, summary: 's', verdict: { ok: true, newlyFailing: [], nowPassing: ['cart > tax'], stillFailing: ['cart > old'], summary: 'v' }, changedFiles: ['src/cart.js'], rolledBack: false }],
+    changes: [],
+    diff: '',
+    usage: { promptTokens: 1, completionTokens: 1, requests: 1 },
+    durationMs: 1000,
+    tests: {
+      runner: 'jest',
+      detection: 'package.json has a test script ("jest"); package-lock.json -> npm',
+      commands: [
+        { purpose: 'baseline', command: 'npm test -- --json --outputFile=/tmp/r1.json', exitCode: 1, timedOut: false, durationMs: 2100, counts: { passed: 1, failed: 3, skipped: 0 } },
+        { purpose: 'related', command: 'npm test -- --findRelatedTests src/cart.js', exitCode: 0, timedOut: false, durationMs: 500, counts: { passed: 2, failed: 0, skipped: 0 } },
+        { purpose: 'gate', command: 'npm test -- --json --outputFile=/tmp/r2.json', exitCode: 1, timedOut: false, durationMs: 2000, counts: { passed: 3, failed: 1, skipped: 0 } },
+      ],
+      proof: { status: 'proven', detail: '1 test(s) in test/cart.test.js fail before the fix and pass after it.', testFiles: ['test/cart.test.js'], tests: [{ id: 'cart > tax', before: 'failed', after: 'passed' }] },
+      refusals: ['[skip] adds a skip/only/xfail marker in test/cart.test.js'],
+    },
+  };
+
+  test('before/after counts, newly passing, still failing, flaky, proof, refusals, commands with exit codes', () => {
+    const md = renderTestSection(base);
+    expect(md).toContain('| before | 1 passed, 3 failed, 0 skipped (jest report) |');
+    expect(md).toContain('| after | 3 passed, 1 failed, 0 skipped (jest report) |');
+    expect(md).toContain('**Newly passing** (1): `cart > tax`');
+    expect(md).toContain('**Still failing** (1, already failing before any edit): `cart > old`');
+    expect(md).toContain('**Flaky** (1');
+    expect(md).toContain('**Fail-to-pass proof**: fails before, passes after.');
+    expect(md).toContain('| `cart > tax` | failed | passed |');
+    expect(md).toContain('adds a skip/only/xfail marker');
+    expect(md).toContain('| related tests (inside the loop) | `npm test -- --findRelatedTests src/cart.js` | 0 | 2 | 0 | 0.5 s |');
+    expect(md).toContain('Detected (jest): package.json has a test script');
+    const body = renderPrBody(base);
+    expect(body).toContain('**Newly passing**');
+    expect(renderTerminal(base)).toContain('proof:    fails before, passes after');
+  });
+
+  test('missing proof and an unexplained exit code are shown as such', () => {
+    const r: RunReport = {
+      ...base,
+      final: reconcile(run(1, { 'cart > tax': 'passed' })),
+      tests: { ...base.tests!, proof: { status: 'no-test-changed', detail: 'The change adds or changes no test, so there is no fail-to-pass proof.', testFiles: [], tests: [] } },
+    };
+    const md = renderTestSection(r);
+    expect(md).toContain('**Fail-to-pass proof**: missing. The change adds or changes no test');
+    expect(md).toContain('**Exit code vs results** (after): The command exited with 1 but no test failed');
+  });
+});
+
+describe('related selection helpers', () => {
+  test('test files named after the changed sources', async () => {
+    const { testFilesNamedAfter, failingTestFiles } = await import('../src/verify/session.js');
+    const all = ['src/plugin/duration/index.js', 'test/plugin/duration.test.js', 'test/display.test.js', 'tests/test_math.py', 'calc/math.py', 'calc/calc_test.go', 'calc/calc.go'];
+    expect(testFilesNamedAfter(['src/plugin/duration/index.js'], all)).toEqual(['test/plugin/duration.test.js']);
+    expect(testFilesNamedAfter(['calc/math.py'], all)).toEqual(['tests/test_math.py']);
+    expect(testFilesNamedAfter(['calc/calc.go'], all)).toEqual(['calc/calc_test.go']);
+    expect(testFilesNamedAfter(['README.md'], all)).toEqual([]);
+    expect(testFilesNamedAfter(['src/math.js'], all)).toEqual([]);
+    const { resolveFrames } = await import('../src/verify/session.js');
+    expect(resolveFrames([{ id: 'p > TestSub', status: 'failed', frame: 'calc_test.go:13' }], ['calc/calc_test.go', 'calc/calc.go'])[0].frame).toBe('calc/calc_test.go:13');
+    expect(resolveFrames([{ id: 'x', status: 'failed', frame: 'a_test.go:1' }], ['p/a_test.go', 'q/a_test.go'])[0].frame).toBe('a_test.go:1');
+    const base = run(1, { 'test/display.test.js > Format > YY': 'failed', 'tests/test_math.py::test_a': 'failed', 'math > x': 'failed', 'test/plugin/duration.test.js > ok': 'passed' });
+    expect(failingTestFiles(base, all)).toEqual(['test/display.test.js', 'tests/test_math.py']);
+  });
+});
+
+describe('a runner that rejects the reporter flags', () => {
+  test('the session falls back to the command as given', async () => {
+    const { mkdtempSync, writeFileSync: write } = await import('node:fs');
+    const os = await import('node:os');
+    const { TestSession } = await import('../src/verify/session.js');
+    const { Redactor } = await import('../src/redact.js');
+    const root = mkdtempSync(path.join(os.tmpdir(), 'agent-fix-flags-'));
+    write(path.join(root, 'package.json'), JSON.stringify({ scripts: { test: 'jest' } }));
+    const seen: string[] = [];
+    const exec = async (command: string) => {
+      seen.push(command);
+      const bad = command.includes('--json');
+      return {
+        command,
+        exitCode: bad ? 2 : 0,
+        signal: null,
+        timedOut: false,
+        durationMs: 5,
+        output: bad ? 'Unrecognized option "json"\n' : 'PASS test/a.test.js\n  ✓ works (2 ms)\n\nTests:       1 passed, 1 total\n',
+        truncated: false,
+      };
+    };
+    const s = await TestSession.create({ root, testCommand: 'npm test', exec, redactor: new Redactor(), changedFiles: async () => ['src/a.js'] });
+    const base = await s.runBaseline();
+    expect(base.succeeded).toBe(true);
+    expect(base.counts.passed).toBe(1);
+    const gate = await s.runForLoop();
+    expect(gate.succeeded).toBe(true);
+    expect(gate.scope).toBe('full');
+    expect(seen).toEqual(['npm test -- --json --outputFile=' + seen[0].split('=')[1], 'npm test', 'npm test']);
+    await s.dispose();
+  });
+});
+
+describe('cargo test (plain output)', () => {
+  test('unit, integration and doc tests, ignored tests, failure messages, totals', async () => {
+    const { parseTestOutput } = await import('../src/verify/parse.js');
+    const out = readFileSync(path.join(process.cwd(), '__tests__', 'fixtures', 'verify', 'cargo-test.txt'), 'utf8');
+    const r = parseTestOutput(out);
+    expect(r.parsedFrom).toBe('cargo');
+    expect(failing(r.tests)).toEqual(['doc-tests calc > src/lib.rs - sub (line 10)', 'src/lib.rs > tests::subtracts', 'tests/api.rs > panics']);
+    expect(r.tests.find((t) => t.id === 'src/lib.rs > tests::later')!.status).toBe('skipped');
+    expect(r.tests.find((t) => t.id === 'src/lib.rs > tests::subtracts')!.message).toContain('assertion `left == right` failed: sub(3, 1)');
+    expect(r.totals).toEqual({ passed: 3, failed: 3, skipped: 1 });
+  });
+});

@@ -1,0 +1,84 @@
+/**
+ * Fail-to-pass proof: when the fix adds or changes tests, run those tests on the base code
+ * (the source changes set aside, only the test changes applied) and on the fix. A test
+ * that fails (or cannot load) before and passes after is the proof that it captures the
+ * problem and that the fix solves it. Missing proof is reported as such, never invented.
+ */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { GitPort } from '../ports/git.js';
+import type { TestProof, TestRun, TestStatus } from '../types.js';
+import { isTestFile } from '../guard/test-integrity.js';
+import type { TestSession } from './session.js';
+
+type Status = TestStatus | 'missing';
+
+/** Pure: the proof from the two runs of the changed tests. */
+export function judgeProof(before: TestRun, after: TestRun, testFiles: string[]): TestProof {
+  const inFiles = (id: string, file?: string) =>
+    testFiles.some((f) => file === f || id === f || id.startsWith(`${f} > `) || id.startsWith(`${f}::`));
+  const beforeMap = new Map<string, Status>(before.tests.map((t) => [t.id, t.status]));
+  const selected = after.tests.filter((t) => inFiles(t.id, t.file));
+  // Runners whose ids do not name the file (go packages, mocha, node): all tests of the selective run.
+  const pool = selected.length ? selected : after.scope === 'related' ? after.tests : [];
+  const tests = pool.map((t) => {
+    let b: Status = beforeMap.get(t.id) ?? 'missing';
+    // The whole file failed to load before (e.g. it imports a function the fix adds).
+    if (b === 'missing' && (before.loadErrors ?? []).some((e) => inFiles(e) || t.id.startsWith(`${e} > `) || t.id.startsWith(`${e}::`))) b = 'failed';
+    return { id: t.id, before: b, after: t.status as Status };
+  });
+  const proven = tests.filter((t) => (t.before === 'failed' || (t.before === 'missing' && !before.succeeded)) && t.after === 'passed');
+  const files = testFiles.join(', ');
+  if (proven.length) {
+    return { status: 'proven', testFiles, tests, detail: `${proven.length} test(s) in ${files} fail before the fix and pass after it.` };
+  }
+  let why: string;
+  if (!tests.length) why = 'no test of the changed test files was recognised in the runs';
+  else if (tests.every((t) => t.before === 'passed')) why = 'the changed tests already pass on the base code, so they do not reproduce the problem';
+  else why = 'no changed test both fails before and passes after';
+  return { status: 'not-proven', testFiles, tests, detail: `No fail-to-pass proof: ${why}.` };
+}
+
+export interface ProofDeps {
+  git: GitPort;
+  session: TestSession;
+  /** The checkout as it was (base code). */
+  pristineTree: string;
+  /** The fix (base code + the model's change); the working tree is left at this tree. */
+  fixTree: string;
+  /** Repo-relative files the fix changes, with their status. */
+  changes: { path: string; status: string }[];
+  /** The gate run of the fix (used when the runner cannot select test files). */
+  finalRun: TestRun | null;
+}
+
+export async function proveFailToPass(deps: ProofDeps): Promise<TestProof> {
+  const { git, session } = deps;
+  const testFiles = deps.changes.filter((c) => c.status !== 'deleted' && isTestFile(c.path)).map((c) => c.path);
+  if (testFiles.length === 0) {
+    return { status: 'no-test-changed', testFiles, tests: [], detail: 'The change adds or changes no test, so there is no fail-to-pass proof.' };
+  }
+  const sourceChanged = deps.changes.some((c) => !isTestFile(c.path));
+  if (!sourceChanged) {
+    return { status: 'not-run', testFiles, tests: [], detail: 'The change only touches tests; there is no source change to set aside.' };
+  }
+  const contents = new Map<string, Buffer>();
+  for (const f of testFiles) contents.set(f, await readFile(path.join(git.root, f)));
+  try {
+    // Base code + the test changes only.
+    await git.restore(deps.pristineTree);
+    for (const [f, data] of contents) {
+      await mkdir(path.dirname(path.join(git.root, f)), { recursive: true });
+      await writeFile(path.join(git.root, f), data);
+    }
+    const before = (await session.runFiles(testFiles, 'proof-before')) ?? (await session.runFull('proof-before'));
+    await git.restore(deps.fixTree);
+    const after = before.scope === 'related' ? ((await session.runFiles(testFiles, 'proof-after')) ?? deps.finalRun) : deps.finalRun;
+    if (!after) return { status: 'not-run', testFiles, tests: [], detail: 'The fix was not run.' };
+    return judgeProof(before, after, testFiles);
+  } catch (e) {
+    return { status: 'not-run', testFiles, tests: [], detail: `The proof could not be run: ${(e as Error).message}` };
+  } finally {
+    await git.restore(deps.fixTree);
+  }
+}

@@ -1,0 +1,288 @@
+/**
+ * The harness's test runs for one fix: structured results where the runner can write them
+ * (plain-output parsing otherwise), reconciled with the exit code; the baseline run twice
+ * when it fails (flaky tests marked); inside the loop the tests related to the changed
+ * files first, then the full command as the gate, re-run once when tests newly fail so a
+ * flaky test does not block a fix; the fail-to-pass proof of tests the model wrote.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { CommandResult } from '../ports/shell.js';
+import type { Redactor } from '../redact.js';
+import type { TestCase, TestRun } from '../types.js';
+import { compareRuns } from './compare.js';
+import { displayCommand, identifyRunner, planFiles, planRelated, planStructured, type PlannedRun, type RunnerInfo } from './plan.js';
+import { reconcile } from './reconcile.js';
+import { goJsonToText, parseStructured } from './structured.js';
+import { toTestRun } from './test-run.js';
+
+export interface SessionDeps {
+  root: string;
+  testCommand: string;
+  /** Runs a shell command in the repository (env, timeout, caps applied by the caller). */
+  exec: (command: string) => Promise<CommandResult>;
+  redactor: Redactor;
+  /** Repo-relative files changed since the baseline (working tree). */
+  changedFiles?: () => Promise<string[]>;
+  listFiles?: () => Promise<string[]>;
+  /** Run the related tests first inside the loop (default true). */
+  relatedFirst?: boolean;
+  /** Ask the runner for a machine-readable report (default true). */
+  structured?: boolean;
+}
+
+/** One entry per command the harness ran, for the report. */
+export interface CommandRecord {
+  purpose: 'baseline' | 'baseline-rerun' | 'related' | 'gate' | 'gate-rerun' | 'proof-before' | 'proof-after';
+  command: string;
+  exitCode: number | null;
+  timedOut: boolean;
+  durationMs: number;
+  counts: TestRun['counts'];
+}
+
+/** Ids whose status differs between two runs of the same code (a test missing from one run is not compared). */
+export function differingTests(a: TestRun, b: TestRun): string[] {
+  const other = new Map(b.tests.map((t) => [t.id, t.status]));
+  const out: string[] = [];
+  for (const t of a.tests) {
+    const s = other.get(t.id);
+    if (s !== undefined && s !== t.status && (s === 'failed' || t.status === 'failed')) out.push(t.id);
+  }
+  return out;
+}
+
+/** Frames that name a file by its base name only (go prints `calc_test.go:13`): the repo path when it is unique. */
+export function resolveFrames(tests: TestCase[], allFiles: string[]): TestCase[] {
+  const known = new Set(allFiles);
+  return tests.map((t) => {
+    if (!t.frame) return t;
+    const m = t.frame.match(/^(.+?)(:\d+(?::\d+)?)$/);
+    if (!m || known.has(m[1])) return t;
+    const hits = allFiles.filter((f) => f.endsWith(`/${m[1]}`));
+    return hits.length === 1 ? { ...t, frame: `${hits[0]}${m[2]}` } : t;
+  });
+}
+
+/** Repo files holding the tests that failed in `run` (from the runner's file, or the id's file prefix). */
+export function failingTestFiles(run: TestRun | null, allFiles: string[]): string[] {
+  if (!run) return [];
+  const known = new Set(allFiles);
+  const out = new Set<string>();
+  for (const t of run.tests) {
+    if (t.status !== 'failed') continue;
+    const candidate = t.file ?? t.id.split(' > ')[0].split('::')[0];
+    if (known.has(candidate)) out.add(candidate);
+  }
+  return [...out];
+}
+
+const TEST_NAME = /(?:^|\/)(?:test_)?([^/]+?)(?:[._-](?:test|spec))?(?:_test)?\.[cm]?[jt]sx?$|(?:^|\/)test_([^/]+)\.py$|(?:^|\/)([^/]+)_test\.(?:py|go)$/;
+
+/** Test files named after the changed source files (`src/plugin/duration/index.js` -> `test/plugin/duration.test.js`). */
+export function testFilesNamedAfter(changed: string[], allFiles: string[]): string[] {
+  const isTest = (f: string) => /\.(?:test|spec)\.[cm]?[jt]sx?$|(?:^|\/)test_[^/]+\.py$|_test\.(?:py|go)$/.test(f);
+  // Same language family only: a change to math.js selects math.test.js, not test_math.py.
+  const family = (f: string) => (/\.py$/.test(f) ? 'py' : /\.go$/.test(f) ? 'go' : /\.[cm]?[jt]sx?$/.test(f) ? 'js' : 'other');
+  const stems = new Set<string>();
+  for (const c of changed) {
+    if (isTest(c) || family(c) === 'other') continue;
+    const parts = c.split('/');
+    const base = parts[parts.length - 1].replace(/\.[^.]+$/, '');
+    stems.add(`${family(c)}:${base === 'index' && parts.length > 1 ? parts[parts.length - 2] : base}`);
+  }
+  if (stems.size === 0) return [];
+  return allFiles.filter((f) => {
+    if (!isTest(f)) return false;
+    const m = f.match(TEST_NAME);
+    const stem = m ? (m[1] ?? m[2] ?? m[3]) : null;
+    return stem !== null && stem !== undefined && stems.has(`${family(f)}:${stem}`);
+  });
+}
+
+export class TestSession {
+  readonly info: RunnerInfo;
+  readonly commands: CommandRecord[] = [];
+  private baselineRun: TestRun | null = null;
+  private seq = 0;
+
+  private constructor(
+    private readonly deps: SessionDeps,
+    info: RunnerInfo,
+    private readonly tmp: string,
+  ) {
+    this.info = info;
+  }
+
+  static async create(deps: SessionDeps): Promise<TestSession> {
+    let script: string | null = null;
+    try {
+      const pkg = JSON.parse(await readFile(path.join(deps.root, 'package.json'), 'utf8')) as { scripts?: Record<string, unknown> };
+      if (typeof pkg.scripts?.test === 'string') script = pkg.scripts.test;
+    } catch {
+      // not a node project
+    }
+    const tmp = await mkdtemp(path.join(os.tmpdir(), 'agent-fix-tests-'));
+    return new TestSession(deps, identifyRunner(deps.testCommand, script), tmp);
+  }
+
+  async dispose(): Promise<void> {
+    await rm(this.tmp, { recursive: true, force: true });
+  }
+
+  get baseline(): TestRun | null {
+    return this.baselineRun;
+  }
+
+  /** Uses a run taken elsewhere as the baseline (benchmarks, or a baseline run without the flaky re-run). */
+  useBaseline(run: TestRun): void {
+    this.baselineRun = run;
+  }
+
+  private reportPath(): string {
+    this.seq++;
+    const r = this.info.runner;
+    const ext = r === 'jest' || r === 'vitest' ? 'json' : r === 'go' ? 'jsonl' : 'xml';
+    return path.join(this.tmp, `report-${this.seq}.${ext}`);
+  }
+
+  private plainPlan(): PlannedRun {
+    return { command: this.deps.testCommand, flavour: 'generic', parsedFrom: 'none' };
+  }
+
+  /** Set when the runner rejected our reporter flags: the plain command from then on. */
+  private structuredOff = false;
+
+  private fullPlan(): PlannedRun {
+    if (this.deps.structured === false || this.structuredOff) return this.plainPlan();
+    return planStructured(this.deps.testCommand, this.info, this.reportPath());
+  }
+
+  /** Runs one planned command and turns it into a reconciled TestRun. */
+  async execute(plan: PlannedRun, scope: 'full' | 'related', purpose: CommandRecord['purpose']): Promise<TestRun> {
+    const { redactor, root } = this.deps;
+    if (plan.reportFile) await rm(plan.reportFile, { force: true });
+    const r = await this.deps.exec(plan.command);
+    let content: string | null = null;
+    if (plan.reportFile) {
+      try {
+        content = await readFile(plan.reportFile, 'utf8');
+      } catch {
+        content = null;
+      }
+    }
+    let output = r.output;
+    if (plan.stdoutIsReport) output = `${content ? goJsonToText(content) : ''}${output}`;
+    let run = toTestRun({ ...r, output, command: this.deps.testCommand }, redactor);
+    // go -json: build failures are plain lines on stdout (in the report) and stderr (in the output).
+    const reportText = plan.stdoutIsReport && content !== null ? `${content}\n${r.output}` : content;
+    const parsed = reportText && plan.format ? parseStructured(plan.format, reportText, root, plan.flavour) : null;
+    if (parsed && (parsed.tests.length > 0 || r.exitCode === 0)) {
+      const clean = (t: TestCase): TestCase => {
+        const c = { ...t };
+        if (c.message) c.message = redactor.redact(c.message);
+        if (c.details) c.details = redactor.redact(c.details);
+        return c;
+      };
+      run = {
+        ...run,
+        tests: parsed.tests.map(clean),
+        counts: parsed.totals,
+        parsedFrom: plan.parsedFrom,
+        structured: true,
+        loadErrors: parsed.loadErrors,
+      };
+    } else if (run.parsedFrom === 'none' && plan.parsedFrom !== 'none' && run.tests.length > 0) {
+      run = { ...run, parsedFrom: plan.parsedFrom };
+    }
+    if (run.structured && this.deps.listFiles && run.tests.some((t) => t.frame)) run = { ...run, tests: resolveFrames(run.tests, await this.deps.listFiles()) };
+    run.executed = redactor.redact(plan.command);
+    run.scope = scope;
+    run = reconcile(run);
+    this.commands.push({ purpose, command: displayCommand(run.executed ?? run.command), exitCode: run.exitCode, timedOut: run.timedOut, durationMs: run.durationMs, counts: run.counts });
+    return run;
+  }
+
+  /** The baseline: the full command on the untouched code; run twice when it fails, to mark flaky tests. */
+  async runBaseline(): Promise<TestRun> {
+    const plan = this.fullPlan();
+    let first = await this.execute(plan, 'full', 'baseline');
+    if (plan.reportFile && !first.structured && first.tests.length === 0 && !first.succeeded) {
+      // No report and nothing parsed: maybe our flags broke the command (an old runner, a
+      // wrapper that rejects them). The command as given decides; if it behaves differently,
+      // the session stays with it.
+      const plain = await this.execute(this.plainPlan(), 'full', 'baseline');
+      if (plain.succeeded || plain.tests.length > 0 || plain.exitCode !== first.exitCode) {
+        this.structuredOff = true;
+        first = plain;
+      }
+    }
+    let run = first;
+    if (!first.succeeded && first.tests.some((t) => t.status === 'failed') && first.exitCode !== 127) {
+      const second = await this.execute(this.fullPlan(), 'full', 'baseline-rerun');
+      const flaky = differingTests(first, second);
+      if (flaky.length) run = { ...first, flaky };
+    }
+    this.baselineRun = run;
+    return run;
+  }
+
+  /** The full command (the gate), re-run once when tests newly fail, to tell flaky tests from real ones. */
+  async runGate(): Promise<TestRun> {
+    const first = await this.execute(this.fullPlan(), 'full', 'gate');
+    const baseline = this.baselineRun;
+    if (!baseline || first.timedOut) return first;
+    const verdict = compareRuns(baseline, first);
+    if (verdict.ok || verdict.newlyFailing.length === 0) return first;
+    const second = await this.execute(this.fullPlan(), 'full', 'gate-rerun');
+    const flaky = [...new Set([...differingTests(first, second), ...(baseline.flaky ?? [])])];
+    return flaky.length ? { ...first, flaky } : first;
+  }
+
+  /**
+   * Inside the loop: the tests related to the changed files first (fast feedback), always
+   * including the test files of the tests that failed at baseline; when those pass, the
+   * full gate. When the runner's own selection finds no test, test files named after the
+   * changed files are tried.
+   */
+  async runForLoop(): Promise<TestRun> {
+    if (this.deps.relatedFirst !== false && this.deps.changedFiles && !this.structuredOff) {
+      const changed = (await this.deps.changedFiles()).filter((p) => !p.startsWith('..'));
+      const all = this.deps.listFiles ? await this.deps.listFiles() : [];
+      const selection = [...new Set([...changed, ...failingTestFiles(this.baselineRun, all)])];
+      const plan = planRelated(this.info, selection, all, this.reportPath());
+      let related: TestRun | null = plan ? await this.execute(plan, 'related', 'related') : null;
+      const ranNothing = (r: TestRun | null) => !r || (r.counts.passed + r.counts.failed === 0 && !(r.loadErrors?.length) && r.succeeded);
+      if (ranNothing(related)) {
+        const named = testFilesNamedAfter(changed, all);
+        const byName = named.length ? planFiles(this.info, named, this.reportPath()) : null;
+        if (byName) related = await this.execute(byName, 'related', 'related');
+      }
+      if (related && !related.succeeded) {
+        const flaky = this.baselineRun?.flaky ?? [];
+        const newFailures = related.tests.some((t) => t.status === 'failed' && !flaky.includes(t.id));
+        if (newFailures || related.consistency !== 'consistent') return related;
+      }
+    }
+    return this.runGate();
+  }
+
+  /** Runs only the given test files with the current working tree; null when the runner cannot select files. */
+  async runFiles(testFiles: string[], purpose: CommandRecord['purpose']): Promise<TestRun | null> {
+    if (this.structuredOff) return null;
+    const plan = planFiles(this.info, testFiles, this.reportPath());
+    if (!plan) return null;
+    return this.execute(plan, 'related', purpose);
+  }
+
+  /** The changed test files on the base code (the working tree already set up so): those files where the runner can select them, else the full command. */
+  async runOnBase(testFiles: string[]): Promise<TestRun> {
+    return (await this.runFiles(testFiles, 'proof-before')) ?? (await this.runFull('proof-before'));
+  }
+
+  /** The full command with the current working tree (used by the proof when files cannot be selected). */
+  async runFull(purpose: CommandRecord['purpose']): Promise<TestRun> {
+    return this.execute(this.fullPlan(), 'full', purpose);
+  }
+}
