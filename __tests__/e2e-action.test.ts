@@ -2,28 +2,18 @@
  * End to end: the bundled action under node 24, against a fake GitHub API (OpenAPI-validated)
  * and a scripted OpenAI-compatible server, on a real git repository with a real failing test.
  */
-import { readFileSync, readdirSync, statSync, existsSync, writeFileSync } from 'node:fs';
+import { readFileSync, existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startFakeGitHub, type FakeGitHub } from '../test-support/fake-github.js';
 import { startScriptedModel, type ScriptedModel } from '../src/scripted/server.js';
 import { parseScript, type Script } from '../src/scripted/script.js';
-import { makeRepo, cloneShallow, cloneFull, cleanupFixtures, tempDir, gitIn, type RepoFixture } from '../test-support/git-fixture.js';
+import { makeRepo, readTree, cloneShallow, cloneFull, cleanupFixtures, tempDir, gitIn, type RepoFixture } from '../test-support/git-fixture.js';
 import { runAction, ROOT, type ActionRun } from '../test-support/run-action.js';
 
 const GH_TOKEN = 'ghs_e2eFakeWorkflowToken0123456789';
 const API_KEY = 'sk-e2e-fake-model-key-9876543210';
 const OWNER = 'octo';
 const REPO = 'tiny-shop';
-
-function readTree(dir: string, base = dir): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const name of readdirSync(dir)) {
-    const abs = path.join(dir, name);
-    if (statSync(abs).isDirectory()) Object.assign(out, readTree(abs, base));
-    else out[path.relative(base, abs)] = readFileSync(abs, 'utf8');
-  }
-  return out;
-}
 
 const SAMPLE = readTree(path.join(ROOT, 'demo', 'sample-repo'));
 const DEMO_SCRIPT = parseScript(JSON.parse(readFileSync(path.join(ROOT, 'demo', 'script.json'), 'utf8')));

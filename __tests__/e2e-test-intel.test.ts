@@ -3,27 +3,17 @@
  * guard refuses a skipped test back to the model; the model then fixes the code and adds a
  * test; the PR shows the test table, the refusal and the fail-to-pass proof.
  */
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { startFakeGitHub } from '../test-support/fake-github.js';
 import { startScriptedModel } from '../src/scripted/server.js';
 import { parseScript } from '../src/scripted/script.js';
-import { makeRepo, cloneShallow, cleanupFixtures, tempDir } from '../test-support/git-fixture.js';
+import { makeRepo, readTree, cloneShallow, cleanupFixtures, tempDir } from '../test-support/git-fixture.js';
 import { runAction, ROOT } from '../test-support/run-action.js';
 
 const GH_TOKEN = 'ghs_e2eFakeWorkflowToken0123456789';
 const OWNER = 'octo';
 const REPO = 'tiny-shop';
-
-function readTree(dir: string, base = dir): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const name of readdirSync(dir)) {
-    const abs = path.join(dir, name);
-    if (statSync(abs).isDirectory()) Object.assign(out, readTree(abs, base));
-    else out[path.relative(base, abs)] = readFileSync(abs, 'utf8');
-  }
-  return out;
-}
 
 const open: { close(): Promise<void> }[] = [];
 afterAll(async () => {

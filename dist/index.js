@@ -79519,6 +79519,34 @@ async function publishWithRetry(git, p, log = () => void 0) {
   return publishBranch(git, p);
 }
 
+// src/publish/deliver.ts
+async function deliverFix(d) {
+  const { report, branch } = d;
+  const pushed = await publishWithRetry(
+    d.git,
+    { remote: "origin", branch, baseSha: d.baseSha, tree: d.tree, message: d.commitMessage, identity: d.identity },
+    d.log
+  );
+  if (pushed.kind === "human-commits") {
+    report.status = "not-fixed";
+    report.reason = "human-commits-on-branch";
+    report.detail = `A verified fix was found, but ${branch} has ${pushed.commits.length} commit(s) that agent-fix did not make (${pushed.commits.map((c3) => `${c3.sha.slice(0, 7)} by ${c3.authorName}`).join(", ")}). agent-fix never overwrites a human's commits: merge or delete that branch, then ${d.retryHint}.`;
+    return;
+  }
+  if (pushed.kind === "rejected") {
+    report.status = "error";
+    report.reason = "push-rejected";
+    report.detail = `A verified fix was found, but pushing ${branch} was rejected: ${d.redact(pushed.reason)}`;
+    return;
+  }
+  d.onPushed?.(branch);
+  report.branch = branch;
+  const pr = await upsertPullRequest(d.github, { head: branch, base: d.baseBranch, title: d.prTitle, body: d.redact(d.prBody(report)), draft: d.draft });
+  report.prNumber = pr.pr.number;
+  report.prUrl = pr.pr.url;
+  d.log(`Pull request ${pr.kind}: ${pr.pr.url} into ${d.baseBranch} (branch ${pushed.kind})`);
+}
+
 // src/report/test-table.ts
 var PURPOSE = {
   baseline: "baseline (untouched code)",
@@ -80522,40 +80550,28 @@ async function runCiRepair(given, deps) {
     const out = { status: report.status, reason: report.reason, iterations: report.iterations, report, failure: failure3 };
     if (report.status === "fixed" && result.tree) {
       const branch = branchForTask(task.key);
-      const pushed = await publishBranch(git, {
-        remote: "origin",
+      await deliverFix({
+        git,
+        github,
+        report,
         branch,
         baseSha: failure3.headSha,
+        baseBranch: failure3.headBranch,
         tree: result.tree,
-        message: `agent-fix: repair ${failure3.workflowName} on ${failure3.headBranch}
+        commitMessage: `agent-fix: repair ${failure3.workflowName} on ${failure3.headBranch}
 
 ${report.summary}
 
 Failed run: ${failure3.runUrl}`.trim(),
-        identity: deps.identity
+        identity: deps.identity,
+        prTitle: renderCiPrTitle(failure3),
+        prBody: (r) => renderCiPrBody(r, failure3),
+        draft: deps.settings.draft,
+        redact: (t) => redactor.redact(t),
+        log,
+        retryHint: "re-run the failed workflow"
       });
-      if (pushed.kind === "human-commits") {
-        report.status = "not-fixed";
-        report.reason = "human-commits-on-branch";
-        report.detail = `A verified fix was found, but ${branch} has ${pushed.commits.length} commit(s) that agent-fix did not make (${pushed.commits.map((c3) => `${c3.sha.slice(0, 7)} by ${c3.authorName}`).join(", ")}). agent-fix never overwrites a human's commits: merge or delete that branch, then re-run the failed workflow.`;
-      } else if (pushed.kind === "rejected") {
-        report.status = "error";
-        report.reason = "push-rejected";
-        report.detail = `A verified fix was found, but pushing ${branch} was rejected: ${redactor.redact(pushed.reason)}`;
-      } else {
-        report.branch = branch;
-        out.branch = branch;
-        const pr = await upsertPullRequest(github, {
-          head: branch,
-          base: failure3.headBranch,
-          title: renderCiPrTitle(failure3),
-          body: redactor.redact(renderCiPrBody(report, failure3)),
-          draft: deps.settings.draft
-        });
-        report.prNumber = pr.pr.number;
-        report.prUrl = pr.pr.url;
-        log(`Pull request ${pr.kind}: ${pr.pr.url} into ${failure3.headBranch} (branch ${pushed.kind})`);
-      }
+      out.branch = report.branch;
     }
     out.status = report.status;
     out.reason = report.reason;
@@ -80743,37 +80759,32 @@ async function run(rt = actionsRuntime(), env = process.env, overrides = {}) {
     }
     if (report.status === "fixed" && result.tree) {
       const branch = branchForTask(task.key);
-      const base = defaultBranch;
-      const pushed = await publishWithRetry(git, {
-        remote: "origin",
+      await deliverFix({
+        git,
+        github,
+        report,
         branch,
         baseSha: result.baseSha,
+        baseBranch: defaultBranch,
         tree: result.tree,
-        message: `agent-fix: ${task.title}
+        commitMessage: `agent-fix: ${task.title}
 
 ${report.summary}
 
 ${task.issueNumber ? `Fixes #${task.issueNumber}` : ""}`.trim(),
-        identity: BOT_IDENTITY
-      }, say);
-      if (pushed.kind === "human-commits") {
-        report.status = "not-fixed";
-        report.reason = "human-commits-on-branch";
-        report.detail = `A verified fix was found, but ${branch} has ${pushed.commits.length} commit(s) that agent-fix did not make (${pushed.commits.map((c3) => `${c3.sha.slice(0, 7)} by ${c3.authorName}`).join(", ")}). agent-fix never overwrites a human's commits: merge or delete that branch, then trigger again.`;
-      } else if (pushed.kind === "rejected") {
-        report.status = "error";
-        report.reason = "push-rejected";
-        report.detail = `A verified fix was found, but pushing ${branch} was rejected: ${redactor.redact(pushed.reason)}`;
-      } else {
-        pushedBranch = branch;
-        report.branch = branch;
-        outputs.branch = branch;
-        const pr = await upsertPullRequest(github, { head: branch, base, title: renderPrTitle(task), body: redactor.redact(renderPrBody(report)), draft: settings.draft });
-        report.prNumber = pr.pr.number;
-        report.prUrl = pr.pr.url;
-        openedPrUrl = pr.pr.url;
-        say(`Pull request ${pr.kind}: ${pr.pr.url} (branch ${pushed.kind})`);
-      }
+        identity: BOT_IDENTITY,
+        prTitle: renderPrTitle(task),
+        prBody: renderPrBody,
+        draft: settings.draft,
+        redact: (t) => redactor.redact(t),
+        log: say,
+        retryHint: "trigger again",
+        onPushed: (b) => {
+          pushedBranch = b;
+        }
+      });
+      outputs.branch = report.branch;
+      openedPrUrl = report.prUrl;
     }
     outputs.status = report.status;
     outputs.prNumber = report.prNumber;

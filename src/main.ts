@@ -23,9 +23,9 @@ import { buildIssueTask } from './task/issue-task.js';
 import { runFix } from './fix.js';
 import { Redactor, secretsFromEnv } from './redact.js';
 import { Transcript } from './transcript.js';
-import { StickyComment, upsertPullRequest } from './publish/artifacts.js';
+import { StickyComment } from './publish/artifacts.js';
+import { deliverFix } from './publish/deliver.js';
 import { branchForTask } from './publish/branch.js';
-import { publishWithRetry } from './safety/publish-retry.js';
 import { commentMarker, renderFinalComment, renderPrBody, renderPrTitle, renderReportMarkdown, renderStartComment } from './report/render.js';
 import type { CiTrigger, Outcome, RunReport, Settings, Task } from './types.js';
 import type { Identity } from './ports/git.js';
@@ -186,33 +186,28 @@ export async function run(rt: ActionsRuntime = actionsRuntime(), env: NodeJS.Pro
     }
     if (report.status === 'fixed' && result.tree) {
       const branch = branchForTask(task.key);
-      const base = defaultBranch;
-      const pushed = await publishWithRetry(git, {
-        remote: 'origin',
+      await deliverFix({
+        git,
+        github,
+        report,
         branch,
         baseSha: result.baseSha,
+        baseBranch: defaultBranch,
         tree: result.tree,
-        message: `agent-fix: ${task.title}\n\n${report.summary}\n\n${task.issueNumber ? `Fixes #${task.issueNumber}` : ''}`.trim(),
+        commitMessage: `agent-fix: ${task.title}\n\n${report.summary}\n\n${task.issueNumber ? `Fixes #${task.issueNumber}` : ''}`.trim(),
         identity: BOT_IDENTITY,
-      }, say);
-      if (pushed.kind === 'human-commits') {
-        report.status = 'not-fixed';
-        report.reason = 'human-commits-on-branch';
-        report.detail = `A verified fix was found, but ${branch} has ${pushed.commits.length} commit(s) that agent-fix did not make (${pushed.commits.map((c) => `${c.sha.slice(0, 7)} by ${c.authorName}`).join(', ')}). agent-fix never overwrites a human's commits: merge or delete that branch, then trigger again.`;
-      } else if (pushed.kind === 'rejected') {
-        report.status = 'error';
-        report.reason = 'push-rejected';
-        report.detail = `A verified fix was found, but pushing ${branch} was rejected: ${redactor.redact(pushed.reason)}`;
-      } else {
-        pushedBranch = branch;
-        report.branch = branch;
-        outputs.branch = branch;
-        const pr = await upsertPullRequest(github, { head: branch, base, title: renderPrTitle(task), body: redactor.redact(renderPrBody(report)), draft: settings.draft });
-        report.prNumber = pr.pr.number;
-        report.prUrl = pr.pr.url;
-        openedPrUrl = pr.pr.url;
-        say(`Pull request ${pr.kind}: ${pr.pr.url} (branch ${pushed.kind})`);
-      }
+        prTitle: renderPrTitle(task),
+        prBody: renderPrBody,
+        draft: settings.draft,
+        redact: (t) => redactor.redact(t),
+        log: say,
+        retryHint: 'trigger again',
+        onPushed: (b) => {
+          pushedBranch = b;
+        },
+      });
+      outputs.branch = report.branch;
+      openedPrUrl = report.prUrl;
     }
     outputs.status = report.status;
     outputs.prNumber = report.prNumber;

@@ -4,7 +4,7 @@
  * signing and hooks are disabled, the default branch is named explicitly.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -136,4 +136,15 @@ export function commitAs(dir: string, identity: Identity, files: Record<string, 
   git('add', '-A');
   git('commit', '-q', '--allow-empty', '-m', message);
   return git('rev-parse', 'HEAD');
+}
+
+/** Every file below `dir` as `{ relative/path: text }` (e.g. to seed makeRepo from a folder). */
+export function readTree(dir: string, base = dir): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of readdirSync(dir)) {
+    const abs = path.join(dir, name);
+    if (statSync(abs).isDirectory()) Object.assign(out, readTree(abs, base));
+    else out[path.relative(base, abs)] = readFileSync(abs, 'utf8');
+  }
+  return out;
 }

@@ -17,9 +17,9 @@ import type { CiTrigger, Outcome, RunReport, Settings } from '../types.js';
 import type { Redactor } from '../redact.js';
 import { authorizeActor } from '../trigger/authorize.js';
 import { runFix, type FixDeps } from '../fix.js';
-import { StickyComment, upsertPullRequest } from '../publish/artifacts.js';
+import { StickyComment } from '../publish/artifacts.js';
+import { deliverFix } from '../publish/deliver.js';
 import { branchForTask } from '../publish/branch.js';
-import { publishBranch } from '../publish/push.js';
 import { commentMarker } from '../report/render.js';
 import { collectCiFailure, type CiFailure } from './context.js';
 import { buildCiTask } from './task.js';
@@ -123,36 +123,24 @@ export async function runCiRepair(given: CiTrigger, deps: CiRunDeps): Promise<Ci
 
     if (report.status === 'fixed' && result.tree) {
       const branch = branchForTask(task.key);
-      const pushed = await publishBranch(git, {
-        remote: 'origin',
+      await deliverFix({
+        git,
+        github,
+        report,
         branch,
         baseSha: failure.headSha,
+        baseBranch: failure.headBranch,
         tree: result.tree,
-        message: `agent-fix: repair ${failure.workflowName} on ${failure.headBranch}\n\n${report.summary}\n\nFailed run: ${failure.runUrl}`.trim(),
+        commitMessage: `agent-fix: repair ${failure.workflowName} on ${failure.headBranch}\n\n${report.summary}\n\nFailed run: ${failure.runUrl}`.trim(),
         identity: deps.identity,
+        prTitle: renderCiPrTitle(failure),
+        prBody: (r) => renderCiPrBody(r, failure),
+        draft: deps.settings.draft,
+        redact: (t) => redactor.redact(t),
+        log,
+        retryHint: 're-run the failed workflow',
       });
-      if (pushed.kind === 'human-commits') {
-        report.status = 'not-fixed';
-        report.reason = 'human-commits-on-branch';
-        report.detail = `A verified fix was found, but ${branch} has ${pushed.commits.length} commit(s) that agent-fix did not make (${pushed.commits.map((c) => `${c.sha.slice(0, 7)} by ${c.authorName}`).join(', ')}). agent-fix never overwrites a human's commits: merge or delete that branch, then re-run the failed workflow.`;
-      } else if (pushed.kind === 'rejected') {
-        report.status = 'error';
-        report.reason = 'push-rejected';
-        report.detail = `A verified fix was found, but pushing ${branch} was rejected: ${redactor.redact(pushed.reason)}`;
-      } else {
-        report.branch = branch;
-        out.branch = branch;
-        const pr = await upsertPullRequest(github, {
-          head: branch,
-          base: failure.headBranch,
-          title: renderCiPrTitle(failure),
-          body: redactor.redact(renderCiPrBody(report, failure)),
-          draft: deps.settings.draft,
-        });
-        report.prNumber = pr.pr.number;
-        report.prUrl = pr.pr.url;
-        log(`Pull request ${pr.kind}: ${pr.pr.url} into ${failure.headBranch} (branch ${pushed.kind})`);
-      }
+      out.branch = report.branch;
     }
     out.status = report.status;
     out.reason = report.reason;
