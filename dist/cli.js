@@ -43403,10 +43403,20 @@ function judgeProof(before, after, testFiles) {
   else why = "no changed test both fails before and passes after";
   return { status: "not-proven", testFiles, tests, detail: `No fail-to-pass proof: ${why}.` };
 }
+function existingTestsProof(baseline, final) {
+  if (!baseline || !final || baseline.succeeded || !final.succeeded) return null;
+  const after = new Map(final.tests.map((t) => [t.id, t.status]));
+  const tests = baseline.tests.filter((t) => t.status === "failed").map((t) => ({ id: t.id, before: "failed", after: after.get(t.id) ?? "missing" }));
+  const passing = tests.filter((t) => t.after === "passed").length;
+  if (passing === 0) return null;
+  return { status: "proven", testFiles: [], tests, detail: `${passing} existing test(s) failed on the original code (the baseline) and pass with the fix; the change adds no test of its own.` };
+}
 async function proveFailToPass(deps) {
   const { git, session } = deps;
   const testFiles = deps.changes.filter((c3) => c3.status !== "deleted" && isTestFile(c3.path)).map((c3) => c3.path);
   if (testFiles.length === 0) {
+    const existing = existingTestsProof(deps.baselineRun, deps.finalRun);
+    if (existing) return existing;
     return { status: "no-test-changed", testFiles, tests: [], detail: "The change adds or changes no test, so there is no fail-to-pass proof." };
   }
   const sourceChanged = deps.changes.some((c3) => !isTestFile(c3.path));
@@ -44146,7 +44156,7 @@ ${task.goal}`);
       return findings.length ? renderRefusal(findings) : null;
     },
     prove: async (pristineTree, fixTree, changes, finalRun) => {
-      data.proof = await proveFailToPass({ git, session, pristineTree, fixTree, changes, finalRun });
+      data.proof = await proveFailToPass({ git, session, pristineTree, fixTree, changes, finalRun, baselineRun: session.baseline });
     }
   };
 }

@@ -82,7 +82,7 @@ export async function createTestIntel(deps: IntelDeps): Promise<Intel> {
       return findings.length ? renderRefusal(findings) : null;
     },
     prove: async (pristineTree, fixTree, changes, finalRun) => {
-      data.proof = await proveFailToPass({ git, session, pristineTree, fixTree, changes, finalRun });
+      data.proof = await proveFailToPass({ git, session, pristineTree, fixTree, changes, finalRun, baselineRun: session.baseline });
     },
   };
 }

@@ -50,12 +50,26 @@ export interface ProofDeps {
   changes: { path: string; status: string }[];
   /** The gate run of the fix (used when the runner cannot select test files). */
   finalRun: TestRun | null;
+  /** The run on the untouched code: when it failed and the fix passes, the existing tests are the proof. */
+  baselineRun?: TestRun | null;
+}
+
+/** No test changed: the existing tests are the proof when they failed on the original code and pass with the fix. */
+function existingTestsProof(baseline: TestRun | null | undefined, final: TestRun | null): TestProof | null {
+  if (!baseline || !final || baseline.succeeded || !final.succeeded) return null;
+  const after = new Map<string, Status>(final.tests.map((t) => [t.id, t.status as Status]));
+  const tests = baseline.tests.filter((t) => t.status === 'failed').map((t) => ({ id: t.id, before: 'failed' as Status, after: after.get(t.id) ?? ('missing' as Status) }));
+  const passing = tests.filter((t) => t.after === 'passed').length;
+  if (passing === 0) return null;
+  return { status: 'proven', testFiles: [], tests, detail: `${passing} existing test(s) failed on the original code (the baseline) and pass with the fix; the change adds no test of its own.` };
 }
 
 export async function proveFailToPass(deps: ProofDeps): Promise<TestProof> {
   const { git, session } = deps;
   const testFiles = deps.changes.filter((c) => c.status !== 'deleted' && isTestFile(c.path)).map((c) => c.path);
   if (testFiles.length === 0) {
+    const existing = existingTestsProof(deps.baselineRun, deps.finalRun);
+    if (existing) return existing;
     return { status: 'no-test-changed', testFiles, tests: [], detail: 'The change adds or changes no test, so there is no fail-to-pass proof.' };
   }
   const sourceChanged = deps.changes.some((c) => !isTestFile(c.path));
