@@ -76664,6 +76664,202 @@ function compareRuns(baseline, current) {
   return verdict;
 }
 
+// src/guard/test-integrity.ts
+var INTEGRITY_CATEGORIES = ["delete-test", "remove-test", "skip", "assertion", "snapshot", "timeout", "config"];
+function parseUnifiedDiff(diff) {
+  const files = [];
+  let cur = null;
+  let inHunk = false;
+  for (const line of diff.split("\n")) {
+    const head = line.match(/^diff --git a\/(.+?) b\/(.+)$/);
+    if (head) {
+      cur = { path: head[2], oldPath: head[1], status: "modified", added: [], removed: [] };
+      files.push(cur);
+      inHunk = false;
+      continue;
+    }
+    if (!cur) continue;
+    if (!inHunk) {
+      if (line.startsWith("new file mode")) cur.status = "added";
+      else if (line.startsWith("deleted file mode")) cur.status = "deleted";
+      else if (line.startsWith("rename from ")) {
+        cur.status = "renamed";
+        cur.oldPath = line.slice("rename from ".length);
+      } else if (line.startsWith("rename to ")) cur.path = line.slice("rename to ".length);
+      else if (line.startsWith("+++ ") && line !== "+++ /dev/null") cur.path = line.slice(4).replace(/^b\//, "");
+      else if (line.startsWith("--- ") && line !== "--- /dev/null") cur.oldPath = line.slice(4).replace(/^a\//, "");
+    }
+    if (line.startsWith("@@")) {
+      inHunk = true;
+      continue;
+    }
+    if (!inHunk) continue;
+    if (line.startsWith("+")) cur.added.push(line.slice(1));
+    else if (line.startsWith("-")) cur.removed.push(line.slice(1));
+  }
+  return files;
+}
+var TEST_FILE = [
+  /(?:^|\/)(?:__tests__|__test__)\//,
+  /\.(?:test|spec)\.[cm]?[jt]sx?$/,
+  /(?:^|\/)test_[^/]*\.py$/,
+  /_test\.py$/,
+  /_test\.go$/,
+  /(?:^|\/)tests?\/.*\.(?:[cm]?[jt]sx?|py|rs|rb)$/,
+  /(?:^|\/)spec\/.*\.rb$/
+];
+function isTestFile(p) {
+  return TEST_FILE.some((re) => re.test(p)) && !isSnapshotFile(p);
+}
+function isSnapshotFile(p) {
+  return /\.snap$|(?:^|\/)__snapshots__\/|\.ambr$|\.golden$|(?:^|\/)snapshots\/.*\.snap\.new$/.test(p);
+}
+var TEST_CONFIG = [
+  /(?:^|\/)jest\.config\.[cm]?[jt]s(?:on)?$/,
+  /(?:^|\/)vitest\.(?:config|workspace)\.[cm]?[jt]s$/,
+  /(?:^|\/)vite\.config\.[cm]?[jt]s$/,
+  /(?:^|\/)\.mocharc(?:\.[a-z]+)?$/,
+  /(?:^|\/)(?:pytest\.ini|tox\.ini|setup\.cfg|pyproject\.toml|conftest\.py)$/,
+  /(?:^|\/)package\.json$/,
+  /(?:^|\/)(?:Makefile|makefile|GNUmakefile)$/,
+  /(?:^|\/)\.nycrc(?:\.json)?$/
+];
+function isTestConfig(p) {
+  return TEST_CONFIG.some((re) => re.test(p));
+}
+var TEST_DECL = [
+  /\b(?:it|test|specify)\s*(?:\.\w+\s*)?\(\s*(['"`])(.+?)\1/,
+  /^\s*(?:async\s+)?def\s+(test_\w+)\s*\(/,
+  /^\s*func\s+(Test\w+)\s*\(/,
+  /^\s*#\[test\]/
+];
+function testName(line) {
+  for (const re of TEST_DECL) {
+    const m = line.match(re);
+    if (m) return m[2] ?? m[1] ?? line.trim();
+  }
+  return null;
+}
+var SKIP_MARKERS = [
+  /\b(?:describe|it|test|context|suite|specify)\.(?:skip|only|todo|skipIf|runIf)\b/,
+  /\b(?:xit|xdescribe|xtest|xcontext|fit|fdescribe|ftest)\s*\(/,
+  /@pytest\.mark\.(?:skip|skipif|xfail)\b/,
+  /\bpytest\.(?:skip|xfail)\s*\(/,
+  /@unittest\.(?:skip|skipIf|skipUnless|expectedFailure)\b/,
+  /\bt\.Skip(?:f|Now)?\s*\(/,
+  /#\[ignore\]/,
+  /\{\s*skip\s*:\s*(?!false)/,
+  /\bthis\.skip\s*\(/,
+  /\bt\.(?:skip|todo)\s*\(/
+];
+var ASSERTION = /\b(?:expect|assert\w*|should|t\.(?:equal|deepEqual|strictEqual|ok|true|false|is|same|throws|match|fail)|require\.\w+|Expect\w*|t\.(?:Error|Errorf|Fatal|Fatalf))\b|\bassert\s|\.should\b|\bassert_eq!|\bassert!/;
+var WEAK_MATCHER = /\.(?:toBeDefined|toBeTruthy|toBeFalsy|toBeUndefined|toBeNull|anything|toHaveBeenCalled)\s*\(\s*\)|\.not\.toThrow\s*\(\s*\)|expect\.anything\(\)|^\s*assert\s+(?!.*(?:==|!=|<|>|\bin\b|\bis\b))[^,]+$|assert\s+True\b|\bok\s*\(\s*true\s*\)/;
+var STRONG_MATCHER = /\.(?:toBe|toEqual|toStrictEqual|toMatchObject|toThrow|toContain|toHaveLength|toMatch|toHaveBeenCalledWith)\s*\(\s*\S|assert\s+.+(?:==|!=|<|>|\bin\b|\bis\b)|assert_eq!|\b(?:deepEqual|strictEqual|equal)\s*\(/;
+var TIMEOUT = /\b(?:jest\.setTimeout|vi\.setConfig|this\.timeout|testTimeout|hookTimeout|timeout\s*[:=]|--timeout|--testTimeout|@pytest\.mark\.timeout|-timeout)\b|\b(?:it|test)\s*\([^)]*,\s*\d{4,}\s*\)/;
+var EXCLUDE = /testPathIgnorePatterns|modulePathIgnorePatterns|testMatch|testRegex|\bexclude\b|\bignore\b|--ignore|--deselect|\s-k\s|addopts|norecursedirs|testpaths|--grep|--testNamePattern|--passWithNoTests|coverageThreshold|"test"\s*:/;
+function firstNumber(text) {
+  const m = text.match(/(\d[\d_]*)/);
+  return m ? Number(m[1].replace(/_/g, "")) : null;
+}
+function checkTestIntegrity(diff, allowed2 = []) {
+  const files = typeof diff === "string" ? parseUnifiedDiff(diff) : diff;
+  const findings = [];
+  const push = (f) => {
+    if (!allowed2.includes(f.category)) findings.push(f);
+  };
+  const clip = (s) => s.trim().length > 160 ? `${s.trim().slice(0, 159)}\u2026` : s.trim();
+  for (const f of files) {
+    const testFile = isTestFile(f.path) || isTestFile(f.oldPath);
+    if (isSnapshotFile(f.path) || isSnapshotFile(f.oldPath)) {
+      if (f.status !== "added" || f.removed.length) push({ category: "snapshot", file: f.path, reason: `updates the snapshot file ${f.path}: a snapshot is the expected output, change the code instead` });
+      else push({ category: "snapshot", file: f.path, reason: `writes a new snapshot file ${f.path}: snapshots must be reviewed by a human` });
+      continue;
+    }
+    if (testFile && f.status === "deleted") {
+      push({ category: "delete-test", file: f.oldPath, reason: `deletes the test file ${f.oldPath}` });
+      continue;
+    }
+    if (testFile && f.status === "renamed" && f.oldPath !== f.path) {
+      const stillTest = isTestFile(f.path);
+      push({ category: "delete-test", file: f.oldPath, reason: `renames the test file ${f.oldPath} to ${f.path}${stillTest ? "" : " (where the runner will no longer find it)"}` });
+    }
+    if (testFile) {
+      const addedNames = new Set(f.added.map(testName).filter((n2) => n2 !== null));
+      for (const line of f.removed) {
+        const name = testName(line);
+        if (name && !addedNames.has(name)) push({ category: "remove-test", file: f.path, line: clip(line), reason: `removes the test case "${name}" from ${f.path}` });
+      }
+      const removedSet = new Set(f.removed.map((l) => l.trim()));
+      for (const line of f.added) {
+        if (removedSet.has(line.trim())) continue;
+        if (SKIP_MARKERS.some((re) => re.test(line))) push({ category: "skip", file: f.path, line: clip(line), reason: `adds a skip/only/xfail marker in ${f.path}` });
+      }
+      if (f.status !== "added") {
+        const removedAsserts = f.removed.filter((l) => ASSERTION.test(l) && !/^\s*(?:\/\/|#)/.test(l));
+        const addedAsserts = f.added.filter((l) => ASSERTION.test(l) && !/^\s*(?:\/\/|#)/.test(l));
+        if (removedAsserts.length > addedAsserts.length) {
+          push({ category: "assertion", file: f.path, line: clip(removedAsserts[0]), reason: `removes ${removedAsserts.length - addedAsserts.length} assertion(s) from ${f.path}` });
+        }
+        for (const line of f.added) {
+          if (removedSet.has(line.trim())) continue;
+          if (WEAK_MATCHER.test(line) && removedAsserts.some((r) => STRONG_MATCHER.test(r))) {
+            push({ category: "assertion", file: f.path, line: clip(line), reason: `weakens an assertion in ${f.path} (an exact expectation replaced by a looser one)` });
+            break;
+          }
+        }
+        for (const line of f.added) {
+          if (/^\s*(?:\/\/|#)\s*(?:expect|assert)/.test(line) && !removedSet.has(line.trim())) {
+            push({ category: "assertion", file: f.path, line: clip(line), reason: `comments out an assertion in ${f.path}` });
+            break;
+          }
+        }
+      }
+    }
+    if ((testFile || isTestConfig(f.path)) && f.status !== "added") {
+      const before = f.removed.filter((l) => TIMEOUT.test(l));
+      for (const line of f.added) {
+        if (!TIMEOUT.test(line) || f.removed.some((r) => r.trim() === line.trim())) continue;
+        const n2 = firstNumber(line.replace(/^[^\d]*?(?=\d{2,})/, ""));
+        const old = before.map((l) => firstNumber(l.replace(/^[^\d]*?(?=\d{2,})/, ""))).find((x) => x !== null) ?? null;
+        if (old === null || n2 !== null && n2 > old) {
+          push({ category: "timeout", file: f.path, line: clip(line), reason: `${old === null ? "sets" : "raises"} a test timeout in ${f.path}` });
+          break;
+        }
+      }
+    }
+    if (isTestConfig(f.path) && f.status !== "added") {
+      const changed = [...f.added, ...f.removed].filter((l) => !f.added.includes(l) || !f.removed.includes(l));
+      const hit = changed.find((l) => EXCLUDE.test(l) && !(/package\.json$/.test(f.path) && !/"test"\s*:|jest|vitest|mocha|testPath|exclude|ignore/.test(l)));
+      if (hit) push({ category: "config", file: f.path, line: clip(hit), reason: `edits the test configuration in ${f.path} in a way that can exclude or select tests` });
+    }
+  }
+  return findings;
+}
+var ASKS = {
+  "delete-test": /\b(?:delete|remove|drop|rename)\b[^.\n]{0,40}\btest(?:s| files?| suites?)?\b|\bobsolete tests?\b/i,
+  "remove-test": /\b(?:delete|remove|drop)\b[^.\n]{0,40}\btests?\b|\bobsolete tests?\b/i,
+  skip: /\bskip\b|\bxfail\b|\bdisable\b[^.\n]{0,30}\btests?\b|\bquarantine\b/i,
+  assertion: /\b(?:relax|loosen|change|update)\b[^.\n]{0,40}\b(?:assertions?|expectations?)\b/i,
+  snapshot: /\bsnapshots?\b/i,
+  timeout: /\btimeouts?\b/i,
+  config: /\b(?:jest|vitest|mocha|pytest|test)\s+(?:config|configuration|settings)\b/i
+};
+function taskAsksFor(category, taskText) {
+  return ASKS[category].test(taskText);
+}
+function allowedCategories(policy, taskText) {
+  return policy.filter((c3) => taskAsksFor(c3, taskText));
+}
+function renderRefusal(findings) {
+  const lines = findings.slice(0, 15).map((f) => `- [${f.category}] ${f.reason}${f.line ? `: \`${f.line}\`` : ""}`);
+  if (findings.length > 15) lines.push(`- \u2026 and ${findings.length - 15} more`);
+  return [
+    "REFUSED by the test-integrity guard: the change weakens the tests instead of fixing the code.",
+    ...lines,
+    "Undo these test changes and fix the code under test instead. Adding new tests (or new assertions) is always allowed."
+  ].join("\n");
+}
+
 // src/verify/parse.ts
 var MAX_MESSAGE = 300;
 var SEP = " > ";
@@ -77735,7 +77931,7 @@ ${feedback(run2, verdict)}`;
       return { message: `Verified: ${verdict.summary}`, stop: "verified", tree };
     }
     if (verdict.ok) {
-      const testFiles = changedFiles.filter(isTestPath);
+      const testFiles = changedFiles.filter(isTestFile);
       let problem;
       let proof;
       if (testFiles.length === 0) {
@@ -77752,7 +77948,10 @@ ${feedback(run2, verdict)}`;
       }
       const unproven = { ...verdict, ok: false, summary: `${verdict.summary}; no test shows the problem` };
       attempts.push({ iteration, summary: lastSummary, verdict: unproven, changedFiles, rolledBack: false, proof });
-      if (outOfAttempts) return { message: problem, stop: "tests-still-failing", tree: best.tree };
+      if (outOfAttempts) {
+        await git.restore(best.tree);
+        return { message: problem, stop: "tests-still-failing", tree: best.tree };
+      }
       return { message: problem, tree };
     }
     const s = score(run2);
@@ -77780,9 +77979,6 @@ ${feedback(run2, verdict)}`;
     ].filter(Boolean).join("\n\n");
     return { message: msg, tree };
   }
-}
-function isTestPath(p) {
-  return /(^|\/)(__tests__|tests?|spec|specs)\//.test(p) || /\.(test|spec)\.[cm]?[jt]sx?$/.test(p) || /(^|\/)test_[^/]+\.py$/.test(p) || /_test\.(py|go)$/.test(p);
 }
 function toolMessage(call, content) {
   return { role: "tool", toolCallId: call.id, content };
@@ -78109,202 +78305,6 @@ function childEnv(parent, opts = {}) {
   env.FORCE_COLOR = "0";
   env.NO_COLOR = "1";
   return { ...env, ...opts.extra ?? {} };
-}
-
-// src/guard/test-integrity.ts
-var INTEGRITY_CATEGORIES = ["delete-test", "remove-test", "skip", "assertion", "snapshot", "timeout", "config"];
-function parseUnifiedDiff(diff) {
-  const files = [];
-  let cur = null;
-  let inHunk = false;
-  for (const line of diff.split("\n")) {
-    const head = line.match(/^diff --git a\/(.+?) b\/(.+)$/);
-    if (head) {
-      cur = { path: head[2], oldPath: head[1], status: "modified", added: [], removed: [] };
-      files.push(cur);
-      inHunk = false;
-      continue;
-    }
-    if (!cur) continue;
-    if (!inHunk) {
-      if (line.startsWith("new file mode")) cur.status = "added";
-      else if (line.startsWith("deleted file mode")) cur.status = "deleted";
-      else if (line.startsWith("rename from ")) {
-        cur.status = "renamed";
-        cur.oldPath = line.slice("rename from ".length);
-      } else if (line.startsWith("rename to ")) cur.path = line.slice("rename to ".length);
-      else if (line.startsWith("+++ ") && line !== "+++ /dev/null") cur.path = line.slice(4).replace(/^b\//, "");
-      else if (line.startsWith("--- ") && line !== "--- /dev/null") cur.oldPath = line.slice(4).replace(/^a\//, "");
-    }
-    if (line.startsWith("@@")) {
-      inHunk = true;
-      continue;
-    }
-    if (!inHunk) continue;
-    if (line.startsWith("+")) cur.added.push(line.slice(1));
-    else if (line.startsWith("-")) cur.removed.push(line.slice(1));
-  }
-  return files;
-}
-var TEST_FILE = [
-  /(?:^|\/)(?:__tests__|__test__)\//,
-  /\.(?:test|spec)\.[cm]?[jt]sx?$/,
-  /(?:^|\/)test_[^/]*\.py$/,
-  /_test\.py$/,
-  /_test\.go$/,
-  /(?:^|\/)tests?\/.*\.(?:[cm]?[jt]sx?|py|rs|rb)$/,
-  /(?:^|\/)spec\/.*\.rb$/
-];
-function isTestFile(p) {
-  return TEST_FILE.some((re) => re.test(p)) && !isSnapshotFile(p);
-}
-function isSnapshotFile(p) {
-  return /\.snap$|(?:^|\/)__snapshots__\/|\.ambr$|\.golden$|(?:^|\/)snapshots\/.*\.snap\.new$/.test(p);
-}
-var TEST_CONFIG = [
-  /(?:^|\/)jest\.config\.[cm]?[jt]s(?:on)?$/,
-  /(?:^|\/)vitest\.(?:config|workspace)\.[cm]?[jt]s$/,
-  /(?:^|\/)vite\.config\.[cm]?[jt]s$/,
-  /(?:^|\/)\.mocharc(?:\.[a-z]+)?$/,
-  /(?:^|\/)(?:pytest\.ini|tox\.ini|setup\.cfg|pyproject\.toml|conftest\.py)$/,
-  /(?:^|\/)package\.json$/,
-  /(?:^|\/)(?:Makefile|makefile|GNUmakefile)$/,
-  /(?:^|\/)\.nycrc(?:\.json)?$/
-];
-function isTestConfig(p) {
-  return TEST_CONFIG.some((re) => re.test(p));
-}
-var TEST_DECL = [
-  /\b(?:it|test|specify)\s*(?:\.\w+\s*)?\(\s*(['"`])(.+?)\1/,
-  /^\s*(?:async\s+)?def\s+(test_\w+)\s*\(/,
-  /^\s*func\s+(Test\w+)\s*\(/,
-  /^\s*#\[test\]/
-];
-function testName(line) {
-  for (const re of TEST_DECL) {
-    const m = line.match(re);
-    if (m) return m[2] ?? m[1] ?? line.trim();
-  }
-  return null;
-}
-var SKIP_MARKERS = [
-  /\b(?:describe|it|test|context|suite|specify)\.(?:skip|only|todo|skipIf|runIf)\b/,
-  /\b(?:xit|xdescribe|xtest|xcontext|fit|fdescribe|ftest)\s*\(/,
-  /@pytest\.mark\.(?:skip|skipif|xfail)\b/,
-  /\bpytest\.(?:skip|xfail)\s*\(/,
-  /@unittest\.(?:skip|skipIf|skipUnless|expectedFailure)\b/,
-  /\bt\.Skip(?:f|Now)?\s*\(/,
-  /#\[ignore\]/,
-  /\{\s*skip\s*:\s*(?!false)/,
-  /\bthis\.skip\s*\(/,
-  /\bt\.(?:skip|todo)\s*\(/
-];
-var ASSERTION = /\b(?:expect|assert\w*|should|t\.(?:equal|deepEqual|strictEqual|ok|true|false|is|same|throws|match|fail)|require\.\w+|Expect\w*|t\.(?:Error|Errorf|Fatal|Fatalf))\b|\bassert\s|\.should\b|\bassert_eq!|\bassert!/;
-var WEAK_MATCHER = /\.(?:toBeDefined|toBeTruthy|toBeFalsy|toBeUndefined|toBeNull|anything|toHaveBeenCalled)\s*\(\s*\)|\.not\.toThrow\s*\(\s*\)|expect\.anything\(\)|^\s*assert\s+(?!.*(?:==|!=|<|>|\bin\b|\bis\b))[^,]+$|assert\s+True\b|\bok\s*\(\s*true\s*\)/;
-var STRONG_MATCHER = /\.(?:toBe|toEqual|toStrictEqual|toMatchObject|toThrow|toContain|toHaveLength|toMatch|toHaveBeenCalledWith)\s*\(\s*\S|assert\s+.+(?:==|!=|<|>|\bin\b|\bis\b)|assert_eq!|\b(?:deepEqual|strictEqual|equal)\s*\(/;
-var TIMEOUT = /\b(?:jest\.setTimeout|vi\.setConfig|this\.timeout|testTimeout|hookTimeout|timeout\s*[:=]|--timeout|--testTimeout|@pytest\.mark\.timeout|-timeout)\b|\b(?:it|test)\s*\([^)]*,\s*\d{4,}\s*\)/;
-var EXCLUDE = /testPathIgnorePatterns|modulePathIgnorePatterns|testMatch|testRegex|\bexclude\b|\bignore\b|--ignore|--deselect|\s-k\s|addopts|norecursedirs|testpaths|--grep|--testNamePattern|--passWithNoTests|coverageThreshold|"test"\s*:/;
-function firstNumber(text) {
-  const m = text.match(/(\d[\d_]*)/);
-  return m ? Number(m[1].replace(/_/g, "")) : null;
-}
-function checkTestIntegrity(diff, allowed2 = []) {
-  const files = typeof diff === "string" ? parseUnifiedDiff(diff) : diff;
-  const findings = [];
-  const push = (f) => {
-    if (!allowed2.includes(f.category)) findings.push(f);
-  };
-  const clip = (s) => s.trim().length > 160 ? `${s.trim().slice(0, 159)}\u2026` : s.trim();
-  for (const f of files) {
-    const testFile = isTestFile(f.path) || isTestFile(f.oldPath);
-    if (isSnapshotFile(f.path) || isSnapshotFile(f.oldPath)) {
-      if (f.status !== "added" || f.removed.length) push({ category: "snapshot", file: f.path, reason: `updates the snapshot file ${f.path}: a snapshot is the expected output, change the code instead` });
-      else push({ category: "snapshot", file: f.path, reason: `writes a new snapshot file ${f.path}: snapshots must be reviewed by a human` });
-      continue;
-    }
-    if (testFile && f.status === "deleted") {
-      push({ category: "delete-test", file: f.oldPath, reason: `deletes the test file ${f.oldPath}` });
-      continue;
-    }
-    if (testFile && f.status === "renamed" && f.oldPath !== f.path) {
-      const stillTest = isTestFile(f.path);
-      push({ category: "delete-test", file: f.oldPath, reason: `renames the test file ${f.oldPath} to ${f.path}${stillTest ? "" : " (where the runner will no longer find it)"}` });
-    }
-    if (testFile) {
-      const addedNames = new Set(f.added.map(testName).filter((n2) => n2 !== null));
-      for (const line of f.removed) {
-        const name = testName(line);
-        if (name && !addedNames.has(name)) push({ category: "remove-test", file: f.path, line: clip(line), reason: `removes the test case "${name}" from ${f.path}` });
-      }
-      const removedSet = new Set(f.removed.map((l) => l.trim()));
-      for (const line of f.added) {
-        if (removedSet.has(line.trim())) continue;
-        if (SKIP_MARKERS.some((re) => re.test(line))) push({ category: "skip", file: f.path, line: clip(line), reason: `adds a skip/only/xfail marker in ${f.path}` });
-      }
-      if (f.status !== "added") {
-        const removedAsserts = f.removed.filter((l) => ASSERTION.test(l) && !/^\s*(?:\/\/|#)/.test(l));
-        const addedAsserts = f.added.filter((l) => ASSERTION.test(l) && !/^\s*(?:\/\/|#)/.test(l));
-        if (removedAsserts.length > addedAsserts.length) {
-          push({ category: "assertion", file: f.path, line: clip(removedAsserts[0]), reason: `removes ${removedAsserts.length - addedAsserts.length} assertion(s) from ${f.path}` });
-        }
-        for (const line of f.added) {
-          if (removedSet.has(line.trim())) continue;
-          if (WEAK_MATCHER.test(line) && removedAsserts.some((r) => STRONG_MATCHER.test(r))) {
-            push({ category: "assertion", file: f.path, line: clip(line), reason: `weakens an assertion in ${f.path} (an exact expectation replaced by a looser one)` });
-            break;
-          }
-        }
-        for (const line of f.added) {
-          if (/^\s*(?:\/\/|#)\s*(?:expect|assert)/.test(line) && !removedSet.has(line.trim())) {
-            push({ category: "assertion", file: f.path, line: clip(line), reason: `comments out an assertion in ${f.path}` });
-            break;
-          }
-        }
-      }
-    }
-    if ((testFile || isTestConfig(f.path)) && f.status !== "added") {
-      const before = f.removed.filter((l) => TIMEOUT.test(l));
-      for (const line of f.added) {
-        if (!TIMEOUT.test(line) || f.removed.some((r) => r.trim() === line.trim())) continue;
-        const n2 = firstNumber(line.replace(/^[^\d]*?(?=\d{2,})/, ""));
-        const old = before.map((l) => firstNumber(l.replace(/^[^\d]*?(?=\d{2,})/, ""))).find((x) => x !== null) ?? null;
-        if (old === null || n2 !== null && n2 > old) {
-          push({ category: "timeout", file: f.path, line: clip(line), reason: `${old === null ? "sets" : "raises"} a test timeout in ${f.path}` });
-          break;
-        }
-      }
-    }
-    if (isTestConfig(f.path) && f.status !== "added") {
-      const changed = [...f.added, ...f.removed].filter((l) => !f.added.includes(l) || !f.removed.includes(l));
-      const hit = changed.find((l) => EXCLUDE.test(l) && !(/package\.json$/.test(f.path) && !/"test"\s*:|jest|vitest|mocha|testPath|exclude|ignore/.test(l)));
-      if (hit) push({ category: "config", file: f.path, line: clip(hit), reason: `edits the test configuration in ${f.path} in a way that can exclude or select tests` });
-    }
-  }
-  return findings;
-}
-var ASKS = {
-  "delete-test": /\b(?:delete|remove|drop|rename)\b[^.\n]{0,40}\btest(?:s| files?| suites?)?\b|\bobsolete tests?\b/i,
-  "remove-test": /\b(?:delete|remove|drop)\b[^.\n]{0,40}\btests?\b|\bobsolete tests?\b/i,
-  skip: /\bskip\b|\bxfail\b|\bdisable\b[^.\n]{0,30}\btests?\b|\bquarantine\b/i,
-  assertion: /\b(?:relax|loosen|change|update)\b[^.\n]{0,40}\b(?:assertions?|expectations?)\b/i,
-  snapshot: /\bsnapshots?\b/i,
-  timeout: /\btimeouts?\b/i,
-  config: /\b(?:jest|vitest|mocha|pytest|test)\s+(?:config|configuration|settings)\b/i
-};
-function taskAsksFor(category, taskText) {
-  return ASKS[category].test(taskText);
-}
-function allowedCategories(policy, taskText) {
-  return policy.filter((c3) => taskAsksFor(c3, taskText));
-}
-function renderRefusal(findings) {
-  const lines = findings.slice(0, 15).map((f) => `- [${f.category}] ${f.reason}${f.line ? `: \`${f.line}\`` : ""}`);
-  if (findings.length > 15) lines.push(`- \u2026 and ${findings.length - 15} more`);
-  return [
-    "REFUSED by the test-integrity guard: the change weakens the tests instead of fixing the code.",
-    ...lines,
-    "Undo these test changes and fix the code under test instead. Adding new tests (or new assertions) is always allowed."
-  ].join("\n");
 }
 
 // src/verify/proof.ts

@@ -10,6 +10,7 @@ import type { Attempt, FailToPassProof, LoopResult, Reason, Task, TestRun, Token
 import { TOOL_SPECS, type ToolBox } from './tools.js';
 import { firstUserMessage, systemPrompt } from './prompt.js';
 import { compareRuns } from '../verify/compare.js';
+import { isTestFile } from '../guard/test-integrity.js';
 import { failureFeedback } from '../verify/test-run.js';
 
 export type LoopEvent =
@@ -239,7 +240,7 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
     }
     if (verdict.ok) {
       // The tests passed before any edit, so passing now proves nothing by itself.
-      const testFiles = changedFiles.filter(isTestPath);
+      const testFiles = changedFiles.filter(isTestFile);
       let problem: string;
       let proof: FailToPassProof | undefined;
       if (testFiles.length === 0) {
@@ -258,7 +259,10 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
       }
       const unproven: Verdict = { ...verdict, ok: false, summary: `${verdict.summary}; no test shows the problem` };
       attempts.push({ iteration, summary: lastSummary, verdict: unproven, changedFiles, rolledBack: false, proof });
-      if (outOfAttempts) return { message: problem, stop: 'tests-still-failing', tree: best.tree };
+      if (outOfAttempts) {
+        await git.restore(best.tree);
+        return { message: problem, stop: 'tests-still-failing', tree: best.tree };
+      }
       return { message: problem, tree };
     }
     const s = score(run);
@@ -288,16 +292,6 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
       .join('\n\n');
     return { message: msg, tree };
   }
-}
-
-/** Test files by the conventions of the common runners (jest, vitest, mocha, node:test, pytest, go, cargo). */
-export function isTestPath(p: string): boolean {
-  return (
-    /(^|\/)(__tests__|tests?|spec|specs)\//.test(p) ||
-    /\.(test|spec)\.[cm]?[jt]sx?$/.test(p) ||
-    /(^|\/)test_[^/]+\.py$/.test(p) ||
-    /_test\.(py|go)$/.test(p)
-  );
 }
 
 function toolMessage(call: ToolCall, content: string): ChatMessage {
