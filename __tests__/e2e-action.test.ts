@@ -8,7 +8,7 @@ import { startFakeGitHub, type FakeGitHub } from '../test-support/fake-github.js
 import { startScriptedModel, type ScriptedModel } from '../src/scripted/server.js';
 import { parseScript, type Script } from '../src/scripted/script.js';
 import { makeRepo, readTree, cloneShallow, cloneFull, cleanupFixtures, tempDir, gitIn, type RepoFixture } from '../test-support/git-fixture.js';
-import { runAction, ROOT, type ActionRun } from '../test-support/run-action.js';
+import { actionInputs, runAction, ROOT, type ActionRun } from '../test-support/run-action.js';
 
 const GH_TOKEN = 'ghs_e2eFakeWorkflowToken0123456789';
 const API_KEY = 'sk-e2e-fake-model-key-9876543210';
@@ -58,22 +58,7 @@ async function world(script: Script, files: Record<string, string> = SAMPLE): Pr
       payload: o.payload ?? labeledPayload(o.actor ?? 'maintainer'),
       repository: `${OWNER}/${REPO}`,
       apiUrl: github.url,
-      inputs: {
-        'github-token': GH_TOKEN,
-        'api-key': API_KEY,
-        'base-url': model.url,
-        model: 'scripted-e2e',
-        'test-command': 'npm test',
-        'setup-command': '',
-        label: 'agent-fix',
-        'max-iterations': '3',
-        'max-changed-files': '10',
-        'max-changed-lines': '200',
-        draft: 'true',
-        'command-timeout-minutes': '5',
-        'protected-paths': '',
-        ...o.inputs,
-      },
+      inputs: actionInputs({ token: GH_TOKEN, apiKey: API_KEY, baseUrl: model.url }, o.inputs),
       extraEnv: o.extraEnv,
     });
   };

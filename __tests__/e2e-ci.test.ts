@@ -13,7 +13,7 @@ import { startFakeGitHub, type FakeGitHub } from '../test-support/fake-github.js
 import { startScriptedModel, type ScriptedModel } from '../src/scripted/server.js';
 import { parseScript, type Script } from '../src/scripted/script.js';
 import { makeRepo, cloneShallow, cleanupFixtures, tempDir, gitIn, commitAs, type RepoFixture, HUMAN } from '../test-support/git-fixture.js';
-import { runAction, ROOT, type ActionRun } from '../test-support/run-action.js';
+import { actionInputs, runAction, ROOT, type ActionRun } from '../test-support/run-action.js';
 
 const GH_TOKEN = 'ghs_e2eCiFakeWorkflowToken0123456789';
 const API_KEY = 'sk-e2e-ci-fake-model-key-9876543210';
@@ -92,23 +92,7 @@ async function world(script: Script = FIX_SCRIPT): Promise<World> {
       payload,
       repository: `${OWNER}/${REPO}`,
       apiUrl: github.url,
-      inputs: {
-        'github-token': GH_TOKEN,
-        'api-key': API_KEY,
-        'base-url': (o.model ?? model).url,
-        model: 'scripted-e2e',
-        'test-command': 'npm test',
-        'setup-command': '',
-        label: 'agent-fix',
-        'max-iterations': '3',
-        'max-changed-files': '10',
-        'max-changed-lines': '200',
-        draft: 'true',
-        'command-timeout-minutes': '5',
-        'protected-paths': '',
-        workflows: '',
-        ...o.inputs,
-      },
+      inputs: actionInputs({ token: GH_TOKEN, apiKey: API_KEY, baseUrl: (o.model ?? model).url }, { workflows: '', ...o.inputs }),
     });
   };
   return { repo, github, goodSha, brokenSha, model, run };

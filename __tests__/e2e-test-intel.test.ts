@@ -9,7 +9,7 @@ import { startFakeGitHub } from '../test-support/fake-github.js';
 import { startScriptedModel } from '../src/scripted/server.js';
 import { parseScript } from '../src/scripted/script.js';
 import { makeRepo, readTree, cloneShallow, cleanupFixtures, tempDir } from '../test-support/git-fixture.js';
-import { runAction, ROOT } from '../test-support/run-action.js';
+import { actionInputs, runAction, ROOT } from '../test-support/run-action.js';
 
 const GH_TOKEN = 'ghs_e2eFakeWorkflowToken0123456789';
 const OWNER = 'octo';
@@ -66,24 +66,10 @@ test('a skipped test is refused; the real fix with a new test gets a PR with the
     },
     repository: `${OWNER}/${REPO}`,
     apiUrl: github.url,
-    inputs: {
-      'github-token': GH_TOKEN,
-      'api-key': 'sk-fake',
-      'base-url': model.url,
-      model: 'scripted-e2e',
-      'test-command': 'node --test',
-      'setup-command': '',
-      label: 'agent-fix',
-      'max-iterations': '3',
-      'max-changed-files': '10',
-      'max-changed-lines': '200',
-      draft: 'true',
-      'command-timeout-minutes': '5',
-      'protected-paths': '',
-      'feedback-tokens': '3000',
-      'related-tests-first': 'true',
-      'test-integrity-allow': '',
-    },
+    inputs: actionInputs(
+      { token: GH_TOKEN, apiKey: 'sk-fake', baseUrl: model.url },
+      { 'test-command': 'node --test', 'feedback-tokens': '3000', 'related-tests-first': 'true', 'test-integrity-allow': '' },
+    ),
   });
   expect(model.mismatches).toEqual([]);
   expect(r.outputs.status).toBe('fixed');

@@ -18,6 +18,29 @@ export function node24(): string {
   return process.execPath;
 }
 
+/**
+ * The action's inputs as a workflow would pass them for the end-to-end tests: a token and key,
+ * the scripted model's URL, `npm test`, small limits; `over` replaces any of them.
+ */
+export function actionInputs(p: { token: string; apiKey: string; baseUrl: string }, over: Record<string, string> = {}): Record<string, string> {
+  return {
+    'github-token': p.token,
+    'api-key': p.apiKey,
+    'base-url': p.baseUrl,
+    model: 'scripted-e2e',
+    'test-command': 'npm test',
+    'setup-command': '',
+    label: 'agent-fix',
+    'max-iterations': '3',
+    'max-changed-files': '10',
+    'max-changed-lines': '200',
+    draft: 'true',
+    'command-timeout-minutes': '5',
+    'protected-paths': '',
+    ...over,
+  };
+}
+
 export interface ActionRun {
   code: number | null;
   stdout: string;
