@@ -44648,6 +44648,14 @@ var Transcript = class {
   add = (event) => {
     this.entries.push({ at: (/* @__PURE__ */ new Date()).toISOString(), event });
   };
+  /** Records an error and writes what there is; never throws (the error itself is what matters). */
+  writeAfterError(file2, redact2, message) {
+    this.add({ type: "error", message });
+    try {
+      this.write(file2, redact2);
+    } catch {
+    }
+  }
   /** Writes the transcript; every string in it passes through `redact` first. */
   write(file2, redact2, result) {
     mkdirSync(path17.dirname(file2), { recursive: true });
@@ -44712,8 +44720,7 @@ async function runLocal(o2) {
   try {
     result = await runFix(task, { git, shell: makeShell(), model, settings: o2.settings, redactor, parentEnv: env, log, emit: transcript.add, scripted: o2.scripted });
   } catch (e) {
-    transcript.add({ type: "error", message: redactor.redact(e instanceof Error ? e.message : String(e)) });
-    transcript.write(transcriptPath, (t) => redactor.redact(t));
+    transcript.writeAfterError(transcriptPath, (t) => redactor.redact(t), redactor.redact(e instanceof Error ? e.message : String(e)));
     throw e;
   }
   const { report } = result;

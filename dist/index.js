@@ -74548,6 +74548,9 @@ var DEFAULTS2 = {
 };
 var TEST_INTEGRITY_CATEGORIES = ["delete-test", "remove-test", "skip", "assertion", "snapshot", "timeout", "config"];
 var SECRET_INPUTS = /* @__PURE__ */ new Set(["github-token", "api-key"]);
+function trueOrFalse() {
+  return external_exports.string().transform((s) => s.toLowerCase()).pipe(external_exports.enum(["true", "false"])).transform((s) => s === "true");
+}
 var wholeNumber = (min, max) => external_exports.string().regex(/^\+?\d+$/).transform((s) => Number(s)).pipe(external_exports.number().int().min(min).max(max));
 var token = external_exports.string().regex(/^[\x21-\x7e]+$/);
 var fields = {
@@ -74604,13 +74607,13 @@ var fields = {
   },
   draft: {
     input: "draft",
-    schema: external_exports.string().transform((s) => s.toLowerCase()).pipe(external_exports.enum(["true", "false"])).transform((s) => s === "true"),
+    schema: trueOrFalse(),
     expected: "true or false"
   },
   feedbackTokens: { input: "feedback-tokens", schema: wholeNumber(200, 1e5), expected: "a whole number of tokens from 200 to 100000" },
   relatedTestsFirst: {
     input: "related-tests-first",
-    schema: external_exports.string().transform((s) => s.toLowerCase()).pipe(external_exports.enum(["true", "false"])).transform((s) => s === "true"),
+    schema: trueOrFalse(),
     expected: "true or false"
   },
   testIntegrityAllow: {
@@ -79469,6 +79472,14 @@ var Transcript = class {
   add = (event) => {
     this.entries.push({ at: (/* @__PURE__ */ new Date()).toISOString(), event });
   };
+  /** Records an error and writes what there is; never throws (the error itself is what matters). */
+  writeAfterError(file2, redact2, message2) {
+    this.add({ type: "error", message: message2 });
+    try {
+      this.write(file2, redact2);
+    } catch {
+    }
+  }
   /** Writes the transcript; every string in it passes through `redact` first. */
   write(file2, redact2, result) {
     mkdirSync(path17.dirname(file2), { recursive: true });
@@ -80807,11 +80818,7 @@ ${task.issueNumber ? `Fixes #${task.issueNumber}` : ""}`.trim(),
     if (report.status === "error") rt.setFailed(`agent-fix: ${report.detail}`);
   } catch (e) {
     const why = redactor.redact(message(e));
-    transcript.add({ type: "error", message: why });
-    try {
-      transcript.write(transcriptPath, (t) => redactor.redact(t));
-    } catch {
-    }
+    transcript.writeAfterError(transcriptPath, (t) => redactor.redact(t), why);
     if (comment && task) {
       try {
         const body = renderFailureComment({ marker: commentMarker(task.key), why, pushedBranch, prUrl: openedPrUrl, runUrl: rt.runUrl, policy: loaded.source });
@@ -80851,11 +80858,7 @@ async function runCi(rt, env, settings, trigger, github, redactor, say) {
     if (r.status === "error") rt.setFailed(`agent-fix: ${r.report?.detail ?? r.reason}`);
   } catch (e) {
     const why = redactor.redact(message(e));
-    transcript.add({ type: "error", message: why });
-    try {
-      transcript.write(transcriptPath, (t) => redactor.redact(t));
-    } catch {
-    }
+    transcript.writeAfterError(transcriptPath, (t) => redactor.redact(t), why);
     await rt.appendSummary(`### agent-fix: Error
 
 Repairing the failed run ${trigger.runUrl} stopped with an error and changed nothing: ${why}

@@ -59,8 +59,7 @@ export async function runLocal(o: LocalOptions): Promise<LocalResult> {
   try {
     result = await runFix(task, { git, shell: makeShell(), model, settings: o.settings, redactor, parentEnv: env, log, emit: transcript.add, scripted: o.scripted });
   } catch (e) {
-    transcript.add({ type: 'error', message: redactor.redact(e instanceof Error ? e.message : String(e)) });
-    transcript.write(transcriptPath, (t) => redactor.redact(t));
+    transcript.writeAfterError(transcriptPath, (t) => redactor.redact(t), redactor.redact(e instanceof Error ? e.message : String(e)));
     throw e;
   }
   const { report } = result;

@@ -220,12 +220,7 @@ export async function run(rt: ActionsRuntime = actionsRuntime(), env: NodeJS.Pro
     if (report.status === 'error') rt.setFailed(`agent-fix: ${report.detail}`);
   } catch (e) {
     const why = redactor.redact(message(e));
-    transcript.add({ type: 'error', message: why });
-    try {
-      transcript.write(transcriptPath, (t) => redactor.redact(t));
-    } catch {
-      /* the error below is what matters */
-    }
+    transcript.writeAfterError(transcriptPath, (t) => redactor.redact(t), why);
     if (comment && task) {
       try {
         const body = renderFailureComment({ marker: commentMarker(task.key), why, pushedBranch, prUrl: openedPrUrl, runUrl: rt.runUrl, policy: loaded.source });
@@ -275,12 +270,7 @@ async function runCi(
     if (r.status === 'error') rt.setFailed(`agent-fix: ${r.report?.detail ?? r.reason}`);
   } catch (e) {
     const why = redactor.redact(message(e));
-    transcript.add({ type: 'error', message: why });
-    try {
-      transcript.write(transcriptPath, (t) => redactor.redact(t));
-    } catch {
-      /* the error below is what matters */
-    }
+    transcript.writeAfterError(transcriptPath, (t) => redactor.redact(t), why);
     await rt.appendSummary(`### agent-fix: Error\n\nRepairing the failed run ${trigger.runUrl} stopped with an error and changed nothing: ${why}\n`).catch(() => undefined);
     writeOutputs(rt, { status: 'error', transcriptPath });
     rt.setFailed(`agent-fix: ${why}`);

@@ -15,6 +15,16 @@ export class Transcript {
     this.entries.push({ at: new Date().toISOString(), event });
   };
 
+  /** Records an error and writes what there is; never throws (the error itself is what matters). */
+  writeAfterError(file: string, redact: (text: string) => string, message: string): void {
+    this.add({ type: 'error', message });
+    try {
+      this.write(file, redact);
+    } catch {
+      /* nothing more to save */
+    }
+  }
+
   /** Writes the transcript; every string in it passes through `redact` first. */
   write(file: string, redact: (text: string) => string, result?: unknown): string {
     mkdirSync(path.dirname(file), { recursive: true });

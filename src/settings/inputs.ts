@@ -55,6 +55,15 @@ interface Field<T> {
   expected: string;
 }
 
+/** `true` / `false`, any case. */
+function trueOrFalse() {
+  return z
+    .string()
+    .transform((s) => s.toLowerCase())
+    .pipe(z.enum(['true', 'false']))
+    .transform((s) => s === 'true');
+}
+
 const wholeNumber = (min: number, max: number) =>
   z
     .string()
@@ -128,21 +137,13 @@ const fields = {
   },
   draft: {
     input: 'draft',
-    schema: z
-      .string()
-      .transform((s) => s.toLowerCase())
-      .pipe(z.enum(['true', 'false']))
-      .transform((s) => s === 'true'),
+    schema: trueOrFalse(),
     expected: 'true or false',
   },
   feedbackTokens: { input: 'feedback-tokens', schema: wholeNumber(200, 100000), expected: 'a whole number of tokens from 200 to 100000' },
   relatedTestsFirst: {
     input: 'related-tests-first',
-    schema: z
-      .string()
-      .transform((s) => s.toLowerCase())
-      .pipe(z.enum(['true', 'false']))
-      .transform((s) => s === 'true'),
+    schema: trueOrFalse(),
     expected: 'true or false',
   },
   testIntegrityAllow: {
