@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { CommandResult } from '../src/ports/shell.js';
 import { Redactor } from '../src/redact.js';
 import type { TestCase, TestRun, TestStatus } from '../src/types.js';
-import { compareRuns } from '../src/verify/compare.js';
+import { compareRuns, taskTargets, type GateRule } from '../src/verify/compare.js';
 import { failureFeedback, toTestRun } from '../src/verify/test-run.js';
 
 function testRun(exitCode: number | null, tests: Record<string, TestStatus>, over: Partial<TestRun> = {}): TestRun {
@@ -151,5 +151,87 @@ describe('failureFeedback', () => {
     const text = failureFeedback(run, 3000);
     expect(text.length).toBeLessThanOrEqual(3000);
     expect(text).toContain('suite > test 0');
+  });
+});
+
+describe('failures that predate the change (gate rule)', () => {
+  const allow: GateRule = { preexisting: 'allow' };
+  // two bugs: the cart test the task is about, and an unrelated legacy test; frames tell the files apart
+  const withFiles = (run: TestRun, files: Record<string, string>): TestRun => ({
+    ...run,
+    tests: run.tests.map((t) => (files[t.id] ? { ...t, frame: `${files[t.id]}:3:9` } : t)),
+    consistency: 'consistent',
+  });
+  const FILES = { total: 'test/cart.test.js', discount: 'test/cart.test.js', legacy: 'test/legacy.test.js' };
+  const baseline = withFiles(testRun(1, { empty: 'passed', total: 'failed', discount: 'failed', legacy: 'failed' }), FILES);
+  const fixed = withFiles(testRun(1, { empty: 'passed', total: 'passed', discount: 'passed', legacy: 'failed' }), FILES);
+
+  test('block (the default): the command must succeed', () => {
+    const v = compareRuns(baseline, fixed);
+    expect(v.ok).toBe(false);
+    expect(v.stillFailing).toEqual(['legacy']);
+    expect(v.preexisting).toBeUndefined();
+  });
+
+  test('allow: an unrelated failure that predates the change does not block, and is named', () => {
+    const v = compareRuns(baseline, fixed, allow);
+    expect(v.ok).toBe(true);
+    expect(v.nowPassing).toEqual(['total', 'discount']);
+    expect(v.preexisting).toEqual(['legacy']);
+    expect(v.summary).toContain('1 already failing before any edit (not this change\'s job, not blocking)');
+  });
+
+  test('allow: half a fix is not a fix (a failure in the same file as a test the change made pass)', () => {
+    const half = withFiles(testRun(1, { empty: 'passed', total: 'passed', discount: 'failed', legacy: 'failed' }), FILES);
+    expect(compareRuns(baseline, half, allow).ok).toBe(false);
+    // the same by the first in-repo frame: both failed inside src/cart.js
+    const srcFrames = { total: 'src/cart.js', discount: 'src/cart.js', legacy: 'test/legacy.test.js' };
+    expect(compareRuns(withFiles(baseline, srcFrames), withFiles(half, srcFrames), allow).ok).toBe(false);
+  });
+
+  test('allow: the tests the task names must pass', () => {
+    expect(compareRuns(baseline, fixed, { preexisting: 'allow', targets: ['legacy'] }).ok).toBe(false);
+    expect(compareRuns(baseline, fixed, { preexisting: 'allow', targets: ['total'] }).ok).toBe(true);
+  });
+
+  test('allow: no progress, a new failure, an unnamed failure, a crash or a new load error still block', () => {
+    // nothing the change did made a failing test pass
+    expect(compareRuns(baseline, baseline, allow).ok).toBe(false);
+    // a regression
+    const regression = withFiles(testRun(1, { empty: 'failed', total: 'passed', discount: 'passed', legacy: 'failed' }), { ...FILES, empty: 'test/cart.test.js' });
+    expect(compareRuns(baseline, regression, allow).ok).toBe(false);
+    // the runner counts more failures than it names
+    expect(compareRuns(baseline, { ...fixed, counts: { ...fixed.counts, failed: 2 } }, allow).ok).toBe(false);
+    // a failure whose file is unknown is never excused
+    const anonymous = testRun(1, { empty: 'passed', total: 'failed', legacy: 'failed' });
+    expect(compareRuns(anonymous, { ...testRun(1, { empty: 'passed', total: 'passed', legacy: 'failed' }), consistency: 'consistent' }, allow).ok).toBe(false);
+    // exit code without a failing test to explain it, or a timeout
+    expect(compareRuns(baseline, { ...fixed, consistency: 'exit-nonzero-without-failing-test' }, allow).ok).toBe(false);
+    expect(compareRuns(baseline, { ...fixed, timedOut: true }, allow).ok).toBe(false);
+    // a file that did not load before and does now fail to load is excused; a new one is not
+    const loadBefore = { ...baseline, loadErrors: ['test/old.test.js'] };
+    expect(compareRuns(loadBefore, { ...fixed, loadErrors: ['test/old.test.js'] }, allow).preexisting).toEqual(['legacy', 'test/old.test.js (failed to load)']);
+    expect(compareRuns(loadBefore, { ...fixed, loadErrors: ['test/new.test.js'] }, allow).ok).toBe(false);
+  });
+
+  test('taskTargets: the failing tests an issue names by name or by file', () => {
+    const run: TestRun = {
+      ...testRun(1, {}),
+      tests: [
+        { id: 'test/cart.test.js > cart > applies a percentage discount', status: 'failed' },
+        { id: 'tests/test_io.py::test_reads_unicode_paths', status: 'failed' },
+        { id: 'legacy layout', status: 'failed', frame: 'src/legacy/export.js:4:1' },
+        { id: 'pkg > TestParse', status: 'failed' },
+        { id: 'adds', status: 'failed' },
+        { id: 'test/other.test.js > passes', status: 'passed' },
+      ],
+    };
+    expect(taskTargets(run, 'The discount is wrong: see "applies a percentage discount".')).toEqual(['test/cart.test.js > cart > applies a percentage discount']);
+    expect(taskTargets(run, 'test_reads_unicode_paths fails on Windows')).toEqual(['tests/test_io.py::test_reads_unicode_paths']);
+    expect(taskTargets(run, 'The crash is in export.js')).toEqual(['legacy layout']);
+    expect(taskTargets(run, 'cart.test.js fails since 2.0')).toEqual(['test/cart.test.js > cart > applies a percentage discount']);
+    // too short to be a name, or only part of a word: not a mention
+    expect(taskTargets(run, 'it adds wrong; TestParser is slow')).toEqual([]);
+    expect(taskTargets(run, 'TestParse fails')).toEqual(['pkg > TestParse']);
   });
 });

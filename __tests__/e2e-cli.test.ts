@@ -114,6 +114,61 @@ test('`agent-fix fix` without a key or with a bad flag says what to do', async (
   expect(bad.stderr).toContain('--max-iterations must be a whole number');
 });
 
+describe('a test that was already failing before any edit, and that the task is not about', () => {
+  // the sample project plus an unrelated test that fails on the untouched code
+  const withLegacyFailure = () => ({
+    ...sample(),
+    'test/legacy.test.js':
+      "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\n\ntest('legacy export keeps the v1 layout', () => {\n  assert.equal('v2', 'v1');\n});\n",
+  });
+  const task = 'Cart total is wrong for quantities and discounts.';
+
+  async function fix(extra: string[]) {
+    const repo = makeRepo(withLegacyFailure());
+    const model = await startScriptedModel(parseScript(JSON.parse(readFileSync(path.join(ROOT, 'demo', 'script.json'), 'utf8'))));
+    try {
+      const r = await cli(['fix', task, '--repo', repo.dir, '--test-command', 'node --test', '--base-url', model.url, '--max-iterations', '2', '--json', ...extra], { OPENAI_API_KEY: 'sk-local-test-key-123456' });
+      return { r, report: JSON.parse(r.stdout), repo };
+    } finally {
+      await model.close();
+    }
+  }
+
+  test('does not block the fix; a half fix is still refused; the report says what still fails', async () => {
+    const { r, report, repo } = await fix([]);
+    expect(r.code).toBe(0);
+    expect(report.status).toBe('fixed');
+    // attempt 1 fixed the quantity only: the discount test, in the same file as the test it made pass, still failed
+    // (the related tests, test/cart.test.js, decided that without the full suite)
+    expect(report.attempts.map((a: { verdict: { ok: boolean } }) => a.verdict.ok)).toEqual([false, true]);
+    expect(report.attempts[0].verdict.stillFailing).toEqual(['applies a percentage discount']);
+    expect(report.attempts[1].verdict.preexisting).toEqual(['legacy export keeps the v1 layout']);
+    expect(report.attempts[1].verdict.nowPassing).toEqual(['multiplies each price by its quantity', 'applies a percentage discount']);
+    expect(report.detail).toContain('still fails, but only on 1 test(s) that were already failing before any edit');
+    expect(report.final.exitCode).toBe(1);
+    expect(gitIn(repo.dir)('diff', '--name-only', 'HEAD', report.branch)).toBe('src/cart.js');
+    // the related tests ran first (the changed source and the files of the baseline failures), then the full gate
+    const purposes = report.tests.commands.map((c: { purpose: string }) => c.purpose);
+    expect(purposes).toEqual(['baseline', 'baseline-rerun', 'related', 'related', 'gate']);
+  });
+
+  test('with --preexisting-failures block the command must succeed, so no fix is claimed', async () => {
+    const { r, report } = await fix(['--preexisting-failures', 'block']);
+    expect(r.code).toBe(1);
+    expect(report.status).toBe('not-fixed');
+    expect(report.reason).toBe('tests-still-failing');
+    expect(report.attempts[1].verdict.ok).toBe(false);
+    expect(report.attempts[1].verdict.stillFailing).toEqual(['legacy export keeps the v1 layout']);
+    expect(report.branch).toBeUndefined();
+  });
+
+  test('a bad value is a usage error', async () => {
+    const bad = await cli(['fix', 'x', '--preexisting-failures', 'ignore'], { OPENAI_API_KEY: 'k-12345678' });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--preexisting-failures must be allow or block (got "ignore")');
+  });
+});
+
 describe('when the tests already pass, a change must prove itself with a test that fails without it', () => {
   // the sample project without its two failing tests: the bug is real but no test shows it
   const uncovered = () => {

@@ -60,6 +60,7 @@ describe('readSettings', () => {
       budget: { maxTokens: 2_000_000, maxCostUsd: 5, maxWallMs: 60 * 60_000, prices: {} },
       feedbackTokens: 3000,
       relatedTestsFirst: true,
+      preexistingFailures: 'allow',
       testIntegrityAllow: [],
       workflows: [],
     });
@@ -75,13 +76,16 @@ describe('readSettings', () => {
   });
 
   test('test intelligence inputs', () => {
-    const s = readSettings(inputs({ 'feedback-tokens': '1500', 'related-tests-first': 'FALSE', 'test-integrity-allow': 'snapshot, timeout' }));
+    const s = readSettings(inputs({ 'feedback-tokens': '1500', 'related-tests-first': 'FALSE', 'test-integrity-allow': 'snapshot, timeout', 'preexisting-failures': 'Block' }));
     expect(s.feedbackTokens).toBe(1500);
     expect(s.relatedTestsFirst).toBe(false);
     expect(s.testIntegrityAllow).toEqual(['snapshot', 'timeout']);
-    const e = errorOf({ 'feedback-tokens': '10', 'test-integrity-allow': 'everything' });
-    expect(e.problems).toHaveLength(2);
-    expect(e.problems[1]).toContain('test-integrity-allow');
+    expect(s.preexistingFailures).toBe('block');
+    const e = errorOf({ 'feedback-tokens': '10', 'test-integrity-allow': 'everything', 'preexisting-failures': 'ignore' });
+    expect(e.problems).toHaveLength(3);
+    expect(e.problems[1]).toContain('Input "preexisting-failures"');
+    expect(e.problems[1]).toContain('allow or block');
+    expect(e.problems[2]).toContain('test-integrity-allow');
   });
 
   test('empty inputs (e.g. from the CLI) fall back to the same defaults', () => {

@@ -32,6 +32,9 @@ Options for fix:
   --max-changed-files N   (default 10)
   --max-changed-lines N   (default 200)
   --timeout-minutes N     per command (default 15)
+  --preexisting-failures allow|block
+                          tests failing before any edit that the task is not about may
+                          still fail at the gate (allow, the default) or not (block)
   --json                  print the report as JSON
 The API key is read from $OPENAI_API_KEY. Exit code: 0 fixed, 1 not fixed, 2 usage or setup error.`;
 
@@ -64,7 +67,13 @@ function settingsFrom(values: Record<string, string | boolean | undefined>, env:
     draft: true,
     commandTimeoutMs: int('timeout-minutes', s('timeout-minutes'), 15, 360) * 60_000,
     protectedPaths: [...ALWAYS_PROTECTED],
+    preexistingFailures: preexisting(s('preexisting-failures')),
   };
+}
+
+function preexisting(v: string | undefined): 'allow' | 'block' {
+  if (v === undefined || v === 'allow' || v === 'block') return v ?? 'allow';
+  throw new UsageError(`--preexisting-failures must be allow or block (got "${v}")`);
 }
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -114,6 +123,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       'max-changed-files': { type: 'string' },
       'max-changed-lines': { type: 'string' },
       'timeout-minutes': { type: 'string' },
+      'preexisting-failures': { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },

@@ -16,6 +16,7 @@ import { detectCommands } from './verify/detect.js';
 import { childEnv } from './verify/env.js';
 import { toTestRun } from './verify/test-run.js';
 import { createTestIntel } from './verify/intel.js';
+import { taskTargets, type GateRule } from './verify/compare.js';
 import type { Redactor } from './redact.js';
 import { Budget, DEFAULT_BUDGET } from './safety/budget.js';
 import { isolationFor, probeSandbox, type SandboxProbe } from './safety/sandbox.js';
@@ -37,7 +38,7 @@ export interface FixDeps {
   /** Network isolation to use (default: probed on this machine). */
   sandbox?: SandboxProbe;
   /** Decides whether the baseline is a valid start (CI repair: it must reproduce the failure); a refusal ends the run as skipped. */
-  acceptBaseline?: (baseline: TestRun) => { ok: true } | { ok: false; reason: Reason; detail: string };
+  acceptBaseline?: (baseline: TestRun) => { ok: true; targets?: string[] | 'all' } | { ok: false; reason: Reason; detail: string };
 }
 
 export interface FixResult {
@@ -162,6 +163,13 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
   }
   const accepted = deps.acceptBaseline?.(baseline);
   if (accepted && !accepted.ok) return finish('skipped', accepted.reason, accepted.detail);
+  // Failures that predate any edit: the ones the task is about must pass; the others may
+  // remain (input preexisting-failures), and the report lists them as still failing.
+  const targets = accepted?.targets ?? taskTargets(baseline, `${task.title}\n${task.goal}`);
+  const gate: GateRule =
+    targets === 'all' || settings.preexistingFailures === 'block' ? { preexisting: 'block' } : { preexisting: 'allow', targets };
+  intel.session.gate = gate;
+  if (!baseline.succeeded && gate.preexisting === 'allow' && targets !== 'all' && targets.length) log(`The task is about ${targets.length} failing test(s): ${targets.slice(0, 5).join(', ')}${targets.length > 5 ? ', …' : ''}`);
   // The test run may itself leave files behind; the model's change is measured against this tree.
   const extraProtected = [...allowListAsProtected(settings.allowedPaths ?? []), ...(await repoStateProtections(git.root))];
   const tools = new ToolBox({ root: git.root, listFiles: () => git.listFiles(), protectedPaths: [...settings.protectedPaths, ...extraProtected] });
@@ -182,6 +190,7 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     baseline,
     baselineTree,
     runWithoutFix,
+    gate,
     limits: {
       maxIterations: settings.maxIterations,
       maxChangedFiles: settings.maxChangedFiles,
@@ -228,6 +237,7 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     return finish('not-fixed', 'no-changes', 'Verification passed but no file differs from the checkout; nothing to publish.');
   }
 
+  const verdict = loop.attempts[loop.attempts.length - 1]?.verdict;
   switch (loop.reason) {
     case 'verified':
       return finish(
@@ -235,7 +245,9 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
         'verified',
         baseline.succeeded && report.proof
           ? `The test command \`${testCommand}\` passed before any edit, so the change proves itself with a test: with only ${report.proof.testFiles.map((f) => `\`${f}\``).join(', ')} applied to the original code the command fails (${report.proof.withoutFix.counts.failed} failing), and with the fix it passes.`
-          : `The test command \`${testCommand}\` failed before and passes now, and nothing that passed before fails.`,
+          : verdict?.preexisting?.length
+            ? `The test command \`${testCommand}\` still fails, but only on ${verdict.preexisting.length} test(s) that were already failing before any edit and that the task is not about (listed below as still failing). The change makes ${verdict.nowPassing.length} failing test(s) pass, and nothing that passed before fails.`
+            : `The test command \`${testCommand}\` failed before and passes now, and nothing that passed before fails.`,
         tree,
       );
     case 'tests-still-failing':

@@ -24,6 +24,8 @@ export interface Settings {
   feedbackTokens?: number;
   /** Run the tests related to the changed files first inside the loop (default true). */
   relatedTestsFirst?: boolean;
+  /** Tests failing before any edit, which the task is not about: `allow` (default) lets them still fail at the gate, `block` requires the command to succeed. */
+  preexistingFailures?: 'allow' | 'block';
   /** Test-integrity categories a maintainer allows when the issue explicitly asks (default none). */
   testIntegrityAllow?: string[];
   /** CI repair: names of the workflows whose failed runs count (empty or absent: all). */
@@ -161,6 +163,8 @@ export interface Verdict {
   stillFailing: string[];
   /** Failing now, but their result differs between two runs of the same code: they do not block. */
   flaky?: string[];
+  /** Ok although these still fail: they were failing before any edit and the task is not about them (gate rule `allow`). */
+  preexisting?: string[];
   /** One line for humans. */
   summary: string;
 }

@@ -9,7 +9,7 @@ import type { FileChange, GitPort } from '../ports/git.js';
 import type { Attempt, FailToPassProof, LoopResult, Reason, Task, TestRun, TokenUsage, Verdict } from '../types.js';
 import { TOOL_SPECS, type ToolBox } from './tools.js';
 import { firstUserMessage, systemPrompt } from './prompt.js';
-import { compareRuns } from '../verify/compare.js';
+import { compareRuns, type GateRule } from '../verify/compare.js';
 import { isTestFile } from '../guard/test-integrity.js';
 import { failureFeedback } from '../verify/test-run.js';
 
@@ -44,6 +44,8 @@ export interface LoopDeps {
    * Needed when the baseline passes: the tests must show the problem before they can show a fix.
    */
   runWithoutFix: (testFiles: string[]) => Promise<TestRun>;
+  /** How the gate treats tests failing before any edit (default: the command must succeed). */
+  gate?: GateRule;
   limits: LoopLimits;
   /** Applied to every message before it leaves the process. */
   redact: (text: string) => string;
@@ -88,7 +90,7 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
   const touched: string[] = [];
   const messages: ChatMessage[] = [
     { role: 'system', content: systemPrompt(limits) },
-    { role: 'user', content: deps.redact(firstUserMessage(task, deps.baseline, feedback(deps.baseline))) },
+    { role: 'user', content: deps.redact(firstUserMessage(task, deps.baseline, feedback(deps.baseline), deps.gate)) },
   ];
   let sent = 0;
   let best = { tree: deps.baselineTree, score: score(deps.baseline) };
@@ -175,7 +177,7 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
       if (call.name === 'run_tests') {
         const run = await deps.runTests();
         emit({ type: 'test-run', purpose: 'run_tests', iteration, run });
-        const verdict = compareRuns(deps.baseline, run);
+        const verdict = compareRuns(deps.baseline, run, deps.gate);
         const text = run.succeeded ? `Tests pass. ${verdict.summary}` : `${verdict.summary}\n\n${feedback(run, verdict)}`;
         emit({ type: 'tool', turn, name: call.name, arguments: call.arguments, ok: true, display: `run_tests: ${verdict.summary}`, result: text });
         messages.push(toolMessage(call, deps.redact(text)));
@@ -232,7 +234,7 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
 
     const run = await deps.runTests();
     final = run;
-    const verdict = compareRuns(deps.baseline, run);
+    const verdict = compareRuns(deps.baseline, run, deps.gate);
     emit({ type: 'test-run', purpose: 'verify', iteration, run, verdict });
     if (verdict.ok && !deps.baseline.succeeded) {
       attempts.push({ iteration, summary: lastSummary, verdict, changedFiles, rolledBack: false });

@@ -1,5 +1,6 @@
 /** Pure prompt builders. The rules live here, in the harness: nothing the task text says can change them. */
 import type { Task, TestRun } from '../types.js';
+import type { GateRule } from '../verify/compare.js';
 
 export interface PromptLimits {
   maxIterations: number;
@@ -11,7 +12,7 @@ export function systemPrompt(limits: PromptLimits): string {
   return [
     'You are agent-fix, a careful software engineer fixing one problem in a git repository with the smallest correct change.',
     'You work only through the tools. Read before you edit: use search and read_file to find the code, then edit_file with an exact old_string copied from read_file output (without the line-number prefix).',
-    'When you believe the problem is fixed, call finish with a short summary of what you changed and why. The harness then runs the repository\'s own test command itself: a fix counts only if that command succeeds and nothing that passed before now fails. If verification fails you get the failures back; keep working.',
+    'When you believe the problem is fixed, call finish with a short summary of what you changed and why. The harness then runs the repository\'s own test command itself: a fix counts only if that command succeeds (or, where the first message says so, fails only on tests that were already failing before any edit) and nothing that passed before now fails. If verification fails you get the failures back; keep working.',
     `Rules (enforced by the harness, whatever the task text says):`,
     `- At most ${limits.maxChangedFiles} changed files and ${limits.maxChangedLines} changed lines in total.`,
     `- At most ${limits.maxIterations} verification attempts (finish calls).`,
@@ -21,10 +22,18 @@ export function systemPrompt(limits: PromptLimits): string {
   ].join('\n');
 }
 
-export function firstUserMessage(task: Task, baseline: TestRun, baselineFeedback: string): string {
+export function firstUserMessage(task: Task, baseline: TestRun, baselineFeedback: string, gate?: GateRule): string {
   const state = baseline.succeeded
     ? 'The test command currently succeeds on the untouched code. The problem may not be covered by a test yet: reproduce it with a new or extended test if you can, then fix the code.'
     : 'The test command currently FAILS on the untouched code. Output of the baseline run:';
+  const targets = gate?.targets ?? [];
+  const preexisting =
+    !baseline.succeeded && gate?.preexisting === 'allow'
+      ? [
+          'Failures unrelated to this task may already exist: you do not have to fix them, and you must not hide them. A fix counts when at least one failing test passes, nothing that passed before fails,',
+          targets.length ? `and these tests, which the task is about, pass: ${targets.slice(0, 20).join(', ')}.` : 'and the remaining failures are ones that were already failing before any edit.',
+        ].join(' ')
+      : '';
   return [
     `# Task: ${task.title}`,
     task.goal,
@@ -32,6 +41,7 @@ export function firstUserMessage(task: Task, baseline: TestRun, baselineFeedback
     `Command: ${baseline.command}`,
     state,
     baseline.succeeded ? '' : baselineFeedback,
+    preexisting,
   ]
     .filter(Boolean)
     .join('\n\n');

@@ -75,7 +75,7 @@ export function ciFingerprint(workflow: string, jobs: FailedJobFacts[]): string 
 // ------------------------------------------------------------------ reproduction
 
 export type Reproduction =
-  | { kind: 'reproduced'; matched: string[]; detail: string }
+  | { kind: 'reproduced'; matched: string[]; /** The local ids of the failing tests that failed in CI. */ local: string[]; detail: string }
   | { kind: 'not-reproduced'; detail: string };
 
 /** Does a CI test name (from the log) denote the same test as a local test id? */
@@ -108,11 +108,12 @@ export function checkReproduction(ciTests: string[], baseline: TestRun, ctx: { f
   }
   const localFailing = baseline.tests.filter((t) => t.status === 'failed').map((t) => t.id);
   if (ciTests.length === 0 || baseline.tests.length === 0) {
-    return { kind: 'reproduced', matched: [], detail: `\`${baseline.command}\` fails here too on the same commit (exit ${baseline.exitCode ?? 'none'}).` };
+    return { kind: 'reproduced', matched: [], local: [], detail: `\`${baseline.command}\` fails here too on the same commit (exit ${baseline.exitCode ?? 'none'}).` };
   }
   const matched = ciTests.filter((c) => localFailing.some((l) => sameTest(c, l)));
   if (matched.length > 0) {
-    return { kind: 'reproduced', matched, detail: `${matched.length} of the ${ciTests.length} test(s) that failed in CI fail here too on the same commit.` };
+    const local = localFailing.filter((l) => ciTests.some((c) => sameTest(c, l)));
+    return { kind: 'reproduced', matched, local, detail: `${matched.length} of the ${ciTests.length} test(s) that failed in CI fail here too on the same commit.` };
   }
   return {
     kind: 'not-reproduced',

@@ -115,7 +115,9 @@ export async function runCiRepair(given: CiTrigger, deps: CiRunDeps): Promise<Ci
       acceptBaseline: (baseline) => {
         const r = checkReproduction(failure.failingTests, baseline, { failedSteps: failure.jobs.flatMap((j) => j.failedSteps) });
         log(`Reproduction: ${r.kind}. ${r.detail}`);
-        return r.kind === 'reproduced' ? { ok: true } : { ok: false, reason: 'not-reproduced', detail: r.detail };
+        if (r.kind !== 'reproduced') return { ok: false, reason: 'not-reproduced', detail: r.detail };
+        // The tests that failed in CI are the job; when the log named none, the whole command is.
+        return { ok: true, targets: r.local.length ? r.local : 'all' };
       },
     });
     const report: RunReport = { ...result.report, runUrl: deps.runUrl };

@@ -40,6 +40,7 @@ export const DEFAULTS = {
   maxRunMinutes: 60,
   feedbackTokens: 3000,
   relatedTestsFirst: true,
+  preexistingFailures: 'allow',
 } as const;
 
 /** Categories of test changes the test-integrity guard refuses (see docs/test-intelligence.md). */
@@ -146,6 +147,14 @@ const fields = {
     schema: trueOrFalse(),
     expected: 'true or false',
   },
+  preexistingFailures: {
+    input: 'preexisting-failures',
+    schema: z
+      .string()
+      .transform((s) => s.trim().toLowerCase())
+      .pipe(z.enum(['allow', 'block'])),
+    expected: 'allow or block',
+  },
   testIntegrityAllow: {
     input: 'test-integrity-allow',
     schema: z
@@ -249,6 +258,7 @@ export function readSettings(getInput: (name: string) => string): Settings {
     },
     feedbackTokens: parse(fields.feedbackTokens, DEFAULTS.feedbackTokens),
     relatedTestsFirst: parse(fields.relatedTestsFirst, DEFAULTS.relatedTestsFirst),
+    preexistingFailures: parse<'allow' | 'block'>(fields.preexistingFailures, DEFAULTS.preexistingFailures),
     testIntegrityAllow: parse<string[]>(fields.testIntegrityAllow, []).filter((c) => c !== 'none'),
     workflows: parseNameList(read('workflows')),
   };

@@ -15,15 +15,31 @@
  * - flaky: tests whose result differed between two runs of the same code (`flaky` of
  *   either run). A flaky failure is never newly failing and does not block: a run whose
  *   only failures are flaky is ok.
+ * - preexisting (rule `allow`): the command still fails, but only on tests that were already
+ *   failing before any edit (and files that already failed to load), none of which the task
+ *   is about (named by it, or sharing a file with a test the change made pass), while at
+ *   least one failing test now passes and every target does.
+ *   Such a run is ok, and the failures it leaves are listed as `preexisting`: they are not
+ *   this change's job, and the report says they still fail.
  */
-import type { TestRun, TestStatus, Verdict } from '../types.js';
+import type { TestCase, TestRun, TestStatus, Verdict } from '../types.js';
+
+/** How the gate treats tests that were failing before any edit. */
+export interface GateRule {
+  /** `block`: the command must succeed. `allow`: failures that predate the change may remain (see above). */
+  preexisting: 'allow' | 'block';
+  /** Baseline failures the task is about: they must pass, whatever `preexisting` says. */
+  targets?: string[];
+}
+
+export const STRICT_GATE: GateRule = { preexisting: 'block' };
 
 function exitLabel(run: TestRun): string {
   if (run.timedOut) return 'timeout';
   return run.exitCode === null ? 'killed' : String(run.exitCode);
 }
 
-export function compareRuns(baseline: TestRun, current: TestRun): Verdict {
+export function compareRuns(baseline: TestRun, current: TestRun, rule: GateRule = STRICT_GATE): Verdict {
   const before = new Map<string, TestStatus>(baseline.tests.map((t) => [t.id, t.status]));
   const after = new Map<string, TestStatus>(current.tests.map((t) => [t.id, t.status]));
 
@@ -52,7 +68,8 @@ export function compareRuns(baseline: TestRun, current: TestRun): Verdict {
     !current.timedOut &&
     !(current.loadErrors?.length) &&
     current.consistency !== 'exit-nonzero-without-failing-test';
-  const ok = (current.succeeded || onlyFlakyFailures) && newlyFailing.length === 0 && !lostTests;
+  const preexisting = onlyPreexistingFailures(baseline, current, rule, { newlyFailing, nowPassing, stillFailing, flaky });
+  const ok = (current.succeeded || onlyFlakyFailures || preexisting !== null) && newlyFailing.length === 0 && !lostTests;
 
   const parsedAny = baseline.tests.length > 0 || current.tests.length > 0 || baseline.parsedFrom !== 'none' || current.parsedFrom !== 'none';
   const parts: string[] = [];
@@ -68,7 +85,90 @@ export function compareRuns(baseline: TestRun, current: TestRun): Verdict {
   if (newlyFailing.length) summary += `; ${newlyFailing.length} newly failing`;
   if (lostTests) summary += '; no tests recognised in the new run';
   if (flaky.length) summary += `; ${flaky.length} flaky (not blocking)`;
+  if (ok && preexisting) summary += `; ${preexisting.length} already failing before any edit (not this change's job, not blocking)`;
   const verdict: Verdict = { ok, newlyFailing, nowPassing, stillFailing, summary };
   if (flaky.length) verdict.flaky = flaky;
+  if (ok && preexisting) verdict.preexisting = preexisting;
   return verdict;
+}
+
+/**
+ * Under rule `allow`: the failures that remain, when every one of them predates the change
+ * and none is the task's business; otherwise null. Every failure must be named (a crash, a
+ * timeout, a new file that fails to load or failures the parser could not name block).
+ * A remaining failure is the task's business when the task names it (`targets`), or when it
+ * shares a file with a test the change made pass (its test file or its first in-repo frame):
+ * fixing one test of a file while another of the same file still fails is half a fix.
+ * A failure whose file is unknown is never excused.
+ */
+function onlyPreexistingFailures(
+  baseline: TestRun,
+  current: TestRun,
+  rule: GateRule,
+  v: { newlyFailing: string[]; nowPassing: string[]; stillFailing: string[]; flaky: string[] },
+): string[] | null {
+  if (rule.preexisting !== 'allow' || current.succeeded || baseline.succeeded || current.timedOut || current.exitCode === null) return null;
+  if (v.newlyFailing.length > 0 || v.nowPassing.length === 0) return null;
+  if (current.consistency === 'exit-nonzero-without-failing-test' || current.consistency === 'no-results') return null;
+  const knownLoadErrors = new Set(baseline.loadErrors ?? []);
+  const loadErrors = current.loadErrors ?? [];
+  if (loadErrors.some((f) => !knownLoadErrors.has(f))) return null;
+  const named = v.stillFailing.length + v.flaky.length;
+  if (named === 0 && loadErrors.length === 0) return null;
+  if (current.counts.failed > named) return null;
+  const passing = new Set(v.nowPassing);
+  if ((rule.targets ?? []).some((id) => !passing.has(id))) return null;
+  const loci = new Map<string, Set<string>>();
+  for (const t of [...baseline.tests, ...current.tests]) {
+    const set = loci.get(t.id) ?? new Set<string>();
+    for (const f of filesOf(t)) set.add(f);
+    loci.set(t.id, set);
+  }
+  const fixedFiles = new Set(v.nowPassing.flatMap((id) => [...(loci.get(id) ?? [])]));
+  for (const id of v.stillFailing) {
+    const files = [...(loci.get(id) ?? [])];
+    if (files.length === 0 || files.some((f) => fixedFiles.has(f))) return null;
+  }
+  return [...v.stillFailing, ...loadErrors.map((f) => `${f} (failed to load)`)];
+}
+
+/** The files a test is known by: its test file (from the runner, or the id's path prefix) and its first in-repo frame. */
+function filesOf(t: TestCase): string[] {
+  const out: string[] = [];
+  const prefix = t.id.split(/ > |::/)[0];
+  const file = t.file ?? (prefix !== t.id && /\.[A-Za-z0-9]+$/.test(prefix) ? prefix : undefined);
+  if (file) out.push(file);
+  const frame = t.frame?.match(/^(.+?)(?::\d+){1,2}$/)?.[1];
+  if (frame) out.push(frame);
+  return out;
+}
+
+/**
+ * The baseline failures an issue is about: failing tests whose name (at least 6 characters,
+ * as a whole word) or whose file (test file or first in-repo frame) the task text mentions. They must pass for the gate,
+ * whatever the rule says about other pre-existing failures.
+ */
+export function taskTargets(baseline: TestRun, taskText: string): string[] {
+  const text = taskText.toLowerCase();
+  const mentions = (needle: string) => {
+    const n = needle.toLowerCase().trim();
+    if (n.length < 6) return false;
+    let at = text.indexOf(n);
+    while (at !== -1) {
+      const before = text[at - 1] ?? ' ';
+      const after = text[at + n.length] ?? ' ';
+      if (!/[\w]/.test(before) && !/[\w]/.test(after)) return true;
+      at = text.indexOf(n, at + 1);
+    }
+    return false;
+  };
+  const out: string[] = [];
+  for (const t of baseline.tests) {
+    if (t.status !== 'failed') continue;
+    const parts = t.id.split(/ > |::/);
+    const name = parts[parts.length - 1];
+    const files = filesOf(t).flatMap((f) => [f, f.split('/').pop() ?? f]);
+    if (mentions(name) || mentions(t.id) || files.some((f) => /\.[a-z]+$/i.test(f) && mentions(f))) out.push(t.id);
+  }
+  return out;
 }

@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { CommandResult } from '../ports/shell.js';
 import type { Redactor } from '../redact.js';
 import type { TestCase, TestRun } from '../types.js';
-import { compareRuns } from './compare.js';
+import { compareRuns, STRICT_GATE, type GateRule } from './compare.js';
 import { displayCommand, identifyRunner, planFiles, planRelated, planStructured, type PlannedRun, type RunnerInfo } from './plan.js';
 import { reconcile } from './reconcile.js';
 import { goJsonToText, parseStructured } from './structured.js';
@@ -106,6 +106,8 @@ export class TestSession {
   readonly commands: CommandRecord[] = [];
   private baselineRun: TestRun | null = null;
   private seq = 0;
+  /** How the gate treats failures that predate the change (set once the baseline is accepted). */
+  gate: GateRule = STRICT_GATE;
 
   private constructor(
     private readonly deps: SessionDeps,
@@ -233,7 +235,7 @@ export class TestSession {
     const first = await this.execute(this.fullPlan(), 'full', 'gate');
     const baseline = this.baselineRun;
     if (!baseline || first.timedOut) return first;
-    const verdict = compareRuns(baseline, first);
+    const verdict = compareRuns(baseline, first, this.gate);
     if (verdict.ok || verdict.newlyFailing.length === 0) return first;
     const second = await this.execute(this.fullPlan(), 'full', 'gate-rerun');
     const flaky = [...new Set([...differingTests(first, second), ...(baseline.flaky ?? [])])];
@@ -242,8 +244,8 @@ export class TestSession {
 
   /**
    * Inside the loop: the tests related to the changed files first (fast feedback), always
-   * including the test files of the tests that failed at baseline; when those pass, the
-   * full gate. When the runner's own selection finds no test, test files named after the
+   * including the test files of the tests that failed at baseline; when those pass (or fail
+   * only the way the gate tolerates), the full gate. When the runner's own selection finds no test, test files named after the
    * changed files are tried.
    */
   async runForLoop(): Promise<TestRun> {
@@ -259,11 +261,9 @@ export class TestSession {
         const byName = named.length ? planFiles(this.info, named, this.reportPath()) : null;
         if (byName) related = await this.execute(byName, 'related', 'related');
       }
-      if (related && !related.succeeded) {
-        const flaky = this.baselineRun?.flaky ?? [];
-        const newFailures = related.tests.some((t) => t.status === 'failed' && !flaky.includes(t.id));
-        if (newFailures || related.consistency !== 'consistent') return related;
-      }
+      // The related tests decide the attempt when they already show it cannot pass the gate
+      // (judged like the gate, so failures that predate the change count as the gate counts them).
+      if (related && !related.succeeded && this.baselineRun && !compareRuns(this.baselineRun, related, this.gate).ok) return related;
     }
     return this.runGate();
   }
