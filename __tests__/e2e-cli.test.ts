@@ -142,6 +142,7 @@ describe('a test that was already failing before any edit, and that the task is 
     // (the related tests, test/cart.test.js, decided that without the full suite)
     expect(report.attempts.map((a: { verdict: { ok: boolean } }) => a.verdict.ok)).toEqual([false, true]);
     expect(report.attempts[0].verdict.stillFailing).toEqual(['applies a percentage discount']);
+    expect(report.attempts[0].verdict.taskFailures).toEqual(['applies a percentage discount']);
     expect(report.attempts[1].verdict.preexisting).toEqual(['legacy export keeps the v1 layout']);
     expect(report.attempts[1].verdict.nowPassing).toEqual(['multiplies each price by its quantity', 'applies a percentage discount']);
     expect(report.detail).toContain('still fails, but only on 1 test(s) that were already failing before any edit');

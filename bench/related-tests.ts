@@ -12,7 +12,7 @@
  * Prints and writes raw figures (bench/results/related-tests.json).
  *
  * Usage (checkout prepared once, see bench/README.md):
- *   node scripts/run-ts.mjs bench/related-tests.ts --repo /tmp/dayjs [--command "npm test"] [--iterations 3] [--limit 11] [--out FILE]
+ *   node scripts/run-ts.mjs bench/related-tests.ts --repo /tmp/dayjs [--command "npm test"] [--iterations 3] [--limit 11] [--gate allow|block] [--out FILE]
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -20,6 +20,7 @@ import path from 'node:path';
 import { makeShell } from '../src/adapters/shell.js';
 import { Redactor } from '../src/redact.js';
 import { TestSession } from '../src/verify/session.js';
+import { compareRuns, type GateRule } from '../src/verify/compare.js';
 
 interface Task {
   id: string;
@@ -44,6 +45,8 @@ if (!arg('repo', '')) {
 const command = arg('command', 'npx jest');
 const iterations = Number(arg('iterations', '3'));
 const limit = Number(arg('limit', '100'));
+/** The gate's rule for failures that predate the change (as the product's input preexisting-failures). */
+const gateMode = arg('gate', 'allow') === 'block' ? 'block' : 'allow';
 const tasksFile = arg('tasks', '/work/shared/bench/dev-tasks.json');
 const git = (...a: string[]) => execFileSync('git', ['-C', repoDir, ...a], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).trim();
 const origin = git('config', '--get', 'remote.origin.url');
@@ -92,6 +95,9 @@ for (const task of tasks) {
   session.useBaseline(baseline);
   const originallyFailing = task.fail_to_pass.map(norm);
   const failingAtBaseline = baseline.tests.filter((t) => t.status === 'failed').map((t) => norm(t.id));
+  // The task is about its fail-to-pass tests (as an issue naming them); other failures may predate it.
+  const gate: GateRule = gateMode === 'block' ? { preexisting: 'block' } : { preexisting: 'allow', targets: baseline.tests.filter((t) => originallyFailing.includes(norm(t.id))).map((t) => t.id) };
+  session.gate = gate;
   const perIteration: { ms: number; scope: string | undefined; selectedTests: number; failingSelected: boolean; command: string }[] = [];
   for (let i = 1; i <= iterations; i++) {
     for (const f of task.fix_files) {
@@ -123,13 +129,13 @@ for (const task of tasks) {
     iterations: perIteration,
     medianIterationMs: median(perIteration.map((p) => p.ms)),
     speedup: baseline.durationMs / median(perIteration.map((p) => p.ms)),
-    finalIteration: { ms: finalMs, succeeded: fixed.succeeded, scope: fixed.scope, commands: session.commands.slice(before).map((c) => ({ purpose: c.purpose, ms: c.durationMs, exit: c.exitCode, counts: c.counts })) },
+    finalIteration: { ms: finalMs, succeeded: fixed.succeeded, gate: gateMode, verified: compareRuns(baseline, fixed, gate).ok, preexisting: compareRuns(baseline, fixed, gate).preexisting?.length ?? 0, scope: fixed.scope, commands: session.commands.slice(before).map((c) => ({ purpose: c.purpose, ms: c.durationMs, exit: c.exitCode, counts: c.counts })) },
   };
   results.push(row);
   console.log(
     `${task.id}: full ${(baseline.durationMs / 1000).toFixed(1)} s (${baseline.counts.passed}+${baseline.counts.failed} tests), ` +
       `median repair iteration ${(row.medianIterationMs / 1000).toFixed(2)} s (x${row.speedup.toFixed(1)}), failing tests selected: ${perIteration.every((p) => p.failingSelected)}, ` +
-      `final (related + gate) ${(finalMs / 1000).toFixed(1)} s, fixed: ${fixed.succeeded}`,
+      `final (related + gate) ${(finalMs / 1000).toFixed(1)} s, command succeeded: ${fixed.succeeded}, verified (gate ${gateMode}): ${row.finalIteration.verified}`,
   );
   await session.dispose();
 }

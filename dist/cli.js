@@ -41693,6 +41693,7 @@ function compareRuns(baseline, current, rule = STRICT_GATE) {
   const onlyFlakyFailures = flaky.length > 0 && stillFailing.length === 0 && !current.timedOut && !current.loadErrors?.length && current.consistency !== "exit-nonzero-without-failing-test";
   const preexisting2 = onlyPreexistingFailures(baseline, current, rule, { newlyFailing, nowPassing, stillFailing, flaky });
   const ok = (current.succeeded || onlyFlakyFailures || preexisting2 !== null) && newlyFailing.length === 0 && !lostTests;
+  const blocking = ok ? [] : taskFailures(baseline, current, rule, { nowPassing, stillFailing });
   const parsedAny = baseline.tests.length > 0 || current.tests.length > 0 || baseline.parsedFrom !== "none" || current.parsedFrom !== "none";
   const parts = [];
   if (parsedAny) {
@@ -41710,6 +41711,7 @@ function compareRuns(baseline, current, rule = STRICT_GATE) {
   const verdict = { ok, newlyFailing, nowPassing, stillFailing, summary };
   if (flaky.length) verdict.flaky = flaky;
   if (ok && preexisting2) verdict.preexisting = preexisting2;
+  if (blocking.length) verdict.taskFailures = blocking;
   return verdict;
 }
 function onlyPreexistingFailures(baseline, current, rule, v) {
@@ -41722,8 +41724,13 @@ function onlyPreexistingFailures(baseline, current, rule, v) {
   const named = v.stillFailing.length + v.flaky.length;
   if (named === 0 && loadErrors.length === 0) return null;
   if (current.counts.failed > named) return null;
-  const passing = new Set(v.nowPassing);
-  if ((rule.targets ?? []).some((id) => !passing.has(id))) return null;
+  const blocking = taskFailures(baseline, current, rule, v);
+  if (blocking.length) return null;
+  return [...v.stillFailing, ...loadErrors.map((f) => `${f} (failed to load)`)];
+}
+function taskFailures(baseline, current, rule, v) {
+  if (rule.preexisting !== "allow") return [];
+  const targets = new Set(rule.targets ?? []);
   const loci = /* @__PURE__ */ new Map();
   for (const t of [...baseline.tests, ...current.tests]) {
     const set2 = loci.get(t.id) ?? /* @__PURE__ */ new Set();
@@ -41731,11 +41738,12 @@ function onlyPreexistingFailures(baseline, current, rule, v) {
     loci.set(t.id, set2);
   }
   const fixedFiles = new Set(v.nowPassing.flatMap((id) => [...loci.get(id) ?? []]));
+  const out = [...targets].filter((id) => !v.nowPassing.includes(id) && !v.stillFailing.includes(id));
   for (const id of v.stillFailing) {
     const files = [...loci.get(id) ?? []];
-    if (files.length === 0 || files.some((f) => fixedFiles.has(f))) return null;
+    if (targets.has(id) || files.length === 0 || files.some((f) => fixedFiles.has(f))) out.push(id);
   }
-  return [...v.stillFailing, ...loadErrors.map((f) => `${f} (failed to load)`)];
+  return out;
 }
 function filesOf(t) {
   const out = [];
@@ -43114,6 +43122,7 @@ ${feedback(run, verdict)}`;
       `Verification FAILED (attempt ${iteration} of ${limits.maxIterations}): ${verdict.summary}`,
       verdict.newlyFailing.length ? `Tests that passed before and fail now: ${verdict.newlyFailing.join(", ")}` : "",
       verdict.stillFailing.length ? `Still failing: ${verdict.stillFailing.join(", ")}` : "",
+      verdict.taskFailures?.length ? `These were failing before your change too, but they count as part of this task (the task names them, they share a file with a test your change fixed, or the harness cannot tell their file), so they must pass: ${verdict.taskFailures.join(", ")}` : "",
       feedback(run, verdict),
       note
     ].filter(Boolean).join("\n\n");

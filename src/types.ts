@@ -165,6 +165,8 @@ export interface Verdict {
   flaky?: string[];
   /** Ok although these still fail: they were failing before any edit and the task is not about them (gate rule `allow`). */
   preexisting?: string[];
+  /** Not ok, and these tests the task is about still fail (gate rule `allow`): named by the task, or in a file the change made pass tests of. */
+  taskFailures?: string[];
   /** One line for humans. */
   summary: string;
 }

@@ -287,6 +287,9 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
       `Verification FAILED (attempt ${iteration} of ${limits.maxIterations}): ${verdict.summary}`,
       verdict.newlyFailing.length ? `Tests that passed before and fail now: ${verdict.newlyFailing.join(', ')}` : '',
       verdict.stillFailing.length ? `Still failing: ${verdict.stillFailing.join(', ')}` : '',
+      verdict.taskFailures?.length
+        ? `These were failing before your change too, but they count as part of this task (the task names them, they share a file with a test your change fixed, or the harness cannot tell their file), so they must pass: ${verdict.taskFailures.join(', ')}`
+        : '',
       feedback(run, verdict),
       note,
     ]

@@ -70,6 +70,7 @@ export function compareRuns(baseline: TestRun, current: TestRun, rule: GateRule 
     current.consistency !== 'exit-nonzero-without-failing-test';
   const preexisting = onlyPreexistingFailures(baseline, current, rule, { newlyFailing, nowPassing, stillFailing, flaky });
   const ok = (current.succeeded || onlyFlakyFailures || preexisting !== null) && newlyFailing.length === 0 && !lostTests;
+  const blocking = ok ? [] : taskFailures(baseline, current, rule, { nowPassing, stillFailing });
 
   const parsedAny = baseline.tests.length > 0 || current.tests.length > 0 || baseline.parsedFrom !== 'none' || current.parsedFrom !== 'none';
   const parts: string[] = [];
@@ -89,6 +90,7 @@ export function compareRuns(baseline: TestRun, current: TestRun, rule: GateRule 
   const verdict: Verdict = { ok, newlyFailing, nowPassing, stillFailing, summary };
   if (flaky.length) verdict.flaky = flaky;
   if (ok && preexisting) verdict.preexisting = preexisting;
+  if (blocking.length) verdict.taskFailures = blocking;
   return verdict;
 }
 
@@ -116,8 +118,24 @@ function onlyPreexistingFailures(
   const named = v.stillFailing.length + v.flaky.length;
   if (named === 0 && loadErrors.length === 0) return null;
   if (current.counts.failed > named) return null;
-  const passing = new Set(v.nowPassing);
-  if ((rule.targets ?? []).some((id) => !passing.has(id))) return null;
+  const blocking = taskFailures(baseline, current, rule, v);
+  if (blocking.length) return null;
+  return [...v.stillFailing, ...loadErrors.map((f) => `${f} (failed to load)`)];
+}
+
+/**
+ * Still-failing tests the task is about (rule `allow`): named by the task (`targets`), or
+ * sharing a file with a test the change made pass, or with no known file. They keep a run
+ * from being verified, and the model is told so.
+ */
+export function taskFailures(
+  baseline: TestRun,
+  current: TestRun,
+  rule: GateRule,
+  v: { nowPassing: string[]; stillFailing: string[] },
+): string[] {
+  if (rule.preexisting !== 'allow') return [];
+  const targets = new Set(rule.targets ?? []);
   const loci = new Map<string, Set<string>>();
   for (const t of [...baseline.tests, ...current.tests]) {
     const set = loci.get(t.id) ?? new Set<string>();
@@ -125,11 +143,12 @@ function onlyPreexistingFailures(
     loci.set(t.id, set);
   }
   const fixedFiles = new Set(v.nowPassing.flatMap((id) => [...(loci.get(id) ?? [])]));
+  const out = [...targets].filter((id) => !v.nowPassing.includes(id) && !v.stillFailing.includes(id));
   for (const id of v.stillFailing) {
     const files = [...(loci.get(id) ?? [])];
-    if (files.length === 0 || files.some((f) => fixedFiles.has(f))) return null;
+    if (targets.has(id) || files.length === 0 || files.some((f) => fixedFiles.has(f))) out.push(id);
   }
-  return [...v.stillFailing, ...loadErrors.map((f) => `${f} (failed to load)`)];
+  return out;
 }
 
 /** The files a test is known by: its test file (from the runner, or the id's path prefix) and its first in-repo frame. */
