@@ -7,6 +7,7 @@
 import { writeFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Redactor } from '../src/redact.js';
+import { parseTestOutput } from '../src/verify/parse.js';
 import { TestSession } from '../src/verify/session.js';
 import { makeStackProject, STACK_COMMANDS, unavailable, type Stack } from '../test-support/stacks.js';
 
@@ -54,10 +55,10 @@ const EXPECT: Record<Stack, Expectation> = {
     erroring: 'broken setup > "before all" hook for "queries"',
     flaky: 'flaky > sometimes',
     loadErrors: [],
-    structured: false,
+    structured: true,
     source: 'src/math.js',
     fix: JS_FIX,
-    related: false,
+    related: true,
   },
   'node-test': {
     failing: ['math > subtracts', 'test/broken.test.js'],
@@ -93,6 +94,8 @@ const EXPECT: Record<Stack, Expectation> = {
     related: true,
   },
 };
+
+const MOCHA_FILES = ['test/math.test.js', 'test/broken.test.js', 'test/flaky.test.js'];
 
 const failingIds = (run: { tests: { id: string; status: string }[] }) =>
   run.tests.filter((t) => t.status === 'failed').map((t) => t.id).sort();
@@ -151,7 +154,7 @@ describe.each(Object.keys(EXPECT) as Stack[])('%s fixture', (stack) => {
         exec: p.exec,
         redactor: new Redactor(),
         changedFiles: async () => [e.source],
-        listFiles: async () => [e.source, 'tests/test_math.py', 'tests/test_broken.py', 'tests/test_flaky.py'],
+        listFiles: async () => [e.source, ...(stack === 'mocha' ? MOCHA_FILES : ['tests/test_math.py', 'tests/test_broken.py', 'tests/test_flaky.py'])],
       });
       const file = path.join(p.dir, e.source);
       writeFileSync(file, readFileSync(file, 'utf8').replace(e.fix[0], e.fix[1]));
@@ -168,6 +171,90 @@ describe.each(Object.keys(EXPECT) as Stack[])('%s fixture', (stack) => {
       expect(run.scope).toBe('full');
       expect(failingIds(run)).toContain(e.erroring);
       expect(failingIds(run)).not.toContain(e.assertion);
+      await session.dispose();
+    } finally {
+      p.cleanup();
+    }
+  });
+});
+
+describe('mocha: our reporter on the real mocha', () => {
+  const statuses = (run: { tests: { id: string; status: string }[] }) => run.tests.map((t) => `${t.status} ${t.id}`).sort();
+
+  test('readable spec output, parsed to the same ids as the report; failures with message, diff and frame', async () => {
+    const p = makeStackProject('mocha');
+    try {
+      const session = await TestSession.create({ root: p.dir, testCommand: 'npm test', exec: p.exec, redactor: new Redactor() });
+      const run = await session.runFull('baseline');
+      expect(run.structured).toBe(true);
+      expect(run.executed).toMatch(/^npm test -- --reporter \S+agent-fix-mocha-reporter\.cjs --reporter-option agentFixOutput=\S+report-1\.jsonl$/);
+      expect(session.commands[0].command).toBe('npm test');
+      expect(run.exitCode).toBe(2);
+      expect(statuses(run)).toEqual([
+        'failed broken setup > "before all" hook for "queries"',
+        'failed math > subtracts',
+        'passed flaky > sometimes',
+        'passed math > adds',
+        'skipped math > multiplies',
+      ]);
+      expect(run.counts).toEqual({ passed: 2, failed: 2, skipped: 1 });
+      const sub = run.tests.find((t) => t.id === 'math > subtracts')!;
+      expect(sub).toMatchObject({ file: 'test/math.test.js', frame: 'test/math.test.js:5:34', message: 'Expected values to be strictly equal: 2 !== 3' });
+      expect(sub.details).toContain('+ expected - actual');
+      expect(run.tests.find((t) => t.id.startsWith('broken setup'))).toMatchObject({ file: 'test/broken.test.js', message: 'database not reachable' });
+      // The output is mocha's spec layout: a person reads it, and the plain parser finds the same tests.
+      expect(run.outputTail).toContain('  math\n    ✔ adds\n    2) subtracts\n    - multiplies');
+      expect(run.outputTail).toMatch(/2 passing \(\d+m?s\)\n {2}1 pending\n {2}2 failing/);
+      expect(run.outputTail).toContain('  2) math\n       subtracts:\n     AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:');
+      const plain = parseTestOutput(run.outputTail);
+      expect(plain.parsedFrom).toBe('mocha');
+      expect(statuses({ tests: plain.tests })).toEqual(statuses(run));
+      await session.dispose();
+    } finally {
+      p.cleanup();
+    }
+  });
+
+  test('selected files only: the related run and the proof run just the given test files', async () => {
+    const p = makeStackProject('mocha');
+    try {
+      const session = await TestSession.create({
+        root: p.dir,
+        testCommand: 'npx mocha',
+        exec: p.exec,
+        redactor: new Redactor(),
+        changedFiles: async () => ['src/math.js'],
+        listFiles: async () => ['src/math.js', ...MOCHA_FILES],
+      });
+      const baseline = await session.runBaseline();
+      expect(failingIds(baseline)).toEqual(['broken setup > "before all" hook for "queries"', 'math > subtracts']);
+      const files = await session.runFiles(['test/math.test.js'], 'proof-after');
+      expect(files!.structured).toBe(true);
+      expect(statuses(files!)).toEqual(['failed math > subtracts', 'passed math > adds', 'skipped math > multiplies']);
+      expect(session.commands.at(-1)!.command).toBe('npx mocha test/math.test.js');
+      // Inside the loop: the files of the baseline failures (both still failing: the feedback, no gate).
+      const loop = await session.runForLoop();
+      expect(loop.scope).toBe('related');
+      expect(session.commands.at(-1)!.command).toBe('npx mocha test/broken.test.js test/math.test.js');
+      expect(statuses(loop)).toEqual(['failed broken setup > "before all" hook for "queries"', 'failed math > subtracts', 'passed math > adds', 'skipped math > multiplies']);
+      await session.dispose();
+    } finally {
+      p.cleanup();
+    }
+  });
+
+  test('a .mocharc spec is added by mocha to any file given: no selection, the full command', async () => {
+    const p = makeStackProject('mocha');
+    try {
+      writeFileSync(path.join(p.dir, '.mocharc.json'), JSON.stringify({ spec: ['test/**/*.test.js'], reporter: 'dot' }));
+      const session = await TestSession.create({ root: p.dir, testCommand: 'npm test', exec: p.exec, redactor: new Redactor() });
+      expect(session.info.configSpec).toBe(true);
+      expect(await session.runFiles(['test/math.test.js'], 'proof-after')).toBeNull();
+      // The configuration's reporter is replaced by ours for the harness's runs.
+      const run = await session.runFull('baseline');
+      expect(run.structured).toBe(true);
+      expect(run.counts).toEqual({ passed: 2, failed: 2, skipped: 1 });
+      expect(run.outputTail).toContain('    ✔ adds');
       await session.dispose();
     } finally {
       p.cleanup();

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { RunReport, TestCase, TestRun, TestStatus } from '../src/types.js';
-import { parseGoJson, parseJestJson, parseJUnit, firstRepoFrame, goJsonToText } from '../src/verify/structured.js';
+import { parseGoJson, parseJestJson, parseJUnit, parseMochaJsonl, parseStructured, firstRepoFrame, goJsonToText } from '../src/verify/structured.js';
 import { displayCommand, identifyRunner, planFiles, planRelated, planStructured } from '../src/verify/plan.js';
 import { reconcile, describeConsistency } from '../src/verify/reconcile.js';
 import { compareRuns } from '../src/verify/compare.js';
@@ -123,7 +123,7 @@ describe('runner plans', () => {
     expect(planStructured('go test ./...', identifyRunner('go test ./...', null), f).command).toBe('go test -json ./... > /tmp/r.json');
     expect(planStructured('node --test', identifyRunner('node --test', null), f).command).toMatch(/^node --test-reporter=spec .*--test-reporter=junit --test-reporter-destination=\/tmp\/r.json --test$/);
     // Not safely extendable: the plain command, parsed from its output.
-    for (const [cmd, script] of [['npm test', 'tsc && jest'], ['npm test', 'mocha'], ['cargo test', null], ['make test', null]] as const) {
+    for (const [cmd, script] of [['npm test', 'tsc && jest'], ['npm test', 'tsc && mocha'], ['cargo test', null], ['make test', null]] as const) {
       const p = planStructured(cmd, identifyRunner(cmd, script), f);
       expect(p.command).toBe(cmd);
       expect(p.reportFile).toBeUndefined();
@@ -141,6 +141,7 @@ describe('runner plans', () => {
     expect(py.command).toBe('python -m pytest tests/test_math.py --junitxml=/tmp/r -o junit_family=xunit1');
     expect(planRelated(identifyRunner('python -m pytest tests/unit', null), ['calc/math.py'], ['tests/test_math.py'], f)).toBeNull();
     expect(planRelated(identifyRunner('go test ./...', null), ['calc/calc.go', 'main.go'], [], f)!.command).toBe('go test -json ./calc . > /tmp/r');
+    // mocha cannot find related tests itself: no test file in the selection, no plan (the session tries files named after the sources).
     expect(planRelated(identifyRunner('npm test', 'mocha'), ['src/a.js'], [], f)).toBeNull();
     // A compound script: the full command stays the script, related tests go through the runner itself.
     const compound = identifyRunner('npm test', 'TZ=UTC npm run test-tz && jest');
@@ -152,7 +153,7 @@ describe('runner plans', () => {
 
   test('the report shows commands without our reporter plumbing', () => {
     const f = '/tmp/agent-fix-tests-x/report-1.json';
-    for (const [cmd, script] of [['npm test', 'jest'], ['npm test', 'vitest run'], ['python -m pytest', null], ['go test ./...', null], ['node --test', null]] as const) {
+    for (const [cmd, script] of [['npm test', 'jest'], ['npm test', 'vitest run'], ['python -m pytest', null], ['go test ./...', null], ['node --test', null], ['npm test', 'mocha'], ['npx mocha --recursive', null]] as const) {
       expect(displayCommand(planStructured(cmd, identifyRunner(cmd, script), f).command)).toBe(cmd);
     }
     expect(displayCommand(planRelated(identifyRunner('npm test', 'jest'), ['src/a.js'], [], f)!.command)).toBe('npm test -- --findRelatedTests src/a.js --passWithNoTests');
@@ -160,7 +161,95 @@ describe('runner plans', () => {
 
   test('selected test files for the proof', () => {
     expect(planFiles(identifyRunner('npm test', 'jest'), ['test/a.test.js'], '/tmp/r')!.command).toBe('npm test -- --runTestsByPath test/a.test.js --json --outputFile=/tmp/r');
-    expect(planFiles(identifyRunner('npm test', 'mocha'), ['test/a.test.js'], '/tmp/r')).toBeNull();
+    expect(planFiles(identifyRunner('npm test', 'mocha'), ['test/a.test.js'], '/tmp/r')!.command).toBe(
+      'npm test -- test/a.test.js --reporter /tmp/agent-fix-mocha-reporter.cjs --reporter-option agentFixOutput=/tmp/r',
+    );
+  });
+});
+
+describe('mocha: our reporter, selection of files', () => {
+  const f = '/tmp/agent-fix-tests-x/report-1.jsonl';
+  const reporter = '/tmp/agent-fix-tests-x/agent-fix-mocha-reporter.cjs';
+  const ours = `--reporter ${reporter} --reporter-option agentFixOutput=${f}`;
+
+  test('structured: our reporter appended to a direct call or to a script that is exactly mocha', () => {
+    for (const [cmd, script, expected] of [
+      ['npm test', 'mocha', `npm test -- ${ours}`],
+      ['yarn test', 'mocha --recursive', `yarn test ${ours}`],
+      ['pnpm test', 'NODE_ENV=test mocha -r ts-node/register', `pnpm test ${ours}`],
+      ['npx mocha', null, `npx mocha ${ours}`],
+      ['npx --no-install mocha test/unit', null, `npx --no-install mocha test/unit ${ours}`],
+      ['./node_modules/.bin/mocha --timeout 5000', null, `./node_modules/.bin/mocha --timeout 5000 ${ours}`],
+      // mocha takes the last --reporter: the user's reporter is replaced for our runs only.
+      ['mocha -R dot', null, `mocha -R dot ${ours}`],
+    ] as const) {
+      const plan = planStructured(cmd, identifyRunner(cmd, script), f);
+      expect(plan.command).toBe(expected);
+      expect(plan).toMatchObject({ reportFile: f, format: 'mocha-jsonl', parsedFrom: 'mocha', support: { path: reporter } });
+      expect(plan.support!.text).toContain("runner.on('fail'");
+      expect(displayCommand(plan.command)).toBe(cmd);
+    }
+    // A compound script or one mocha cannot be appended to: the plain command.
+    for (const [cmd, script] of [['npm test', 'tsc && mocha'], ['npm test', 'mocha | tee out.txt'], ['mocha && eslint .', null]] as const) {
+      const plan = planStructured(cmd, identifyRunner(cmd, script), f);
+      expect(plan.command).toBe(cmd);
+      expect(plan.reportFile).toBeUndefined();
+      expect(plan.support).toBeUndefined();
+    }
+  });
+
+  test('files: only when the invocation names no files and the configuration no spec', () => {
+    expect(planFiles(identifyRunner('npx mocha --recursive -r ts-node/register --timeout=5000', null), ['test/a.test.js', 'test/b c.test.js'], f)!.command).toBe(
+      `npx mocha --recursive -r ts-node/register --timeout=5000 test/a.test.js 'test/b c.test.js' ${ours}`,
+    );
+    // `-r ts-node/register` takes a value: it is not a file of the invocation.
+    expect(planFiles(identifyRunner('npm test', 'mocha -r ts-node/register'), ['test/a.test.js'], f)!.command).toBe(`npm test -- test/a.test.js ${ours}`);
+    // mocha runs the files of the command line and ours (and a config's spec and ours): no selection.
+    for (const [cmd, script] of [['npm test', 'mocha test/unit'], ['npx mocha "test/**/*.spec.js"', null], ['npx mocha --spec test/a.js', null], ['npx mocha --config .mocharc.ci.js', null]] as const) {
+      expect(planFiles(identifyRunner(cmd, script), ['test/a.test.js'], f)).toBeNull();
+    }
+    expect(planFiles({ ...identifyRunner('npm test', 'mocha'), configSpec: true }, ['test/a.test.js'], f)).toBeNull();
+    // A compound script: through mocha itself.
+    expect(planFiles(identifyRunner('npm test', 'tsc && mocha'), ['test/a.test.js'], f)!.command).toBe(`npx --no-install mocha test/a.test.js ${ours}`);
+  });
+
+  test('related: the test files among the selection (changed tests, files of the baseline failures)', () => {
+    const info = identifyRunner('npm test', 'mocha');
+    expect(planRelated(info, ['src/math.js', 'test/math.test.js', 'spec/helpers/db.js', 'lib/x.spec.ts', 'README.md'], [], f)!.command).toBe(
+      `npm test -- test/math.test.js spec/helpers/db.js lib/x.spec.ts ${ours}`,
+    );
+    expect(planRelated(info, ['src/math.js', 'lib/contest.js'], [], f)).toBeNull();
+    expect(planRelated({ ...info, configSpec: true }, ['test/math.test.js'], [], f)).toBeNull();
+  });
+
+  test('the report lines: spec ids, hooks, files, a test that passed and then failed', () => {
+    const root = '/repo';
+    const lines = [
+      { type: 'hook', path: ['broken setup', '"before all" hook for "queries"'], state: 'failed', file: '/repo/test/broken.test.js', duration: 0, message: 'database not reachable', details: '     Error: database not reachable\n      at Context.<anonymous> (test/broken.test.js:3:24)\n      at process.processImmediate (node:internal/timers:483:21)' },
+      { type: 'test', path: ['math', 'adds'], state: 'passed', file: '/repo/test/math.test.js', duration: 2 },
+      { type: 'test', path: ['math', 'nested', 'subtracts'], state: 'failed', file: '/repo/test/math.test.js', duration: 1, message: 'Expected values to be strictly equal:\n\n2 !== 3\n', details: '     AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:\n\n2 !== 3\n\n      + expected - actual\n\n      -2\n      +3\n\n      at Context.<anonymous> (/repo/test/math.test.js:5:34)' },
+      { type: 'test', path: ['math', 'multiplies'], state: 'skipped', file: '/repo/test/math.test.js' },
+      { type: 'test', path: ['top level'], state: 'passed', file: '/repo/test/top.test.js', duration: 0 },
+      { type: 'test', path: ['top level'], state: 'failed', file: '/repo/test/top.test.js', message: 'done() called multiple times', details: 'Error: done() called multiple times' },
+      { type: 'end', passes: 2, failures: 3, pending: 1, duration: 9 },
+    ];
+    const r = parseMochaJsonl(`${lines.map((l) => JSON.stringify(l)).join('\n')}\n{"type":"te`, root)!;
+    expect(r.tests.map((t) => [t.id, t.status, t.file])).toEqual([
+      ['broken setup > "before all" hook for "queries"', 'failed', 'test/broken.test.js'],
+      ['math > adds', 'passed', 'test/math.test.js'],
+      ['math > nested > subtracts', 'failed', 'test/math.test.js'],
+      ['math > multiplies', 'skipped', 'test/math.test.js'],
+      ['top level', 'failed', 'test/top.test.js'],
+    ]);
+    expect(r.totals).toEqual({ passed: 1, failed: 3, skipped: 1 });
+    expect(r.loadErrors).toEqual([]);
+    const sub = r.tests[2];
+    expect(sub.message).toBe('Expected values to be strictly equal: 2 !== 3');
+    expect(sub.details).toContain('+ expected - actual');
+    expect(sub.frame).toBe('test/math.test.js:5:34');
+    expect(r.tests[0].frame).toBe('test/broken.test.js:3:24');
+    expect(parseStructured('mocha-jsonl', '', root)).toEqual({ tests: [], loadErrors: [], totals: { passed: 0, failed: 0, skipped: 0 } });
+    expect(parseMochaJsonl('mocha: not a report', root)).toBeNull();
   });
 });
 

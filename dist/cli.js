@@ -46,7 +46,7 @@ var require_windows = __commonJS({
     module.exports = isexe;
     isexe.sync = sync;
     var fs3 = __require("fs");
-    function checkPathExt(path20, options) {
+    function checkPathExt(path22, options) {
       var pathext = options.pathExt !== void 0 ? options.pathExt : process.env.PATHEXT;
       if (!pathext) {
         return true;
@@ -57,25 +57,25 @@ var require_windows = __commonJS({
       }
       for (var i2 = 0; i2 < pathext.length; i2++) {
         var p = pathext[i2].toLowerCase();
-        if (p && path20.substr(-p.length).toLowerCase() === p) {
+        if (p && path22.substr(-p.length).toLowerCase() === p) {
           return true;
         }
       }
       return false;
     }
-    function checkStat(stat2, path20, options) {
+    function checkStat(stat2, path22, options) {
       if (!stat2.isSymbolicLink() && !stat2.isFile()) {
         return false;
       }
-      return checkPathExt(path20, options);
+      return checkPathExt(path22, options);
     }
-    function isexe(path20, options, cb) {
-      fs3.stat(path20, function(er, stat2) {
-        cb(er, er ? false : checkStat(stat2, path20, options));
+    function isexe(path22, options, cb) {
+      fs3.stat(path22, function(er, stat2) {
+        cb(er, er ? false : checkStat(stat2, path22, options));
       });
     }
-    function sync(path20, options) {
-      return checkStat(fs3.statSync(path20), path20, options);
+    function sync(path22, options) {
+      return checkStat(fs3.statSync(path22), path22, options);
     }
   }
 });
@@ -86,13 +86,13 @@ var require_mode = __commonJS({
     module.exports = isexe;
     isexe.sync = sync;
     var fs3 = __require("fs");
-    function isexe(path20, options, cb) {
-      fs3.stat(path20, function(er, stat2) {
+    function isexe(path22, options, cb) {
+      fs3.stat(path22, function(er, stat2) {
         cb(er, er ? false : checkStat(stat2, options));
       });
     }
-    function sync(path20, options) {
-      return checkStat(fs3.statSync(path20), options);
+    function sync(path22, options) {
+      return checkStat(fs3.statSync(path22), options);
     }
     function checkStat(stat2, options) {
       return stat2.isFile() && checkMode(stat2, options);
@@ -125,7 +125,7 @@ var require_isexe = __commonJS({
     }
     module.exports = isexe;
     isexe.sync = sync;
-    function isexe(path20, options, cb) {
+    function isexe(path22, options, cb) {
       if (typeof options === "function") {
         cb = options;
         options = {};
@@ -135,7 +135,7 @@ var require_isexe = __commonJS({
           throw new TypeError("callback not provided");
         }
         return new Promise(function(resolve, reject) {
-          isexe(path20, options || {}, function(er, is) {
+          isexe(path22, options || {}, function(er, is) {
             if (er) {
               reject(er);
             } else {
@@ -144,7 +144,7 @@ var require_isexe = __commonJS({
           });
         });
       }
-      core2(path20, options || {}, function(er, is) {
+      core2(path22, options || {}, function(er, is) {
         if (er) {
           if (er.code === "EACCES" || options && options.ignoreErrors) {
             er = null;
@@ -154,9 +154,9 @@ var require_isexe = __commonJS({
         cb(er, is);
       });
     }
-    function sync(path20, options) {
+    function sync(path22, options) {
       try {
-        return core2.sync(path20, options || {});
+        return core2.sync(path22, options || {});
       } catch (er) {
         if (options && options.ignoreErrors || er.code === "EACCES") {
           return false;
@@ -172,7 +172,7 @@ var require_isexe = __commonJS({
 var require_which = __commonJS({
   "node_modules/which/which.js"(exports, module) {
     var isWindows = process.platform === "win32" || process.env.OSTYPE === "cygwin" || process.env.OSTYPE === "msys";
-    var path20 = __require("path");
+    var path22 = __require("path");
     var COLON = isWindows ? ";" : ":";
     var isexe = require_isexe();
     var getNotFoundError = (cmd) => Object.assign(new Error(`not found: ${cmd}`), { code: "ENOENT" });
@@ -210,7 +210,7 @@ var require_which = __commonJS({
           return opt2.all && found.length ? resolve(found) : reject(getNotFoundError(cmd));
         const ppRaw = pathEnv[i2];
         const pathPart = /^".*"$/.test(ppRaw) ? ppRaw.slice(1, -1) : ppRaw;
-        const pCmd = path20.join(pathPart, cmd);
+        const pCmd = path22.join(pathPart, cmd);
         const p = !pathPart && /^\.[\\\/]/.test(cmd) ? cmd.slice(0, 2) + pCmd : pCmd;
         resolve(subStep(p, i2, 0));
       });
@@ -237,7 +237,7 @@ var require_which = __commonJS({
       for (let i2 = 0; i2 < pathEnv.length; i2++) {
         const ppRaw = pathEnv[i2];
         const pathPart = /^".*"$/.test(ppRaw) ? ppRaw.slice(1, -1) : ppRaw;
-        const pCmd = path20.join(pathPart, cmd);
+        const pCmd = path22.join(pathPart, cmd);
         const p = !pathPart && /^\.[\\\/]/.test(cmd) ? cmd.slice(0, 2) + pCmd : pCmd;
         for (let j = 0; j < pathExt.length; j++) {
           const cur = p + pathExt[j];
@@ -285,7 +285,7 @@ var require_path_key = __commonJS({
 var require_resolveCommand = __commonJS({
   "node_modules/cross-spawn/lib/util/resolveCommand.js"(exports, module) {
     "use strict";
-    var path20 = __require("path");
+    var path22 = __require("path");
     var which = require_which();
     var getPathKey = require_path_key();
     function resolveCommandAttempt(parsed, withoutPathExt) {
@@ -303,7 +303,7 @@ var require_resolveCommand = __commonJS({
       try {
         resolved = which.sync(parsed.command, {
           path: env[getPathKey({ env })],
-          pathExt: withoutPathExt ? path20.delimiter : void 0
+          pathExt: withoutPathExt ? path22.delimiter : void 0
         });
       } catch (e) {
       } finally {
@@ -312,7 +312,7 @@ var require_resolveCommand = __commonJS({
         }
       }
       if (resolved) {
-        resolved = path20.resolve(hasCustomCwd ? parsed.options.cwd : "", resolved);
+        resolved = path22.resolve(hasCustomCwd ? parsed.options.cwd : "", resolved);
       }
       return resolved;
     }
@@ -366,8 +366,8 @@ var require_shebang_command = __commonJS({
       if (!match) {
         return null;
       }
-      const [path20, argument] = match[0].replace(/#! ?/, "").split(" ");
-      const binary = path20.split("/").pop();
+      const [path22, argument] = match[0].replace(/#! ?/, "").split(" ");
+      const binary = path22.split("/").pop();
       if (binary === "env") {
         return argument;
       }
@@ -402,7 +402,7 @@ var require_readShebang = __commonJS({
 var require_parse = __commonJS({
   "node_modules/cross-spawn/lib/parse.js"(exports, module) {
     "use strict";
-    var path20 = __require("path");
+    var path22 = __require("path");
     var resolveCommand = require_resolveCommand();
     var escape2 = require_escape();
     var readShebang = require_readShebang();
@@ -427,7 +427,7 @@ var require_parse = __commonJS({
       const needsShell = !isExecutableRegExp.test(commandFile);
       if (parsed.options.forceShell || needsShell) {
         const needsDoubleEscapeMetaChars = isCmdShimRegExp.test(commandFile);
-        parsed.command = path20.normalize(parsed.command);
+        parsed.command = path22.normalize(parsed.command);
         parsed.command = escape2.command(parsed.command);
         parsed.args = parsed.args.map((arg) => escape2.argument(arg, needsDoubleEscapeMetaChars));
         const shellCommand = [parsed.command].concat(parsed.args).join(" ");
@@ -792,8 +792,8 @@ var require_utils = __commonJS({
       }
       return output2;
     };
-    exports.basename = (path20, { windows } = {}) => {
-      const segs = path20.split(windows ? /[\\/]/ : "/");
+    exports.basename = (path22, { windows } = {}) => {
+      const segs = path22.split(windows ? /[\\/]/ : "/");
       const last = segs[segs.length - 1];
       if (last === "") {
         return segs[segs.length - 2];
@@ -2315,16 +2315,16 @@ var require_picomatch2 = __commonJS({
 
 // src/cli.ts
 import { parseArgs } from "node:util";
-import { cp, mkdtemp as mkdtemp3, readFile as readFile6 } from "node:fs/promises";
+import { cp, mkdtemp as mkdtemp3, readFile as readFile7 } from "node:fs/promises";
 import { execFileSync } from "node:child_process";
 import { realpathSync } from "node:fs";
 import os4 from "node:os";
-import path19 from "node:path";
+import path21 from "node:path";
 import { fileURLToPath as fileURLToPath3 } from "node:url";
 
 // src/local.ts
 import os3 from "node:os";
-import path18 from "node:path";
+import path20 from "node:path";
 
 // node_modules/is-plain-obj/index.js
 function isPlainObject(value) {
@@ -6728,13 +6728,13 @@ var logOutputSync = ({ serializedResult, fdNumber, state, verboseInfo, encoding,
   }
 };
 var writeToFiles = (serializedResult, stdioItems, outputFiles) => {
-  for (const { path: path20, append } of stdioItems.filter(({ type }) => FILE_TYPES.has(type))) {
-    const pathString = typeof path20 === "string" ? path20 : path20.toString();
+  for (const { path: path22, append } of stdioItems.filter(({ type }) => FILE_TYPES.has(type))) {
+    const pathString = typeof path22 === "string" ? path22 : path22.toString();
     if (append || outputFiles.has(pathString)) {
-      appendFileSync(path20, serializedResult);
+      appendFileSync(path22, serializedResult);
     } else {
       outputFiles.add(pathString);
-      writeFileSync(path20, serializedResult);
+      writeFileSync(path22, serializedResult);
     }
   }
 };
@@ -11870,12 +11870,12 @@ function encodeURIPath(str2) {
   return str2.replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@]+/g, encodeURIComponent);
 }
 var EMPTY = /* @__PURE__ */ Object.freeze(/* @__PURE__ */ Object.create(null));
-var createPathTagFunction = (pathEncoder = encodeURIPath) => function path20(statics, ...params) {
+var createPathTagFunction = (pathEncoder = encodeURIPath) => function path22(statics, ...params) {
   if (statics.length === 1)
     return statics[0];
   let postPath = false;
   const invalidSegments = [];
-  const path21 = statics.reduce((previousValue, currentValue, index) => {
+  const path23 = statics.reduce((previousValue, currentValue, index) => {
     if (/[?#]/.test(currentValue)) {
       postPath = true;
     }
@@ -11892,7 +11892,7 @@ var createPathTagFunction = (pathEncoder = encodeURIPath) => function path20(sta
     }
     return previousValue + currentValue + (index === params.length ? "" : encoded);
   }, "");
-  const pathOnly = path21.split(/[?#]/, 1)[0];
+  const pathOnly = path23.split(/[?#]/, 1)[0];
   const invalidSegmentPattern = /(?<=^|\/)(?:\.|%2e){1,2}(?=\/|$)/gi;
   let match;
   while ((match = invalidSegmentPattern.exec(pathOnly)) !== null) {
@@ -11913,10 +11913,10 @@ var createPathTagFunction = (pathEncoder = encodeURIPath) => function path20(sta
     }, "");
     throw new OpenAIError(`Path parameters result in path with invalid segments:
 ${invalidSegments.map((e) => e.error).join("\n")}
-${path21}
+${path23}
 ${underline2}`);
   }
-  return path21;
+  return path23;
 };
 var path8 = /* @__PURE__ */ createPathTagFunction(encodeURIPath);
 
@@ -20367,9 +20367,9 @@ var OpenAI = class {
     this.apiKey = token;
     return true;
   }
-  buildURL(path20, query, defaultBaseURL) {
+  buildURL(path22, query, defaultBaseURL) {
     const baseURL = !__classPrivateFieldGet(this, _OpenAI_instances, "m", _OpenAI_baseURLOverridden).call(this) && defaultBaseURL || this.baseURL;
-    const url2 = isAbsoluteURL(path20) ? new URL(path20) : new URL(baseURL + (baseURL.endsWith("/") && path20.startsWith("/") ? path20.slice(1) : path20));
+    const url2 = isAbsoluteURL(path22) ? new URL(path22) : new URL(baseURL + (baseURL.endsWith("/") && path22.startsWith("/") ? path22.slice(1) : path22));
     const defaultQuery = this.defaultQuery();
     const pathQuery = Object.fromEntries(url2.searchParams);
     if (!isEmptyObj(defaultQuery) || !isEmptyObj(pathQuery)) {
@@ -20399,24 +20399,24 @@ var OpenAI = class {
    */
   async prepareRequest(request, { url: url2, options }) {
   }
-  get(path20, opts) {
-    return this.methodRequest("get", path20, opts);
+  get(path22, opts) {
+    return this.methodRequest("get", path22, opts);
   }
-  post(path20, opts) {
-    return this.methodRequest("post", path20, opts);
+  post(path22, opts) {
+    return this.methodRequest("post", path22, opts);
   }
-  patch(path20, opts) {
-    return this.methodRequest("patch", path20, opts);
+  patch(path22, opts) {
+    return this.methodRequest("patch", path22, opts);
   }
-  put(path20, opts) {
-    return this.methodRequest("put", path20, opts);
+  put(path22, opts) {
+    return this.methodRequest("put", path22, opts);
   }
-  delete(path20, opts) {
-    return this.methodRequest("delete", path20, opts);
+  delete(path22, opts) {
+    return this.methodRequest("delete", path22, opts);
   }
-  methodRequest(method, path20, opts) {
+  methodRequest(method, path22, opts) {
     return this.request(Promise.resolve(opts).then((opts2) => {
-      return { method, path: path20, ...opts2 };
+      return { method, path: path22, ...opts2 };
     }));
   }
   request(options, remainingRetries = null) {
@@ -20541,8 +20541,8 @@ var OpenAI = class {
     }));
     return { response, options, controller, requestLogID, retryOfRequestLogID, startTime };
   }
-  getAPIList(path20, Page2, opts) {
-    return this.requestAPIList(Page2, opts && "then" in opts ? opts.then((opts2) => ({ method: "get", path: path20, ...opts2 })) : { method: "get", path: path20, ...opts });
+  getAPIList(path22, Page2, opts) {
+    return this.requestAPIList(Page2, opts && "then" in opts ? opts.then((opts2) => ({ method: "get", path: path22, ...opts2 })) : { method: "get", path: path22, ...opts });
   }
   requestAPIList(Page2, options) {
     const request = this.makeRequest(options, null, void 0);
@@ -20636,8 +20636,8 @@ var OpenAI = class {
   }
   async buildRequest(inputOptions, { retryCount = 0 } = {}) {
     const options = { ...inputOptions };
-    const { method, path: path20, query, defaultBaseURL } = options;
-    const url2 = this.buildURL(path20, query, defaultBaseURL);
+    const { method, path: path22, query, defaultBaseURL } = options;
+    const url2 = this.buildURL(path22, query, defaultBaseURL);
     if ("timeout" in options)
       validatePositiveInteger("timeout", options.timeout);
     options.timeout = options.timeout ?? this.timeout;
@@ -21020,8 +21020,8 @@ function redact(text, apiKey) {
 
 // src/fix.ts
 import { existsSync as existsSync2 } from "node:fs";
-import { mkdir as mkdir2, readFile as readFile5, rm as rm3, writeFile as writeFile2 } from "node:fs/promises";
-import path16 from "node:path";
+import { mkdir as mkdir2, readFile as readFile6, rm as rm3, writeFile as writeFile3 } from "node:fs/promises";
+import path18 from "node:path";
 
 // src/agent/tools.ts
 var import_picomatch2 = __toESM(require_picomatch2(), 1);
@@ -21845,10 +21845,10 @@ function mergeDefs(...defs) {
 function cloneDef(schema) {
   return mergeDefs(schema._zod.def);
 }
-function getElementAtPath(obj, path20) {
-  if (!path20)
+function getElementAtPath(obj, path22) {
+  if (!path22)
     return obj;
-  return path20.reduce((acc, key) => acc?.[key], obj);
+  return path22.reduce((acc, key) => acc?.[key], obj);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
@@ -22188,11 +22188,11 @@ function explicitlyAborted(x, startIndex = 0) {
   }
   return false;
 }
-function prefixIssues(path20, issues) {
+function prefixIssues(path22, issues) {
   return issues.map((iss) => {
     var _a5;
     (_a5 = iss).path ?? (_a5.path = []);
-    iss.path.unshift(path20);
+    iss.path.unshift(path22);
     return iss;
   });
 }
@@ -22654,16 +22654,16 @@ function flattenError(error62, mapper = (issue2) => issue2.message) {
 }
 function formatError(error62, mapper = (issue2) => issue2.message) {
   const fieldErrors = { _errors: [] };
-  const processError = (error63, path20 = []) => {
+  const processError = (error63, path22 = []) => {
     for (const issue2 of error63.issues) {
       if (issue2.code === "invalid_union" && issue2.errors.length) {
-        issue2.errors.map((issues) => processError({ issues }, [...path20, ...issue2.path]));
+        issue2.errors.map((issues) => processError({ issues }, [...path22, ...issue2.path]));
       } else if (issue2.code === "invalid_key") {
-        processError({ issues: issue2.issues }, [...path20, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path22, ...issue2.path]);
       } else if (issue2.code === "invalid_element") {
-        processError({ issues: issue2.issues }, [...path20, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path22, ...issue2.path]);
       } else {
-        const fullpath = [...path20, ...issue2.path];
+        const fullpath = [...path22, ...issue2.path];
         if (fullpath.length === 0) {
           fieldErrors._errors.push(mapper(issue2));
         } else {
@@ -22702,17 +22702,17 @@ function formatError(error62, mapper = (issue2) => issue2.message) {
 }
 function treeifyError(error62, mapper = (issue2) => issue2.message) {
   const result = { errors: [] };
-  const processError = (error63, path20 = []) => {
+  const processError = (error63, path22 = []) => {
     var _a5;
     for (const issue2 of error63.issues) {
       if (issue2.code === "invalid_union" && issue2.errors.length) {
-        issue2.errors.map((issues) => processError({ issues }, [...path20, ...issue2.path]));
+        issue2.errors.map((issues) => processError({ issues }, [...path22, ...issue2.path]));
       } else if (issue2.code === "invalid_key") {
-        processError({ issues: issue2.issues }, [...path20, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path22, ...issue2.path]);
       } else if (issue2.code === "invalid_element") {
-        processError({ issues: issue2.issues }, [...path20, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path22, ...issue2.path]);
       } else {
-        const fullpath = [...path20, ...issue2.path];
+        const fullpath = [...path22, ...issue2.path];
         if (fullpath.length === 0) {
           result.errors.push(mapper(issue2));
           continue;
@@ -22751,8 +22751,8 @@ function treeifyError(error62, mapper = (issue2) => issue2.message) {
 }
 function toDotPath(_path) {
   const segs = [];
-  const path20 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
-  for (const seg of path20) {
+  const path22 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
+  for (const seg of path22) {
     if (typeof seg === "number")
       segs.push(`[${seg}]`);
     else if (typeof seg === "symbol")
@@ -39890,13 +39890,13 @@ function resolveRef(ref, ctx) {
   if (!ref.startsWith("#")) {
     throw new Error("External $ref is not supported, only local refs (#/...) are allowed");
   }
-  const path20 = ref.slice(1).split("/").filter(Boolean);
-  if (path20.length === 0) {
+  const path22 = ref.slice(1).split("/").filter(Boolean);
+  if (path22.length === 0) {
     return ctx.rootSchema;
   }
   const defsKey = ctx.version === "draft-2020-12" ? "$defs" : "definitions";
-  if (path20[0] === defsKey) {
-    const key = path20[1] === void 0 ? void 0 : decodeJSONPointerSegment(path20[1]);
+  if (path22[0] === defsKey) {
+    const key = path22[1] === void 0 ? void 0 : decodeJSONPointerSegment(path22[1]);
     if (!key || !ctx.defs[key]) {
       throw new Error(`Reference not found: ${ref}`);
     }
@@ -42140,13 +42140,13 @@ function flattenTree(nodes, prefix, out) {
     const n2 = (seen.get(node2.name) ?? 0) + 1;
     seen.set(node2.name, n2);
     const name = n2 > 1 ? `${node2.name} [${n2}]` : node2.name;
-    const path20 = [...prefix, name];
+    const path22 = [...prefix, name];
     if (node2.children.length === 0) {
-      out.add(path20.join(SEP), node2.status, node2.message, node2.durationMs);
+      out.add(path22.join(SEP), node2.status, node2.message, node2.durationMs);
       continue;
     }
-    flattenTree(node2.children, path20, out);
-    if (node2.status === "failed" && !hasFailure(node2.children)) out.add(path20.join(SEP), "failed", node2.message);
+    flattenTree(node2.children, path22, out);
+    if (node2.status === "failed" && !hasFailure(node2.children)) out.add(path22.join(SEP), "failed", node2.message);
   }
 }
 var TAP_POINT = /^(\s*)(not ok|ok)\s+(\d+)\b(?:\s*-)?\s*(.*)$/;
@@ -43521,11 +43521,174 @@ async function proveFailToPass(deps) {
 }
 
 // src/verify/session.ts
-import { mkdtemp as mkdtemp2, readFile as readFile3, rm as rm2 } from "node:fs/promises";
+import { mkdtemp as mkdtemp2, readFile as readFile4, rm as rm2, writeFile as writeFile2 } from "node:fs/promises";
 import os from "node:os";
+import path15 from "node:path";
+
+// src/verify/mocha.ts
+import { readFile as readFile3 } from "node:fs/promises";
 import path13 from "node:path";
+var MOCHA_CONFIGS = [".mocharc.cjs", ".mocharc.js", ".mocharc.yaml", ".mocharc.yml", ".mocharc.jsonc", ".mocharc.json"];
+async function mochaConfigHasSpec(root, pkg) {
+  const field = pkg?.mocha;
+  if (field && typeof field === "object" && "spec" in field) return true;
+  for (const name of MOCHA_CONFIGS) {
+    let text;
+    try {
+      text = await readFile3(path13.join(root, name), "utf8");
+    } catch {
+      continue;
+    }
+    return /\bspec\b/.test(text);
+  }
+  return false;
+}
+var MOCHA_REPORTER_FILE = "agent-fix-mocha-reporter.cjs";
+var MOCHA_REPORTER_SOURCE = String.raw`'use strict';
+// agent-fix: mocha reporter. Prints what mocha's spec reporter prints (suites, tests,
+// summary, numbered failures with message, diff and stack) and writes one JSON line per
+// test, failing hook and run end to the file named by --reporter-option agentFixOutput=<file>.
+var fs = require('fs');
+var util = require('util');
+
+function AgentFixReporter(runner, options) {
+  var opts = (options && (options.reporterOption || options.reporterOptions)) || {};
+  var file = opts.agentFixOutput;
+  if (file) fs.writeFileSync(file, '');
+  var record = function (o) {
+    if (!file) return;
+    try {
+      fs.appendFileSync(file, JSON.stringify(o) + '\n');
+    } catch (e) {
+      // the report is best effort; the output stays
+    }
+  };
+  var print = function (s) {
+    process.stdout.write((s === undefined ? '' : s) + '\n');
+  };
+  var indents = 0;
+  var indent = function () {
+    return Array(indents).join('  ');
+  };
+  var failures = [];
+  var passes = 0;
+  var pending = 0;
+  var started = Date.now();
+  var titles = function (t) {
+    if (t && typeof t.titlePath === 'function') return t.titlePath();
+    if (t && Array.isArray(t.$$titlePath)) return t.$$titlePath;
+    return [t && typeof t.fullTitle === 'function' ? t.fullTitle() : String(t && t.title)];
+  };
+  var entry = function (t, state) {
+    var o = { type: t && t.type === 'hook' ? 'hook' : 'test', path: titles(t), state: state };
+    if (t && t.file) o.file = t.file;
+    if (t && typeof t.duration === 'number') o.duration = t.duration;
+    return o;
+  };
+
+  runner.on('start', function () {
+    print();
+  });
+  runner.on('suite', function (suite) {
+    ++indents;
+    print(indent() + suite.title);
+  });
+  runner.on('suite end', function () {
+    --indents;
+    if (indents === 1) print();
+  });
+  runner.on('pending', function (test) {
+    pending++;
+    print(indent() + '  - ' + test.title);
+    record(entry(test, 'skipped'));
+  });
+  runner.on('pass', function (test) {
+    passes++;
+    var slow = typeof test.slow === 'function' ? test.slow() : 75;
+    var took = typeof test.duration === 'number' && test.duration > slow / 2 ? ' (' + test.duration + 'ms)' : '';
+    print(indent() + '  \u2714 ' + test.title + took);
+    record(entry(test, 'passed'));
+  });
+  runner.on('fail', function (test, err) {
+    failures.push([test, err]);
+    print(indent() + '  ' + failures.length + ') ' + test.title);
+    var o = entry(test, 'failed');
+    var d = describe(err);
+    o.message = d.message;
+    o.details = d.text;
+    record(o);
+  });
+  runner.once('end', function () {
+    var ms = Date.now() - started;
+    print();
+    print('  ' + passes + ' passing (' + (ms >= 1000 ? Math.round(ms / 1000) + 's' : ms + 'ms') + ')');
+    if (pending) print('  ' + pending + ' pending');
+    if (failures.length) {
+      print('  ' + failures.length + ' failing');
+      failures.forEach(function (f, i) {
+        var head = '';
+        var pad = '';
+        titles(f[0]).forEach(function (s, j) {
+          if (j !== 0) head += '\n     ' + pad;
+          head += s;
+          pad += '  ';
+        });
+        print();
+        print('  ' + (i + 1) + ') ' + head + ':');
+        print(describe(f[1]).text);
+      });
+    }
+    print();
+    record({ type: 'end', passes: passes, failures: failures.length, pending: pending, duration: ms });
+  });
+}
+
+function show(v) {
+  return typeof v === 'string' ? v : util.inspect(v, { depth: 8, sorted: true, breakLength: 60 });
+}
+
+// message, the "+ expected - actual" diff (differing lines, with the common lines around), the stack
+function describe(err) {
+  if (err === undefined || err === null) return { message: 'failed', text: '     failed' };
+  if (typeof err !== 'object') return { message: String(err), text: '     ' + String(err) };
+  var message = typeof err.message === 'string' ? err.message : '';
+  var stack = typeof err.stack === 'string' ? err.stack : '';
+  var msg = message || String(err);
+  var at = message ? stack.indexOf(message) : -1;
+  if (at !== -1) {
+    msg = stack.slice(0, at + message.length);
+    stack = stack.slice(at + message.length + 1);
+  } else if (stack) {
+    var first = stack.indexOf('\n    at ');
+    if (first !== -1) {
+      if (!message) msg = stack.slice(0, first);
+      stack = stack.slice(first + 1);
+    }
+  }
+  var diff = '';
+  if (err.showDiff !== false && err.expected !== undefined && typeof err.actual === typeof err.expected) {
+    var a = show(err.actual).split('\n');
+    var b = show(err.expected).split('\n');
+    var s = 0;
+    while (s < a.length && s < b.length && a[s] === b[s]) s++;
+    var e = 0;
+    while (e < a.length - s && e < b.length - s && a[a.length - 1 - e] === b[b.length - 1 - e]) e++;
+    var lines = [];
+    for (var i = Math.max(0, s - 2); i < s; i++) lines.push('       ' + a[i]);
+    for (var j = s; j < a.length - e; j++) lines.push('      -' + a[j]);
+    for (var k = s; k < b.length - e; k++) lines.push('      +' + b[k]);
+    for (var l = a.length - e; l < Math.min(a.length, a.length - e + 2); l++) lines.push('       ' + a[l]);
+    if (lines.length) diff = '\n\n      + expected - actual\n\n' + lines.join('\n') + '\n';
+  }
+  var text = '     ' + msg + diff + (stack ? '\n' + stack.replace(/^/gm, '  ').replace(/\s+$/, '') : '');
+  return { message: message || msg, text: text.replace(/\s+$/, '') };
+}
+
+module.exports = AgentFixReporter;
+`;
 
 // src/verify/plan.ts
+import path14 from "node:path";
 var COMPOUND = /&&|\|\||[;|`$<>()]|\n/;
 function quote(arg) {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
@@ -43611,6 +43774,8 @@ function planStructured(testCommand, info, reportFile) {
       const flags = `--test-reporter=spec --test-reporter-destination=stdout --test-reporter=junit --test-reporter-destination=${f}`;
       return { command: base.replace(/^node\s/, `node ${flags} `), reportFile, format: "junit", flavour: "generic", parsedFrom: "node-test" };
     }
+    case "mocha":
+      return mochaRun(base, reportFile);
     case "go":
       if (base !== info.invocation || /\s-json\b/.test(base)) return plain;
       return { command: `${base.replace(/^go\s+test\b/, "go test -json")} > ${f}`, reportFile, format: "go-json", stdoutIsReport: true, flavour: "generic", parsedFrom: "go" };
@@ -43618,6 +43783,66 @@ function planStructured(testCommand, info, reportFile) {
       return plain;
   }
 }
+function mochaRun(base, reportFile, files = []) {
+  const reporter = path14.join(path14.dirname(reportFile), MOCHA_REPORTER_FILE);
+  const selection = files.length ? ` ${files.map(quote).join(" ")}` : "";
+  return {
+    command: `${base}${selection} --reporter ${quote(reporter)} --reporter-option agentFixOutput=${quote(reportFile)}`,
+    reportFile,
+    format: "mocha-jsonl",
+    support: { path: reporter, text: MOCHA_REPORTER_SOURCE },
+    flavour: "generic",
+    parsedFrom: "mocha"
+  };
+}
+var MOCHA_VALUE_FLAGS = /* @__PURE__ */ new Set([
+  "--config",
+  "--package",
+  "--extension",
+  "--file",
+  "--global",
+  "--globals",
+  "--ignore",
+  "--exclude",
+  "--node-option",
+  "-n",
+  "--reporter-option",
+  "--reporter-options",
+  "-O",
+  "--require",
+  "-r",
+  "--spec",
+  "--watch-files",
+  "--watch-ignore",
+  "--fgrep",
+  "-f",
+  "--grep",
+  "-g",
+  "--reporter",
+  "-R",
+  "--ui",
+  "-u",
+  "--slow",
+  "-s",
+  "--timeout",
+  "-t",
+  "--retries",
+  "--jobs",
+  "-j"
+]);
+function mochaSelectable(info) {
+  if (info.configSpec) return false;
+  const args = core(info.invocation).replace(/^(?:\.\/node_modules\/\.bin\/)?mocha\b/, "").split(/\s+/).filter(Boolean);
+  for (let i2 = 0; i2 < args.length; i2++) {
+    const a2 = args[i2];
+    if (!a2.startsWith("-")) return false;
+    const name = a2.split("=")[0];
+    if (name === "--spec" || name === "--config" || name === "--package" || name === "--no-config" || name === "--no-package") return false;
+    if (MOCHA_VALUE_FLAGS.has(name) && !a2.includes("=")) i2++;
+  }
+  return true;
+}
+var JS_TEST = /\.(?:test|spec)\.[cm]?[jt]sx?$|(?:^|\/)(?:test|tests|spec|__tests__)\/(?:.*\/)?[^/]+\.[cm]?[jt]sx?$/;
 var SOURCE = /\.(?:[cm]?[jt]sx?)$/;
 var PY_TEST = /(?:^|\/)(?:test_[^/]*|[^/]*_test)\.py$/;
 function planRelated(info, changed, allFiles, reportFile) {
@@ -43676,6 +43901,11 @@ function planRelated(info, changed, allFiles, reportFile) {
       const cmd = info.base.replace(/\s\.\/\.\.\.(?=\s|$)/, ` ${dirs.map(quote).join(" ")}`).replace(/^go\s+test\b/, "go test -json");
       return { command: `${cmd} > ${f}`, reportFile, format: "go-json", stdoutIsReport: true, flavour: "generic", parsedFrom: "go" };
     }
+    case "mocha": {
+      const tests = changed.filter((p) => JS_TEST.test(p));
+      if (tests.length === 0 || !mochaSelectable(info)) return null;
+      return mochaRun(info.base, reportFile, tests);
+    }
     default:
       return null;
   }
@@ -43703,12 +43933,14 @@ function planFiles(info, testFiles, reportFile) {
       const dirs = [...new Set(testFiles.map((p) => p.includes("/") ? `./${p.slice(0, p.lastIndexOf("/"))}` : "."))];
       return { command: `go test -json ${dirs.map(quote).join(" ")} > ${f}`, reportFile, format: "go-json", stdoutIsReport: true, flavour: "generic", parsedFrom: "go" };
     }
+    case "mocha":
+      return mochaSelectable(info) ? mochaRun(info.base, reportFile, testFiles) : null;
     default:
       return null;
   }
 }
 function displayCommand(command) {
-  return command.replace(/ --json --outputFile=\S+/g, "").replace(/ --reporter=default --reporter=json --outputFile\.json=\S+/g, "").replace(/ --junitxml=\S+ -o junit_family=xunit1/g, "").replace(/--test-reporter=spec --test-reporter-destination=stdout --test-reporter=junit --test-reporter-destination=\S+ /g, "").replace(/^go test -json /, "go test ").replace(/ > \S+$/, "").replace(/\s+/g, " ").trim().replace(/ --$/, "");
+  return command.replace(/ --json --outputFile=\S+/g, "").replace(/ --reporter=default --reporter=json --outputFile\.json=\S+/g, "").replace(/ --junitxml=\S+ -o junit_family=xunit1/g, "").replace(/--test-reporter=spec --test-reporter-destination=stdout --test-reporter=junit --test-reporter-destination=\S+ /g, "").replace(/ --reporter \S*agent-fix-mocha-reporter\.cjs'? --reporter-option agentFixOutput=\S+/g, "").replace(/^go test -json /, "go test ").replace(/ > \S+$/, "").replace(/\s+/g, " ").trim().replace(/ --$/, "");
 }
 
 // src/verify/structured.ts
@@ -43861,9 +44093,9 @@ function parseJUnit(xml, root, flavour = "generic") {
       id = relativeTo(root, name);
       loadError = true;
     } else {
-      const path20 = suites.filter(Boolean);
-      if (path20.length === 0 && a2.classname && a2.classname !== "test" && a2.classname !== name) path20.push(a2.classname);
-      id = [...path20, name].join(SEP2);
+      const path22 = suites.filter(Boolean);
+      if (path22.length === 0 && a2.classname && a2.classname !== "test" && a2.classname !== name) path22.push(a2.classname);
+      id = [...path22, name].join(SEP2);
     }
     if (loadError) loadErrors.push(id);
     if (seen.has(id)) continue;
@@ -43967,6 +44199,38 @@ function goJsonToText(text) {
   }
   return out.join("");
 }
+function parseMochaJsonl(text, root) {
+  const byId = /* @__PURE__ */ new Map();
+  let lines = 0;
+  for (const line of text.split("\n")) {
+    if (!line.startsWith("{")) continue;
+    let e;
+    try {
+      e = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    lines++;
+    if (e.type !== "test" && e.type !== "hook") continue;
+    const titles = Array.isArray(e.path) ? e.path.filter((t) => typeof t === "string" && t !== "") : [];
+    if (titles.length === 0) continue;
+    const id = titles.join(SEP2);
+    const status = e.state === "passed" ? "passed" : e.state === "failed" ? "failed" : "skipped";
+    const previous = byId.get(id);
+    if (previous?.status === "failed") continue;
+    const test = { id, status };
+    if (e.file) test.file = relativeTo(root, e.file);
+    if (typeof e.duration === "number") test.durationMs = e.duration;
+    if (status === "failed") {
+      failure2(test, e.details || e.message || "failed", root);
+      if (e.message?.trim()) test.message = oneLine(stripAnsi(e.message));
+    }
+    byId.set(id, test);
+  }
+  if (lines === 0 && text.trim()) return null;
+  const tests = [...byId.values()];
+  return { tests, loadErrors: [], totals: totalsOf(tests) };
+}
 function parseStructured(format2, text, root, flavour = "generic") {
   switch (format2) {
     case "jest-json":
@@ -43975,6 +44239,8 @@ function parseStructured(format2, text, root, flavour = "generic") {
       return parseJUnit(text, root, flavour);
     case "go-json":
       return parseGoJson(text, root);
+    case "mocha-jsonl":
+      return parseMochaJsonl(text, root);
   }
 }
 
@@ -44044,13 +44310,16 @@ var TestSession = class _TestSession {
   gate = STRICT_GATE;
   static async create(deps) {
     let script = null;
+    let pkg = null;
     try {
-      const pkg = JSON.parse(await readFile3(path13.join(deps.root, "package.json"), "utf8"));
+      pkg = JSON.parse(await readFile4(path15.join(deps.root, "package.json"), "utf8"));
       if (typeof pkg.scripts?.test === "string") script = pkg.scripts.test;
     } catch {
     }
-    const tmp = await mkdtemp2(path13.join(os.tmpdir(), "agent-fix-tests-"));
-    return new _TestSession(deps, identifyRunner(deps.testCommand, script), tmp);
+    const tmp = await mkdtemp2(path15.join(os.tmpdir(), "agent-fix-tests-"));
+    const info = identifyRunner(deps.testCommand, script);
+    if (info.runner === "mocha" && await mochaConfigHasSpec(deps.root, pkg)) info.configSpec = true;
+    return new _TestSession(deps, info, tmp);
   }
   async dispose() {
     await rm2(this.tmp, { recursive: true, force: true });
@@ -44065,8 +44334,8 @@ var TestSession = class _TestSession {
   reportPath() {
     this.seq++;
     const r = this.info.runner;
-    const ext = r === "jest" || r === "vitest" ? "json" : r === "go" ? "jsonl" : "xml";
-    return path13.join(this.tmp, `report-${this.seq}.${ext}`);
+    const ext = r === "jest" || r === "vitest" ? "json" : r === "go" || r === "mocha" ? "jsonl" : "xml";
+    return path15.join(this.tmp, `report-${this.seq}.${ext}`);
   }
   plainPlan() {
     return { command: this.deps.testCommand, flavour: "generic", parsedFrom: "none" };
@@ -44081,11 +44350,12 @@ var TestSession = class _TestSession {
   async execute(plan, scope, purpose) {
     const { redactor, root } = this.deps;
     if (plan.reportFile) await rm2(plan.reportFile, { force: true });
+    if (plan.support) await writeFile2(plan.support.path, plan.support.text);
     const r = await this.deps.exec(plan.command);
     let content = null;
     if (plan.reportFile) {
       try {
-        content = await readFile3(plan.reportFile, "utf8");
+        content = await readFile4(plan.reportFile, "utf8");
       } catch {
         content = null;
       }
@@ -44413,7 +44683,7 @@ function isolationFor(kind, networkAllowed, probe) {
 import { spawnSync as spawnSync3 } from "node:child_process";
 import { mkdtempSync, writeFileSync as writeFileSync2 } from "node:fs";
 import os2 from "node:os";
-import path14 from "node:path";
+import path16 from "node:path";
 function filesFromShowOrigin(output2) {
   const files = /* @__PURE__ */ new Set();
   for (const line of output2.split("\n")) {
@@ -44454,7 +44724,7 @@ function hidingWorks(wrapper, file2) {
 var empty = null;
 function emptyFile() {
   if (!empty) {
-    empty = path14.join(mkdtempSync(path14.join(os2.tmpdir(), "agent-fix-empty-")), "empty");
+    empty = path16.join(mkdtempSync(path16.join(os2.tmpdir(), "agent-fix-empty-")), "empty");
     writeFileSync2(empty, "", { mode: 292 });
   }
   return empty;
@@ -44468,8 +44738,8 @@ function allowListAsProtected(allowed2) {
 }
 
 // src/safety/repo-state.ts
-import { readFile as readFile4 } from "node:fs/promises";
-import path15 from "node:path";
+import { readFile as readFile5 } from "node:fs/promises";
+import path17 from "node:path";
 function lfsGlobs(gitattributes) {
   const out = [];
   for (const raw of gitattributes.split(/\r?\n/)) {
@@ -44492,13 +44762,13 @@ function submoduleGlobs(gitmodules) {
 }
 async function readOrEmpty(file2) {
   try {
-    return await readFile4(file2, "utf8");
+    return await readFile5(file2, "utf8");
   } catch {
     return "";
   }
 }
 async function repoStateProtections(root) {
-  const [attrs2, modules] = await Promise.all([readOrEmpty(path15.join(root, ".gitattributes")), readOrEmpty(path15.join(root, ".gitmodules"))]);
+  const [attrs2, modules] = await Promise.all([readOrEmpty(path17.join(root, ".gitattributes")), readOrEmpty(path17.join(root, ".gitmodules"))]);
   return [.../* @__PURE__ */ new Set([...lfsGlobs(attrs2), ...submoduleGlobs(modules)])];
 }
 
@@ -44699,17 +44969,17 @@ ${refusal}`);
 async function composeChange(git, pristineTree, touched) {
   const contents = /* @__PURE__ */ new Map();
   for (const rel of touched) {
-    const abs = path16.join(git.root, rel);
-    contents.set(rel, existsSync2(abs) ? await readFile5(abs) : null);
+    const abs = path18.join(git.root, rel);
+    contents.set(rel, existsSync2(abs) ? await readFile6(abs) : null);
   }
   await git.restore(pristineTree);
   for (const [rel, data] of contents) {
-    const abs = path16.join(git.root, rel);
+    const abs = path18.join(git.root, rel);
     if (data === null) {
       await rm3(abs, { force: true });
     } else {
-      await mkdir2(path16.dirname(abs), { recursive: true });
-      await writeFile2(abs, data);
+      await mkdir2(path18.dirname(abs), { recursive: true });
+      await writeFile3(abs, data);
     }
   }
   return git.snapshot();
@@ -44720,7 +44990,7 @@ function tail(text, max) {
 
 // src/transcript.ts
 import { mkdirSync, writeFileSync as writeFileSync3 } from "node:fs";
-import path17 from "node:path";
+import path19 from "node:path";
 var Transcript = class {
   constructor(meta3) {
     this.meta = meta3;
@@ -44740,7 +45010,7 @@ var Transcript = class {
   }
   /** Writes the transcript; every string in it passes through `redact` first. */
   write(file2, redact2, result) {
-    mkdirSync(path17.dirname(file2), { recursive: true });
+    mkdirSync(path19.dirname(file2), { recursive: true });
     const json2 = JSON.stringify({ meta: this.meta, result, entries: this.entries }, null, 2);
     writeFileSync3(file2, redact2(json2));
     return file2;
@@ -44797,7 +45067,7 @@ async function runLocal(o2) {
   const redactor = new Redactor([o2.settings.apiKey, ...secretsFromEnv(env)]);
   const transcript = new Transcript({ repo: git.root, task: task.title, model: o2.settings.model, baseUrl: o2.settings.baseUrl });
   const model = makeChatModel({ baseUrl: o2.settings.baseUrl, apiKey: o2.settings.apiKey, model: o2.settings.model, log });
-  const transcriptPath = path18.join(o2.transcriptDir ?? os3.tmpdir(), `agent-fix-${task.key}-${Date.now()}.json`);
+  const transcriptPath = path20.join(o2.transcriptDir ?? os3.tmpdir(), `agent-fix-${task.key}-${Date.now()}.json`);
   let result;
   try {
     result = await runFix(task, { git, shell: makeShell(), model, settings: o2.settings, redactor, parentEnv: env, log, emit: transcript.add, scripted: o2.scripted });
@@ -44991,16 +45261,16 @@ async function startScriptedModel(script, opts = {}) {
     });
   });
   async function handle(req, res) {
-    const path20 = (req.url ?? "/").split("?")[0].replace(/\/+$/, "");
-    if (req.method === "GET" && (path20 === "/models" || path20 === "/v1/models")) {
+    const path22 = (req.url ?? "/").split("?")[0].replace(/\/+$/, "");
+    if (req.method === "GET" && (path22 === "/models" || path22 === "/v1/models")) {
       sendJson(res, 200, {
         object: "list",
         data: [{ id: "scripted", object: "model", created: 0, owned_by: "agent-fix" }]
       });
       return;
     }
-    if (path20 !== "/chat/completions" && path20 !== "/v1/chat/completions") {
-      sendError(res, 404, `no route ${req.method} ${path20}`, "not_found");
+    if (path22 !== "/chat/completions" && path22 !== "/v1/chat/completions") {
+      sendError(res, 404, `no route ${req.method} ${path22}`, "not_found");
       return;
     }
     if (req.method !== "POST") {
@@ -45275,14 +45545,14 @@ function preexisting(v) {
   if (v === void 0 || v === "allow" || v === "block") return v ?? "allow";
   throw new UsageError(`--preexisting-failures must be allow or block (got "${v}")`);
 }
-var here = path19.dirname(fileURLToPath3(import.meta.url));
-var demoDir = path19.resolve(here, "..", "demo");
+var here = path21.dirname(fileURLToPath3(import.meta.url));
+var demoDir = path21.resolve(here, "..", "demo");
 async function demo(json2) {
   const say = (m) => !json2 && console.log(m);
-  const script = parseScript(JSON.parse(await readFile6(path19.join(demoDir, "script.json"), "utf8")));
-  const issue2 = await readFile6(path19.join(demoDir, "issue.md"), "utf8");
-  const repo = await mkdtemp3(path19.join(os4.tmpdir(), "agent-fix-demo-"));
-  await cp(path19.join(demoDir, "sample-repo"), repo, { recursive: true });
+  const script = parseScript(JSON.parse(await readFile7(path21.join(demoDir, "script.json"), "utf8")));
+  const issue2 = await readFile7(path21.join(demoDir, "issue.md"), "utf8");
+  const repo = await mkdtemp3(path21.join(os4.tmpdir(), "agent-fix-demo-"));
+  await cp(path21.join(demoDir, "sample-repo"), repo, { recursive: true });
   const gitEnv = { ...process.env, GIT_AUTHOR_NAME: "Demo Maintainer", GIT_AUTHOR_EMAIL: "maintainer@example.com", GIT_COMMITTER_NAME: "Demo Maintainer", GIT_COMMITTER_EMAIL: "maintainer@example.com" };
   for (const args of [["init", "-q", "-b", "main"], ["add", "-A"], ["-c", "commit.gpgsign=false", "commit", "-q", "-m", "tiny-shop: initial version"]]) {
     execFileSync("git", args, { cwd: repo, env: gitEnv, stdio: "ignore" });
@@ -45336,7 +45606,7 @@ async function main(argv, env = process.env) {
   const settings = settingsFrom(values, env);
   if (!settings.apiKey) throw new UsageError("Set OPENAI_API_KEY (and OPENAI_BASE_URL for a non-OpenAI endpoint), or try `agent-fix demo` which needs no key.");
   const { report, transcriptPath } = await runLocal({
-    repo: path19.resolve(typeof values.repo === "string" ? values.repo : "."),
+    repo: path21.resolve(typeof values.repo === "string" ? values.repo : "."),
     taskText: rest.join(" "),
     settings,
     env,

@@ -1078,14 +1078,14 @@ var require_util = __commonJS({
         }
         const port = url2.port != null ? url2.port : url2.protocol === "https:" ? 443 : 80;
         let origin = url2.origin != null ? url2.origin : `${url2.protocol || ""}//${url2.hostname || ""}:${port}`;
-        let path19 = url2.path != null ? url2.path : `${url2.pathname || ""}${url2.search || ""}`;
+        let path21 = url2.path != null ? url2.path : `${url2.pathname || ""}${url2.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path19 && path19[0] !== "/") {
-          path19 = `/${path19}`;
+        if (path21 && path21[0] !== "/") {
+          path21 = `/${path21}`;
         }
-        return new URL(`${origin}${path19}`);
+        return new URL(`${origin}${path21}`);
       }
       if (!isHttpOrHttpsPrefixed(url2.origin || url2.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -1536,39 +1536,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path19, origin }
+          request: { method, path: path21, origin }
         } = evt;
-        debuglog2("sending request to %s %s/%s", method, origin, path19);
+        debuglog2("sending request to %s %s/%s", method, origin, path21);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path19, origin },
+          request: { method, path: path21, origin },
           response: { statusCode }
         } = evt;
         debuglog2(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path19,
+          path21,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path19, origin }
+          request: { method, path: path21, origin }
         } = evt;
-        debuglog2("trailers received from %s %s/%s", method, origin, path19);
+        debuglog2("trailers received from %s %s/%s", method, origin, path21);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path19, origin },
+          request: { method, path: path21, origin },
           error: error63
         } = evt;
         debuglog2(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path19,
+          path21,
           error63.message
         );
       });
@@ -1617,9 +1617,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path19, origin }
+            request: { method, path: path21, origin }
           } = evt;
-          debuglog2("sending request to %s %s/%s", method, origin, path19);
+          debuglog2("sending request to %s %s/%s", method, origin, path21);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -1682,7 +1682,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path19,
+        path: path21,
         method,
         body,
         headers,
@@ -1697,11 +1697,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler2) {
-        if (typeof path19 !== "string") {
+        if (typeof path21 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path19[0] !== "/" && !(path19.startsWith("http://") || path19.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path21[0] !== "/" && !(path21.startsWith("http://") || path21.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path19)) {
+        } else if (invalidPathRegex.test(path21)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -1767,7 +1767,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path19, query) : path19;
+        this.path = query ? buildURL(path21, query) : path21;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -6460,7 +6460,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client, request2) {
-      const { method, path: path19, host, upgrade, blocking, reset: reset2 } = request2;
+      const { method, path: path21, host, upgrade, blocking, reset: reset2 } = request2;
       let { body, headers, contentLength } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -6541,7 +6541,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header = `${method} ${path19} HTTP/1.1\r
+      let header = `${method} ${path21} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -7070,7 +7070,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client, request2) {
       const session = client[kHTTP2Session];
-      const { method, path: path19, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
+      const { method, path: path21, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
       let { body } = request2;
       if (upgrade) {
         util.errorRequest(client, request2, new Error("Upgrade not supported for H2"));
@@ -7167,7 +7167,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path19;
+      headers[HTTP2_HEADER_PATH] = path21;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -7520,9 +7520,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText);
         }
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path19 = search ? `${pathname}${search}` : pathname;
+        const path21 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path19;
+        this.opts.path = path21;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -8761,10 +8761,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path19 = "/",
+          path: path21 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path19;
+        opts.path = origin + path21;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -10736,20 +10736,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl2(path19) {
-      if (typeof path19 !== "string") {
-        return path19;
+    function safeUrl2(path21) {
+      if (typeof path21 !== "string") {
+        return path21;
       }
-      const pathSegments = path19.split("?");
+      const pathSegments = path21.split("?");
       if (pathSegments.length !== 2) {
-        return path19;
+        return path21;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path19, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path19);
+    function matchKey(mockDispatch2, { path: path21, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path21);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -10771,7 +10771,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl2(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path19 }) => matchValue(safeUrl2(path19), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path21 }) => matchValue(safeUrl2(path21), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -10809,9 +10809,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path19, method, body, headers, query } = opts;
+      const { path: path21, method, body, headers, query } = opts;
       return {
-        path: path19,
+        path: path21,
         method,
         body,
         headers,
@@ -11274,10 +11274,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path19, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path21, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path19,
+            Path: path21,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -16156,9 +16156,9 @@ var require_util6 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path19) {
-      for (let i2 = 0; i2 < path19.length; ++i2) {
-        const code3 = path19.charCodeAt(i2);
+    function validateCookiePath(path21) {
+      for (let i2 = 0; i2 < path21.length; ++i2) {
+        const code3 = path21.charCodeAt(i2);
         if (code3 < 32 || // exclude CTLs (0-31)
         code3 > 126 || // exclude DEL and non-ascii
         code3 === 59) {
@@ -19078,11 +19078,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path19 = opts.path;
+          let path21 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path19 = `/${path19}`;
+            path21 = `/${path21}`;
           }
-          url2 = new URL(util.parseOrigin(url2).origin + path19);
+          url2 = new URL(util.parseOrigin(url2).origin + path21);
         } else {
           if (!opts) {
             opts = typeof url2 === "object" ? url2 : {};
@@ -21250,7 +21250,7 @@ var require_windows = __commonJS({
     module.exports = isexe;
     isexe.sync = sync;
     var fs5 = __require("fs");
-    function checkPathExt(path19, options) {
+    function checkPathExt(path21, options) {
       var pathext = options.pathExt !== void 0 ? options.pathExt : process.env.PATHEXT;
       if (!pathext) {
         return true;
@@ -21261,25 +21261,25 @@ var require_windows = __commonJS({
       }
       for (var i2 = 0; i2 < pathext.length; i2++) {
         var p = pathext[i2].toLowerCase();
-        if (p && path19.substr(-p.length).toLowerCase() === p) {
+        if (p && path21.substr(-p.length).toLowerCase() === p) {
           return true;
         }
       }
       return false;
     }
-    function checkStat(stat3, path19, options) {
+    function checkStat(stat3, path21, options) {
       if (!stat3.isSymbolicLink() && !stat3.isFile()) {
         return false;
       }
-      return checkPathExt(path19, options);
+      return checkPathExt(path21, options);
     }
-    function isexe(path19, options, cb) {
-      fs5.stat(path19, function(er, stat3) {
-        cb(er, er ? false : checkStat(stat3, path19, options));
+    function isexe(path21, options, cb) {
+      fs5.stat(path21, function(er, stat3) {
+        cb(er, er ? false : checkStat(stat3, path21, options));
       });
     }
-    function sync(path19, options) {
-      return checkStat(fs5.statSync(path19), path19, options);
+    function sync(path21, options) {
+      return checkStat(fs5.statSync(path21), path21, options);
     }
   }
 });
@@ -21290,13 +21290,13 @@ var require_mode = __commonJS({
     module.exports = isexe;
     isexe.sync = sync;
     var fs5 = __require("fs");
-    function isexe(path19, options, cb) {
-      fs5.stat(path19, function(er, stat3) {
+    function isexe(path21, options, cb) {
+      fs5.stat(path21, function(er, stat3) {
         cb(er, er ? false : checkStat(stat3, options));
       });
     }
-    function sync(path19, options) {
-      return checkStat(fs5.statSync(path19), options);
+    function sync(path21, options) {
+      return checkStat(fs5.statSync(path21), options);
     }
     function checkStat(stat3, options) {
       return stat3.isFile() && checkMode(stat3, options);
@@ -21329,7 +21329,7 @@ var require_isexe = __commonJS({
     }
     module.exports = isexe;
     isexe.sync = sync;
-    function isexe(path19, options, cb) {
+    function isexe(path21, options, cb) {
       if (typeof options === "function") {
         cb = options;
         options = {};
@@ -21339,7 +21339,7 @@ var require_isexe = __commonJS({
           throw new TypeError("callback not provided");
         }
         return new Promise(function(resolve, reject) {
-          isexe(path19, options || {}, function(er, is) {
+          isexe(path21, options || {}, function(er, is) {
             if (er) {
               reject(er);
             } else {
@@ -21348,7 +21348,7 @@ var require_isexe = __commonJS({
           });
         });
       }
-      core2(path19, options || {}, function(er, is) {
+      core2(path21, options || {}, function(er, is) {
         if (er) {
           if (er.code === "EACCES" || options && options.ignoreErrors) {
             er = null;
@@ -21358,9 +21358,9 @@ var require_isexe = __commonJS({
         cb(er, is);
       });
     }
-    function sync(path19, options) {
+    function sync(path21, options) {
       try {
-        return core2.sync(path19, options || {});
+        return core2.sync(path21, options || {});
       } catch (er) {
         if (options && options.ignoreErrors || er.code === "EACCES") {
           return false;
@@ -21376,7 +21376,7 @@ var require_isexe = __commonJS({
 var require_which = __commonJS({
   "node_modules/which/which.js"(exports, module) {
     var isWindows = process.platform === "win32" || process.env.OSTYPE === "cygwin" || process.env.OSTYPE === "msys";
-    var path19 = __require("path");
+    var path21 = __require("path");
     var COLON = isWindows ? ";" : ":";
     var isexe = require_isexe();
     var getNotFoundError = (cmd) => Object.assign(new Error(`not found: ${cmd}`), { code: "ENOENT" });
@@ -21414,7 +21414,7 @@ var require_which = __commonJS({
           return opt2.all && found.length ? resolve(found) : reject(getNotFoundError(cmd));
         const ppRaw = pathEnv[i2];
         const pathPart = /^".*"$/.test(ppRaw) ? ppRaw.slice(1, -1) : ppRaw;
-        const pCmd = path19.join(pathPart, cmd);
+        const pCmd = path21.join(pathPart, cmd);
         const p = !pathPart && /^\.[\\\/]/.test(cmd) ? cmd.slice(0, 2) + pCmd : pCmd;
         resolve(subStep(p, i2, 0));
       });
@@ -21441,7 +21441,7 @@ var require_which = __commonJS({
       for (let i2 = 0; i2 < pathEnv.length; i2++) {
         const ppRaw = pathEnv[i2];
         const pathPart = /^".*"$/.test(ppRaw) ? ppRaw.slice(1, -1) : ppRaw;
-        const pCmd = path19.join(pathPart, cmd);
+        const pCmd = path21.join(pathPart, cmd);
         const p = !pathPart && /^\.[\\\/]/.test(cmd) ? cmd.slice(0, 2) + pCmd : pCmd;
         for (let j = 0; j < pathExt.length; j++) {
           const cur = p + pathExt[j];
@@ -21489,7 +21489,7 @@ var require_path_key = __commonJS({
 var require_resolveCommand = __commonJS({
   "node_modules/cross-spawn/lib/util/resolveCommand.js"(exports, module) {
     "use strict";
-    var path19 = __require("path");
+    var path21 = __require("path");
     var which2 = require_which();
     var getPathKey = require_path_key();
     function resolveCommandAttempt(parsed, withoutPathExt) {
@@ -21507,7 +21507,7 @@ var require_resolveCommand = __commonJS({
       try {
         resolved = which2.sync(parsed.command, {
           path: env[getPathKey({ env })],
-          pathExt: withoutPathExt ? path19.delimiter : void 0
+          pathExt: withoutPathExt ? path21.delimiter : void 0
         });
       } catch (e) {
       } finally {
@@ -21516,7 +21516,7 @@ var require_resolveCommand = __commonJS({
         }
       }
       if (resolved) {
-        resolved = path19.resolve(hasCustomCwd ? parsed.options.cwd : "", resolved);
+        resolved = path21.resolve(hasCustomCwd ? parsed.options.cwd : "", resolved);
       }
       return resolved;
     }
@@ -21570,8 +21570,8 @@ var require_shebang_command = __commonJS({
       if (!match) {
         return null;
       }
-      const [path19, argument] = match[0].replace(/#! ?/, "").split(" ");
-      const binary = path19.split("/").pop();
+      const [path21, argument] = match[0].replace(/#! ?/, "").split(" ");
+      const binary = path21.split("/").pop();
       if (binary === "env") {
         return argument;
       }
@@ -21606,7 +21606,7 @@ var require_readShebang = __commonJS({
 var require_parse2 = __commonJS({
   "node_modules/cross-spawn/lib/parse.js"(exports, module) {
     "use strict";
-    var path19 = __require("path");
+    var path21 = __require("path");
     var resolveCommand = require_resolveCommand();
     var escape2 = require_escape();
     var readShebang = require_readShebang();
@@ -21631,7 +21631,7 @@ var require_parse2 = __commonJS({
       const needsShell = !isExecutableRegExp.test(commandFile);
       if (parsed.options.forceShell || needsShell) {
         const needsDoubleEscapeMetaChars = isCmdShimRegExp.test(commandFile);
-        parsed.command = path19.normalize(parsed.command);
+        parsed.command = path21.normalize(parsed.command);
         parsed.command = escape2.command(parsed.command);
         parsed.args = parsed.args.map((arg) => escape2.argument(arg, needsDoubleEscapeMetaChars));
         const shellCommand = [parsed.command].concat(parsed.args).join(" ");
@@ -21818,17 +21818,17 @@ var require_visit = __commonJS({
     visit2.BREAK = BREAK;
     visit2.SKIP = SKIP;
     visit2.REMOVE = REMOVE;
-    function visit_(key, node2, visitor, path19) {
-      const ctrl = callVisitor(key, node2, visitor, path19);
+    function visit_(key, node2, visitor, path21) {
+      const ctrl = callVisitor(key, node2, visitor, path21);
       if (identity3.isNode(ctrl) || identity3.isPair(ctrl)) {
-        replaceNode(key, path19, ctrl);
-        return visit_(key, ctrl, visitor, path19);
+        replaceNode(key, path21, ctrl);
+        return visit_(key, ctrl, visitor, path21);
       }
       if (typeof ctrl !== "symbol") {
         if (identity3.isCollection(node2)) {
-          path19 = Object.freeze(path19.concat(node2));
+          path21 = Object.freeze(path21.concat(node2));
           for (let i2 = 0; i2 < node2.items.length; ++i2) {
-            const ci = visit_(i2, node2.items[i2], visitor, path19);
+            const ci = visit_(i2, node2.items[i2], visitor, path21);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -21839,13 +21839,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity3.isPair(node2)) {
-          path19 = Object.freeze(path19.concat(node2));
-          const ck = visit_("key", node2.key, visitor, path19);
+          path21 = Object.freeze(path21.concat(node2));
+          const ck = visit_("key", node2.key, visitor, path21);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node2.key = null;
-          const cv = visit_("value", node2.value, visitor, path19);
+          const cv = visit_("value", node2.value, visitor, path21);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -21866,17 +21866,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node2, visitor, path19) {
-      const ctrl = await callVisitor(key, node2, visitor, path19);
+    async function visitAsync_(key, node2, visitor, path21) {
+      const ctrl = await callVisitor(key, node2, visitor, path21);
       if (identity3.isNode(ctrl) || identity3.isPair(ctrl)) {
-        replaceNode(key, path19, ctrl);
-        return visitAsync_(key, ctrl, visitor, path19);
+        replaceNode(key, path21, ctrl);
+        return visitAsync_(key, ctrl, visitor, path21);
       }
       if (typeof ctrl !== "symbol") {
         if (identity3.isCollection(node2)) {
-          path19 = Object.freeze(path19.concat(node2));
+          path21 = Object.freeze(path21.concat(node2));
           for (let i2 = 0; i2 < node2.items.length; ++i2) {
-            const ci = await visitAsync_(i2, node2.items[i2], visitor, path19);
+            const ci = await visitAsync_(i2, node2.items[i2], visitor, path21);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -21887,13 +21887,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity3.isPair(node2)) {
-          path19 = Object.freeze(path19.concat(node2));
-          const ck = await visitAsync_("key", node2.key, visitor, path19);
+          path21 = Object.freeze(path21.concat(node2));
+          const ck = await visitAsync_("key", node2.key, visitor, path21);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node2.key = null;
-          const cv = await visitAsync_("value", node2.value, visitor, path19);
+          const cv = await visitAsync_("value", node2.value, visitor, path21);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -21920,23 +21920,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node2, visitor, path19) {
+    function callVisitor(key, node2, visitor, path21) {
       if (typeof visitor === "function")
-        return visitor(key, node2, path19);
+        return visitor(key, node2, path21);
       if (identity3.isMap(node2))
-        return visitor.Map?.(key, node2, path19);
+        return visitor.Map?.(key, node2, path21);
       if (identity3.isSeq(node2))
-        return visitor.Seq?.(key, node2, path19);
+        return visitor.Seq?.(key, node2, path21);
       if (identity3.isPair(node2))
-        return visitor.Pair?.(key, node2, path19);
+        return visitor.Pair?.(key, node2, path21);
       if (identity3.isScalar(node2))
-        return visitor.Scalar?.(key, node2, path19);
+        return visitor.Scalar?.(key, node2, path21);
       if (identity3.isAlias(node2))
-        return visitor.Alias?.(key, node2, path19);
+        return visitor.Alias?.(key, node2, path21);
       return void 0;
     }
-    function replaceNode(key, path19, node2) {
-      const parent = path19[path19.length - 1];
+    function replaceNode(key, path21, node2) {
+      const parent = path21[path21.length - 1];
       if (identity3.isCollection(parent)) {
         parent.items[key] = node2;
       } else if (identity3.isPair(parent)) {
@@ -22548,10 +22548,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity3 = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path19, value) {
+    function collectionFromPath(schema, path21, value) {
       let v = value;
-      for (let i2 = path19.length - 1; i2 >= 0; --i2) {
-        const k = path19[i2];
+      for (let i2 = path21.length - 1; i2 >= 0; --i2) {
+        const k = path21[i2];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a2 = [];
           a2[k] = v;
@@ -22570,7 +22570,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path19) => path19 == null || typeof path19 === "object" && !!path19[Symbol.iterator]().next().done;
+    var isEmptyPath = (path21) => path21 == null || typeof path21 === "object" && !!path21[Symbol.iterator]().next().done;
     var Collection2 = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -22600,11 +22600,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path19, value) {
-        if (isEmptyPath(path19))
+      addIn(path21, value) {
+        if (isEmptyPath(path21))
           this.add(value);
         else {
-          const [key, ...rest] = path19;
+          const [key, ...rest] = path21;
           const node2 = this.get(key, true);
           if (identity3.isCollection(node2))
             node2.addIn(rest, value);
@@ -22618,8 +22618,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path19) {
-        const [key, ...rest] = path19;
+      deleteIn(path21) {
+        const [key, ...rest] = path21;
         if (rest.length === 0)
           return this.delete(key);
         const node2 = this.get(key, true);
@@ -22633,8 +22633,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path19, keepScalar) {
-        const [key, ...rest] = path19;
+      getIn(path21, keepScalar) {
+        const [key, ...rest] = path21;
         const node2 = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity3.isScalar(node2) ? node2.value : node2;
@@ -22652,8 +22652,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path19) {
-        const [key, ...rest] = path19;
+      hasIn(path21) {
+        const [key, ...rest] = path21;
         if (rest.length === 0)
           return this.has(key);
         const node2 = this.get(key, true);
@@ -22663,8 +22663,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path19, value) {
-        const [key, ...rest] = path19;
+      setIn(path21, value) {
+        const [key, ...rest] = path21;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -25179,9 +25179,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path19, value) {
+      addIn(path21, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path19, value);
+          this.contents.addIn(path21, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -25256,14 +25256,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path19) {
-        if (Collection2.isEmptyPath(path19)) {
+      deleteIn(path21) {
+        if (Collection2.isEmptyPath(path21)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path19) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path21) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -25278,10 +25278,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path19, keepScalar) {
-        if (Collection2.isEmptyPath(path19))
+      getIn(path21, keepScalar) {
+        if (Collection2.isEmptyPath(path21))
           return !keepScalar && identity3.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity3.isCollection(this.contents) ? this.contents.getIn(path19, keepScalar) : void 0;
+        return identity3.isCollection(this.contents) ? this.contents.getIn(path21, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -25292,10 +25292,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path19) {
-        if (Collection2.isEmptyPath(path19))
+      hasIn(path21) {
+        if (Collection2.isEmptyPath(path21))
           return this.contents !== void 0;
-        return identity3.isCollection(this.contents) ? this.contents.hasIn(path19) : false;
+        return identity3.isCollection(this.contents) ? this.contents.hasIn(path21) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -25312,13 +25312,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path19, value) {
-        if (Collection2.isEmptyPath(path19)) {
+      setIn(path21, value) {
+        if (Collection2.isEmptyPath(path21)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path19), value);
+          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path21), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path19, value);
+          this.contents.setIn(path21, value);
         }
       }
       /**
@@ -27279,9 +27279,9 @@ var require_cst_visit = __commonJS({
     visit2.BREAK = BREAK;
     visit2.SKIP = SKIP;
     visit2.REMOVE = REMOVE;
-    visit2.itemAtPath = (cst, path19) => {
+    visit2.itemAtPath = (cst, path21) => {
       let item = cst;
-      for (const [field, index] of path19) {
+      for (const [field, index] of path21) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -27290,23 +27290,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit2.parentCollection = (cst, path19) => {
-      const parent = visit2.itemAtPath(cst, path19.slice(0, -1));
-      const field = path19[path19.length - 1][0];
+    visit2.parentCollection = (cst, path21) => {
+      const parent = visit2.itemAtPath(cst, path21.slice(0, -1));
+      const field = path21[path21.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path19, item, visitor) {
-      let ctrl = visitor(item, path19);
+    function _visit(path21, item, visitor) {
+      let ctrl = visitor(item, path21);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token2 = item[field];
         if (token2 && "items" in token2) {
           for (let i2 = 0; i2 < token2.items.length; ++i2) {
-            const ci = _visit(Object.freeze(path19.concat([[field, i2]])), token2.items[i2], visitor);
+            const ci = _visit(Object.freeze(path21.concat([[field, i2]])), token2.items[i2], visitor);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -27317,10 +27317,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path19);
+            ctrl = ctrl(item, path21);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path19) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path21) : ctrl;
     }
     exports.visit = visit2;
   }
@@ -29326,8 +29326,8 @@ var require_utils2 = __commonJS({
       }
       return output2;
     };
-    exports.basename = (path19, { windows } = {}) => {
-      const segs = path19.split(windows ? /[\\/]/ : "/");
+    exports.basename = (path21, { windows } = {}) => {
+      const segs = path21.split(windows ? /[\\/]/ : "/");
       const last = segs[segs.length - 1];
       if (last === "") {
         return segs[segs.length - 2];
@@ -30849,7 +30849,7 @@ var require_picomatch2 = __commonJS({
 
 // src/main.ts
 import os7 from "node:os";
-import path18 from "node:path";
+import path20 from "node:path";
 
 // node_modules/@actions/core/lib/command.js
 import * as os from "os";
@@ -31364,8 +31364,8 @@ var Context = class {
       if (existsSync2(process.env.GITHUB_EVENT_PATH)) {
         this.payload = JSON.parse(readFileSync(process.env.GITHUB_EVENT_PATH, { encoding: "utf8" }));
       } else {
-        const path19 = process.env.GITHUB_EVENT_PATH;
-        process.stdout.write(`GITHUB_EVENT_PATH ${path19} does not exist${EOL5}`);
+        const path21 = process.env.GITHUB_EVENT_PATH;
+        process.stdout.write(`GITHUB_EVENT_PATH ${path21} does not exist${EOL5}`);
       }
     }
     this.eventName = process.env.GITHUB_EVENT_NAME;
@@ -35512,17 +35512,17 @@ function requestLog(octokit) {
     octokit.log.debug("request", options);
     const start = Date.now();
     const requestOptions = octokit.request.endpoint.parse(options);
-    const path19 = requestOptions.url.replace(options.baseUrl, "");
+    const path21 = requestOptions.url.replace(options.baseUrl, "");
     return request2(options).then((response) => {
       const requestId = response.headers["x-github-request-id"];
       octokit.log.info(
-        `${requestOptions.method} ${path19} - ${response.status} with id ${requestId} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path21} - ${response.status} with id ${requestId} in ${Date.now() - start}ms`
       );
       return response;
     }).catch((error63) => {
       const requestId = error63.response?.headers["x-github-request-id"] || "UNKNOWN";
       octokit.log.error(
-        `${requestOptions.method} ${path19} - ${error63.status} with id ${requestId} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path21} - ${error63.status} with id ${requestId} in ${Date.now() - start}ms`
       );
       throw error63;
     });
@@ -35684,7 +35684,7 @@ var triggers_notification_paths_default = [
 ];
 function routeMatcher(paths) {
   const regexes = paths.map(
-    (path19) => path19.split("/").map((c3) => c3.startsWith("{") ? "(?:.+?)" : c3).join("/")
+    (path21) => path21.split("/").map((c3) => c3.startsWith("{") ? "(?:.+?)" : c3).join("/")
   );
   const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
   return new RegExp(regex2, "i");
@@ -36038,12 +36038,12 @@ function makeGitHub(opts) {
       const { data } = await call(route, () => octokit.request(route, { owner, repo, pull_number: prNumber, title: p.title, body: p.body }));
       return toPull(data);
     },
-    async getFileContent(path19, ref) {
+    async getFileContent(path21, ref) {
       const route = "GET /repos/{owner}/{repo}/contents/{path}";
       try {
-        const { data } = await octokit.request(route, { owner, repo, path: path19, ref });
+        const { data } = await octokit.request(route, { owner, repo, path: path21, ref });
         if (Array.isArray(data) || data.type !== "file") {
-          throw new GitHubApiError(`GitHub API ${route} failed: ${path19} is not a file`, 200, route, "not a file");
+          throw new GitHubApiError(`GitHub API ${route} failed: ${path21} is not a file`, 200, route, "not a file");
         }
         const file2 = data;
         return Buffer.from(file2.content ?? "", file2.encoding === "base64" ? "base64" : "utf8").toString("utf8");
@@ -40511,13 +40511,13 @@ var logOutputSync = ({ serializedResult, fdNumber, state, verboseInfo, encoding,
   }
 };
 var writeToFiles = (serializedResult, stdioItems, outputFiles) => {
-  for (const { path: path19, append } of stdioItems.filter(({ type }) => FILE_TYPES.has(type))) {
-    const pathString = typeof path19 === "string" ? path19 : path19.toString();
+  for (const { path: path21, append } of stdioItems.filter(({ type }) => FILE_TYPES.has(type))) {
+    const pathString = typeof path21 === "string" ? path21 : path21.toString();
     if (append || outputFiles.has(pathString)) {
-      appendFileSync2(path19, serializedResult);
+      appendFileSync2(path21, serializedResult);
     } else {
       outputFiles.add(pathString);
-      writeFileSync(path19, serializedResult);
+      writeFileSync(path21, serializedResult);
     }
   }
 };
@@ -45653,12 +45653,12 @@ function encodeURIPath(str4) {
   return str4.replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@]+/g, encodeURIComponent);
 }
 var EMPTY = /* @__PURE__ */ Object.freeze(/* @__PURE__ */ Object.create(null));
-var createPathTagFunction = (pathEncoder = encodeURIPath) => function path19(statics, ...params) {
+var createPathTagFunction = (pathEncoder = encodeURIPath) => function path21(statics, ...params) {
   if (statics.length === 1)
     return statics[0];
   let postPath = false;
   const invalidSegments = [];
-  const path20 = statics.reduce((previousValue, currentValue, index) => {
+  const path22 = statics.reduce((previousValue, currentValue, index) => {
     if (/[?#]/.test(currentValue)) {
       postPath = true;
     }
@@ -45675,7 +45675,7 @@ var createPathTagFunction = (pathEncoder = encodeURIPath) => function path19(sta
     }
     return previousValue + currentValue + (index === params.length ? "" : encoded);
   }, "");
-  const pathOnly = path20.split(/[?#]/, 1)[0];
+  const pathOnly = path22.split(/[?#]/, 1)[0];
   const invalidSegmentPattern = /(?<=^|\/)(?:\.|%2e){1,2}(?=\/|$)/gi;
   let match;
   while ((match = invalidSegmentPattern.exec(pathOnly)) !== null) {
@@ -45696,10 +45696,10 @@ var createPathTagFunction = (pathEncoder = encodeURIPath) => function path19(sta
     }, "");
     throw new OpenAIError(`Path parameters result in path with invalid segments:
 ${invalidSegments.map((e) => e.error).join("\n")}
-${path20}
+${path22}
 ${underline2}`);
   }
-  return path20;
+  return path22;
 };
 var path8 = /* @__PURE__ */ createPathTagFunction(encodeURIPath);
 
@@ -54150,9 +54150,9 @@ var OpenAI = class {
     this.apiKey = token2;
     return true;
   }
-  buildURL(path19, query, defaultBaseURL) {
+  buildURL(path21, query, defaultBaseURL) {
     const baseURL = !__classPrivateFieldGet(this, _OpenAI_instances, "m", _OpenAI_baseURLOverridden).call(this) && defaultBaseURL || this.baseURL;
-    const url2 = isAbsoluteURL(path19) ? new URL(path19) : new URL(baseURL + (baseURL.endsWith("/") && path19.startsWith("/") ? path19.slice(1) : path19));
+    const url2 = isAbsoluteURL(path21) ? new URL(path21) : new URL(baseURL + (baseURL.endsWith("/") && path21.startsWith("/") ? path21.slice(1) : path21));
     const defaultQuery = this.defaultQuery();
     const pathQuery = Object.fromEntries(url2.searchParams);
     if (!isEmptyObj(defaultQuery) || !isEmptyObj(pathQuery)) {
@@ -54182,24 +54182,24 @@ var OpenAI = class {
    */
   async prepareRequest(request2, { url: url2, options }) {
   }
-  get(path19, opts) {
-    return this.methodRequest("get", path19, opts);
+  get(path21, opts) {
+    return this.methodRequest("get", path21, opts);
   }
-  post(path19, opts) {
-    return this.methodRequest("post", path19, opts);
+  post(path21, opts) {
+    return this.methodRequest("post", path21, opts);
   }
-  patch(path19, opts) {
-    return this.methodRequest("patch", path19, opts);
+  patch(path21, opts) {
+    return this.methodRequest("patch", path21, opts);
   }
-  put(path19, opts) {
-    return this.methodRequest("put", path19, opts);
+  put(path21, opts) {
+    return this.methodRequest("put", path21, opts);
   }
-  delete(path19, opts) {
-    return this.methodRequest("delete", path19, opts);
+  delete(path21, opts) {
+    return this.methodRequest("delete", path21, opts);
   }
-  methodRequest(method, path19, opts) {
+  methodRequest(method, path21, opts) {
     return this.request(Promise.resolve(opts).then((opts2) => {
-      return { method, path: path19, ...opts2 };
+      return { method, path: path21, ...opts2 };
     }));
   }
   request(options, remainingRetries = null) {
@@ -54324,8 +54324,8 @@ var OpenAI = class {
     }));
     return { response, options, controller, requestLogID, retryOfRequestLogID, startTime };
   }
-  getAPIList(path19, Page2, opts) {
-    return this.requestAPIList(Page2, opts && "then" in opts ? opts.then((opts2) => ({ method: "get", path: path19, ...opts2 })) : { method: "get", path: path19, ...opts });
+  getAPIList(path21, Page2, opts) {
+    return this.requestAPIList(Page2, opts && "then" in opts ? opts.then((opts2) => ({ method: "get", path: path21, ...opts2 })) : { method: "get", path: path21, ...opts });
   }
   requestAPIList(Page2, options) {
     const request2 = this.makeRequest(options, null, void 0);
@@ -54419,8 +54419,8 @@ var OpenAI = class {
   }
   async buildRequest(inputOptions, { retryCount = 0 } = {}) {
     const options = { ...inputOptions };
-    const { method, path: path19, query, defaultBaseURL } = options;
-    const url2 = this.buildURL(path19, query, defaultBaseURL);
+    const { method, path: path21, query, defaultBaseURL } = options;
+    const url2 = this.buildURL(path21, query, defaultBaseURL);
     if ("timeout" in options)
       validatePositiveInteger("timeout", options.timeout);
     options.timeout = options.timeout ?? this.timeout;
@@ -55618,10 +55618,10 @@ function mergeDefs(...defs) {
 function cloneDef(schema) {
   return mergeDefs(schema._zod.def);
 }
-function getElementAtPath(obj4, path19) {
-  if (!path19)
+function getElementAtPath(obj4, path21) {
+  if (!path21)
     return obj4;
-  return path19.reduce((acc, key) => acc?.[key], obj4);
+  return path21.reduce((acc, key) => acc?.[key], obj4);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
@@ -55961,11 +55961,11 @@ function explicitlyAborted(x, startIndex = 0) {
   }
   return false;
 }
-function prefixIssues(path19, issues) {
+function prefixIssues(path21, issues) {
   return issues.map((iss) => {
     var _a5;
     (_a5 = iss).path ?? (_a5.path = []);
-    iss.path.unshift(path19);
+    iss.path.unshift(path21);
     return iss;
   });
 }
@@ -56427,16 +56427,16 @@ function flattenError(error63, mapper = (issue3) => issue3.message) {
 }
 function formatError(error63, mapper = (issue3) => issue3.message) {
   const fieldErrors = { _errors: [] };
-  const processError = (error64, path19 = []) => {
+  const processError = (error64, path21 = []) => {
     for (const issue3 of error64.issues) {
       if (issue3.code === "invalid_union" && issue3.errors.length) {
-        issue3.errors.map((issues) => processError({ issues }, [...path19, ...issue3.path]));
+        issue3.errors.map((issues) => processError({ issues }, [...path21, ...issue3.path]));
       } else if (issue3.code === "invalid_key") {
-        processError({ issues: issue3.issues }, [...path19, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path21, ...issue3.path]);
       } else if (issue3.code === "invalid_element") {
-        processError({ issues: issue3.issues }, [...path19, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path21, ...issue3.path]);
       } else {
-        const fullpath = [...path19, ...issue3.path];
+        const fullpath = [...path21, ...issue3.path];
         if (fullpath.length === 0) {
           fieldErrors._errors.push(mapper(issue3));
         } else {
@@ -56475,17 +56475,17 @@ function formatError(error63, mapper = (issue3) => issue3.message) {
 }
 function treeifyError(error63, mapper = (issue3) => issue3.message) {
   const result = { errors: [] };
-  const processError = (error64, path19 = []) => {
+  const processError = (error64, path21 = []) => {
     var _a5;
     for (const issue3 of error64.issues) {
       if (issue3.code === "invalid_union" && issue3.errors.length) {
-        issue3.errors.map((issues) => processError({ issues }, [...path19, ...issue3.path]));
+        issue3.errors.map((issues) => processError({ issues }, [...path21, ...issue3.path]));
       } else if (issue3.code === "invalid_key") {
-        processError({ issues: issue3.issues }, [...path19, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path21, ...issue3.path]);
       } else if (issue3.code === "invalid_element") {
-        processError({ issues: issue3.issues }, [...path19, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path21, ...issue3.path]);
       } else {
-        const fullpath = [...path19, ...issue3.path];
+        const fullpath = [...path21, ...issue3.path];
         if (fullpath.length === 0) {
           result.errors.push(mapper(issue3));
           continue;
@@ -56524,8 +56524,8 @@ function treeifyError(error63, mapper = (issue3) => issue3.message) {
 }
 function toDotPath(_path) {
   const segs = [];
-  const path19 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
-  for (const seg of path19) {
+  const path21 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
+  for (const seg of path21) {
     if (typeof seg === "number")
       segs.push(`[${seg}]`);
     else if (typeof seg === "symbol")
@@ -73663,13 +73663,13 @@ function resolveRef(ref, ctx) {
   if (!ref.startsWith("#")) {
     throw new Error("External $ref is not supported, only local refs (#/...) are allowed");
   }
-  const path19 = ref.slice(1).split("/").filter(Boolean);
-  if (path19.length === 0) {
+  const path21 = ref.slice(1).split("/").filter(Boolean);
+  if (path21.length === 0) {
     return ctx.rootSchema;
   }
   const defsKey = ctx.version === "draft-2020-12" ? "$defs" : "definitions";
-  if (path19[0] === defsKey) {
-    const key = path19[1] === void 0 ? void 0 : decodeJSONPointerSegment(path19[1]);
+  if (path21[0] === defsKey) {
+    const key = path21[1] === void 0 ? void 0 : decodeJSONPointerSegment(path21[1]);
     if (!key || !ctx.defs[key]) {
       throw new Error(`Reference not found: ${ref}`);
     }
@@ -75057,9 +75057,9 @@ var PolicyError = class extends Error {
   name = "PolicyError";
 };
 var DEFAULT_POLICY = PolicySchema.parse({});
-function fieldName(path19) {
+function fieldName(path21) {
   let out = "";
-  for (const p of path19) out += typeof p === "number" ? `[${p}]` : out ? `.${String(p)}` : String(p);
+  for (const p of path21) out += typeof p === "number" ? `[${p}]` : out ? `.${String(p)}` : String(p);
   return out || "(top level)";
 }
 function parsePolicy(text, source = POLICY_PATH) {
@@ -75708,8 +75708,8 @@ ${fenceBlock(instructions)}`
 
 // src/fix.ts
 import { existsSync as existsSync4 } from "node:fs";
-import { mkdir as mkdir3, readFile as readFile5, rm as rm4, writeFile as writeFile3 } from "node:fs/promises";
-import path16 from "node:path";
+import { mkdir as mkdir3, readFile as readFile6, rm as rm4, writeFile as writeFile4 } from "node:fs/promises";
+import path18 from "node:path";
 
 // src/agent/tools.ts
 var import_picomatch2 = __toESM(require_picomatch2(), 1);
@@ -77111,13 +77111,13 @@ function flattenTree(nodes, prefix, out) {
     const n2 = (seen.get(node2.name) ?? 0) + 1;
     seen.set(node2.name, n2);
     const name = n2 > 1 ? `${node2.name} [${n2}]` : node2.name;
-    const path19 = [...prefix, name];
+    const path21 = [...prefix, name];
     if (node2.children.length === 0) {
-      out.add(path19.join(SEP), node2.status, node2.message, node2.durationMs);
+      out.add(path21.join(SEP), node2.status, node2.message, node2.durationMs);
       continue;
     }
-    flattenTree(node2.children, path19, out);
-    if (node2.status === "failed" && !hasFailure(node2.children)) out.add(path19.join(SEP), "failed", node2.message);
+    flattenTree(node2.children, path21, out);
+    if (node2.status === "failed" && !hasFailure(node2.children)) out.add(path21.join(SEP), "failed", node2.message);
   }
 }
 var TAP_POINT = /^(\s*)(not ok|ok)\s+(\d+)\b(?:\s*-)?\s*(.*)$/;
@@ -78459,11 +78459,174 @@ async function proveFailToPass(deps) {
 }
 
 // src/verify/session.ts
-import { mkdtemp as mkdtemp2, readFile as readFile3, rm as rm3 } from "node:fs/promises";
+import { mkdtemp as mkdtemp2, readFile as readFile4, rm as rm3, writeFile as writeFile3 } from "node:fs/promises";
 import os5 from "node:os";
+import path15 from "node:path";
+
+// src/verify/mocha.ts
+import { readFile as readFile3 } from "node:fs/promises";
 import path13 from "node:path";
+var MOCHA_CONFIGS = [".mocharc.cjs", ".mocharc.js", ".mocharc.yaml", ".mocharc.yml", ".mocharc.jsonc", ".mocharc.json"];
+async function mochaConfigHasSpec(root, pkg) {
+  const field = pkg?.mocha;
+  if (field && typeof field === "object" && "spec" in field) return true;
+  for (const name of MOCHA_CONFIGS) {
+    let text;
+    try {
+      text = await readFile3(path13.join(root, name), "utf8");
+    } catch {
+      continue;
+    }
+    return /\bspec\b/.test(text);
+  }
+  return false;
+}
+var MOCHA_REPORTER_FILE = "agent-fix-mocha-reporter.cjs";
+var MOCHA_REPORTER_SOURCE = String.raw`'use strict';
+// agent-fix: mocha reporter. Prints what mocha's spec reporter prints (suites, tests,
+// summary, numbered failures with message, diff and stack) and writes one JSON line per
+// test, failing hook and run end to the file named by --reporter-option agentFixOutput=<file>.
+var fs = require('fs');
+var util = require('util');
+
+function AgentFixReporter(runner, options) {
+  var opts = (options && (options.reporterOption || options.reporterOptions)) || {};
+  var file = opts.agentFixOutput;
+  if (file) fs.writeFileSync(file, '');
+  var record = function (o) {
+    if (!file) return;
+    try {
+      fs.appendFileSync(file, JSON.stringify(o) + '\n');
+    } catch (e) {
+      // the report is best effort; the output stays
+    }
+  };
+  var print = function (s) {
+    process.stdout.write((s === undefined ? '' : s) + '\n');
+  };
+  var indents = 0;
+  var indent = function () {
+    return Array(indents).join('  ');
+  };
+  var failures = [];
+  var passes = 0;
+  var pending = 0;
+  var started = Date.now();
+  var titles = function (t) {
+    if (t && typeof t.titlePath === 'function') return t.titlePath();
+    if (t && Array.isArray(t.$$titlePath)) return t.$$titlePath;
+    return [t && typeof t.fullTitle === 'function' ? t.fullTitle() : String(t && t.title)];
+  };
+  var entry = function (t, state) {
+    var o = { type: t && t.type === 'hook' ? 'hook' : 'test', path: titles(t), state: state };
+    if (t && t.file) o.file = t.file;
+    if (t && typeof t.duration === 'number') o.duration = t.duration;
+    return o;
+  };
+
+  runner.on('start', function () {
+    print();
+  });
+  runner.on('suite', function (suite) {
+    ++indents;
+    print(indent() + suite.title);
+  });
+  runner.on('suite end', function () {
+    --indents;
+    if (indents === 1) print();
+  });
+  runner.on('pending', function (test) {
+    pending++;
+    print(indent() + '  - ' + test.title);
+    record(entry(test, 'skipped'));
+  });
+  runner.on('pass', function (test) {
+    passes++;
+    var slow = typeof test.slow === 'function' ? test.slow() : 75;
+    var took = typeof test.duration === 'number' && test.duration > slow / 2 ? ' (' + test.duration + 'ms)' : '';
+    print(indent() + '  \u2714 ' + test.title + took);
+    record(entry(test, 'passed'));
+  });
+  runner.on('fail', function (test, err) {
+    failures.push([test, err]);
+    print(indent() + '  ' + failures.length + ') ' + test.title);
+    var o = entry(test, 'failed');
+    var d = describe(err);
+    o.message = d.message;
+    o.details = d.text;
+    record(o);
+  });
+  runner.once('end', function () {
+    var ms = Date.now() - started;
+    print();
+    print('  ' + passes + ' passing (' + (ms >= 1000 ? Math.round(ms / 1000) + 's' : ms + 'ms') + ')');
+    if (pending) print('  ' + pending + ' pending');
+    if (failures.length) {
+      print('  ' + failures.length + ' failing');
+      failures.forEach(function (f, i) {
+        var head = '';
+        var pad = '';
+        titles(f[0]).forEach(function (s, j) {
+          if (j !== 0) head += '\n     ' + pad;
+          head += s;
+          pad += '  ';
+        });
+        print();
+        print('  ' + (i + 1) + ') ' + head + ':');
+        print(describe(f[1]).text);
+      });
+    }
+    print();
+    record({ type: 'end', passes: passes, failures: failures.length, pending: pending, duration: ms });
+  });
+}
+
+function show(v) {
+  return typeof v === 'string' ? v : util.inspect(v, { depth: 8, sorted: true, breakLength: 60 });
+}
+
+// message, the "+ expected - actual" diff (differing lines, with the common lines around), the stack
+function describe(err) {
+  if (err === undefined || err === null) return { message: 'failed', text: '     failed' };
+  if (typeof err !== 'object') return { message: String(err), text: '     ' + String(err) };
+  var message = typeof err.message === 'string' ? err.message : '';
+  var stack = typeof err.stack === 'string' ? err.stack : '';
+  var msg = message || String(err);
+  var at = message ? stack.indexOf(message) : -1;
+  if (at !== -1) {
+    msg = stack.slice(0, at + message.length);
+    stack = stack.slice(at + message.length + 1);
+  } else if (stack) {
+    var first = stack.indexOf('\n    at ');
+    if (first !== -1) {
+      if (!message) msg = stack.slice(0, first);
+      stack = stack.slice(first + 1);
+    }
+  }
+  var diff = '';
+  if (err.showDiff !== false && err.expected !== undefined && typeof err.actual === typeof err.expected) {
+    var a = show(err.actual).split('\n');
+    var b = show(err.expected).split('\n');
+    var s = 0;
+    while (s < a.length && s < b.length && a[s] === b[s]) s++;
+    var e = 0;
+    while (e < a.length - s && e < b.length - s && a[a.length - 1 - e] === b[b.length - 1 - e]) e++;
+    var lines = [];
+    for (var i = Math.max(0, s - 2); i < s; i++) lines.push('       ' + a[i]);
+    for (var j = s; j < a.length - e; j++) lines.push('      -' + a[j]);
+    for (var k = s; k < b.length - e; k++) lines.push('      +' + b[k]);
+    for (var l = a.length - e; l < Math.min(a.length, a.length - e + 2); l++) lines.push('       ' + a[l]);
+    if (lines.length) diff = '\n\n      + expected - actual\n\n' + lines.join('\n') + '\n';
+  }
+  var text = '     ' + msg + diff + (stack ? '\n' + stack.replace(/^/gm, '  ').replace(/\s+$/, '') : '');
+  return { message: message || msg, text: text.replace(/\s+$/, '') };
+}
+
+module.exports = AgentFixReporter;
+`;
 
 // src/verify/plan.ts
+import path14 from "node:path";
 var COMPOUND = /&&|\|\||[;|`$<>()]|\n/;
 function quote(arg) {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
@@ -78549,6 +78712,8 @@ function planStructured(testCommand, info2, reportFile) {
       const flags = `--test-reporter=spec --test-reporter-destination=stdout --test-reporter=junit --test-reporter-destination=${f}`;
       return { command: base.replace(/^node\s/, `node ${flags} `), reportFile, format: "junit", flavour: "generic", parsedFrom: "node-test" };
     }
+    case "mocha":
+      return mochaRun(base, reportFile);
     case "go":
       if (base !== info2.invocation || /\s-json\b/.test(base)) return plain;
       return { command: `${base.replace(/^go\s+test\b/, "go test -json")} > ${f}`, reportFile, format: "go-json", stdoutIsReport: true, flavour: "generic", parsedFrom: "go" };
@@ -78556,6 +78721,66 @@ function planStructured(testCommand, info2, reportFile) {
       return plain;
   }
 }
+function mochaRun(base, reportFile, files = []) {
+  const reporter = path14.join(path14.dirname(reportFile), MOCHA_REPORTER_FILE);
+  const selection = files.length ? ` ${files.map(quote).join(" ")}` : "";
+  return {
+    command: `${base}${selection} --reporter ${quote(reporter)} --reporter-option agentFixOutput=${quote(reportFile)}`,
+    reportFile,
+    format: "mocha-jsonl",
+    support: { path: reporter, text: MOCHA_REPORTER_SOURCE },
+    flavour: "generic",
+    parsedFrom: "mocha"
+  };
+}
+var MOCHA_VALUE_FLAGS = /* @__PURE__ */ new Set([
+  "--config",
+  "--package",
+  "--extension",
+  "--file",
+  "--global",
+  "--globals",
+  "--ignore",
+  "--exclude",
+  "--node-option",
+  "-n",
+  "--reporter-option",
+  "--reporter-options",
+  "-O",
+  "--require",
+  "-r",
+  "--spec",
+  "--watch-files",
+  "--watch-ignore",
+  "--fgrep",
+  "-f",
+  "--grep",
+  "-g",
+  "--reporter",
+  "-R",
+  "--ui",
+  "-u",
+  "--slow",
+  "-s",
+  "--timeout",
+  "-t",
+  "--retries",
+  "--jobs",
+  "-j"
+]);
+function mochaSelectable(info2) {
+  if (info2.configSpec) return false;
+  const args = core(info2.invocation).replace(/^(?:\.\/node_modules\/\.bin\/)?mocha\b/, "").split(/\s+/).filter(Boolean);
+  for (let i2 = 0; i2 < args.length; i2++) {
+    const a2 = args[i2];
+    if (!a2.startsWith("-")) return false;
+    const name = a2.split("=")[0];
+    if (name === "--spec" || name === "--config" || name === "--package" || name === "--no-config" || name === "--no-package") return false;
+    if (MOCHA_VALUE_FLAGS.has(name) && !a2.includes("=")) i2++;
+  }
+  return true;
+}
+var JS_TEST = /\.(?:test|spec)\.[cm]?[jt]sx?$|(?:^|\/)(?:test|tests|spec|__tests__)\/(?:.*\/)?[^/]+\.[cm]?[jt]sx?$/;
 var SOURCE = /\.(?:[cm]?[jt]sx?)$/;
 var PY_TEST = /(?:^|\/)(?:test_[^/]*|[^/]*_test)\.py$/;
 function planRelated(info2, changed, allFiles, reportFile) {
@@ -78614,6 +78839,11 @@ function planRelated(info2, changed, allFiles, reportFile) {
       const cmd = info2.base.replace(/\s\.\/\.\.\.(?=\s|$)/, ` ${dirs.map(quote).join(" ")}`).replace(/^go\s+test\b/, "go test -json");
       return { command: `${cmd} > ${f}`, reportFile, format: "go-json", stdoutIsReport: true, flavour: "generic", parsedFrom: "go" };
     }
+    case "mocha": {
+      const tests = changed.filter((p) => JS_TEST.test(p));
+      if (tests.length === 0 || !mochaSelectable(info2)) return null;
+      return mochaRun(info2.base, reportFile, tests);
+    }
     default:
       return null;
   }
@@ -78641,12 +78871,14 @@ function planFiles(info2, testFiles, reportFile) {
       const dirs = [...new Set(testFiles.map((p) => p.includes("/") ? `./${p.slice(0, p.lastIndexOf("/"))}` : "."))];
       return { command: `go test -json ${dirs.map(quote).join(" ")} > ${f}`, reportFile, format: "go-json", stdoutIsReport: true, flavour: "generic", parsedFrom: "go" };
     }
+    case "mocha":
+      return mochaSelectable(info2) ? mochaRun(info2.base, reportFile, testFiles) : null;
     default:
       return null;
   }
 }
 function displayCommand(command2) {
-  return command2.replace(/ --json --outputFile=\S+/g, "").replace(/ --reporter=default --reporter=json --outputFile\.json=\S+/g, "").replace(/ --junitxml=\S+ -o junit_family=xunit1/g, "").replace(/--test-reporter=spec --test-reporter-destination=stdout --test-reporter=junit --test-reporter-destination=\S+ /g, "").replace(/^go test -json /, "go test ").replace(/ > \S+$/, "").replace(/\s+/g, " ").trim().replace(/ --$/, "");
+  return command2.replace(/ --json --outputFile=\S+/g, "").replace(/ --reporter=default --reporter=json --outputFile\.json=\S+/g, "").replace(/ --junitxml=\S+ -o junit_family=xunit1/g, "").replace(/--test-reporter=spec --test-reporter-destination=stdout --test-reporter=junit --test-reporter-destination=\S+ /g, "").replace(/ --reporter \S*agent-fix-mocha-reporter\.cjs'? --reporter-option agentFixOutput=\S+/g, "").replace(/^go test -json /, "go test ").replace(/ > \S+$/, "").replace(/\s+/g, " ").trim().replace(/ --$/, "");
 }
 
 // src/verify/structured.ts
@@ -78799,9 +79031,9 @@ function parseJUnit(xml, root, flavour = "generic") {
       id = relativeTo(root, name);
       loadError = true;
     } else {
-      const path19 = suites.filter(Boolean);
-      if (path19.length === 0 && a2.classname && a2.classname !== "test" && a2.classname !== name) path19.push(a2.classname);
-      id = [...path19, name].join(SEP2);
+      const path21 = suites.filter(Boolean);
+      if (path21.length === 0 && a2.classname && a2.classname !== "test" && a2.classname !== name) path21.push(a2.classname);
+      id = [...path21, name].join(SEP2);
     }
     if (loadError) loadErrors.push(id);
     if (seen.has(id)) continue;
@@ -78905,6 +79137,38 @@ function goJsonToText(text) {
   }
   return out.join("");
 }
+function parseMochaJsonl(text, root) {
+  const byId = /* @__PURE__ */ new Map();
+  let lines = 0;
+  for (const line of text.split("\n")) {
+    if (!line.startsWith("{")) continue;
+    let e;
+    try {
+      e = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    lines++;
+    if (e.type !== "test" && e.type !== "hook") continue;
+    const titles = Array.isArray(e.path) ? e.path.filter((t) => typeof t === "string" && t !== "") : [];
+    if (titles.length === 0) continue;
+    const id = titles.join(SEP2);
+    const status = e.state === "passed" ? "passed" : e.state === "failed" ? "failed" : "skipped";
+    const previous = byId.get(id);
+    if (previous?.status === "failed") continue;
+    const test = { id, status };
+    if (e.file) test.file = relativeTo(root, e.file);
+    if (typeof e.duration === "number") test.durationMs = e.duration;
+    if (status === "failed") {
+      failure2(test, e.details || e.message || "failed", root);
+      if (e.message?.trim()) test.message = oneLine(stripAnsi(e.message));
+    }
+    byId.set(id, test);
+  }
+  if (lines === 0 && text.trim()) return null;
+  const tests = [...byId.values()];
+  return { tests, loadErrors: [], totals: totalsOf(tests) };
+}
 function parseStructured(format2, text, root, flavour = "generic") {
   switch (format2) {
     case "jest-json":
@@ -78913,6 +79177,8 @@ function parseStructured(format2, text, root, flavour = "generic") {
       return parseJUnit(text, root, flavour);
     case "go-json":
       return parseGoJson(text, root);
+    case "mocha-jsonl":
+      return parseMochaJsonl(text, root);
   }
 }
 
@@ -78982,13 +79248,16 @@ var TestSession = class _TestSession {
   gate = STRICT_GATE;
   static async create(deps) {
     let script = null;
+    let pkg = null;
     try {
-      const pkg = JSON.parse(await readFile3(path13.join(deps.root, "package.json"), "utf8"));
+      pkg = JSON.parse(await readFile4(path15.join(deps.root, "package.json"), "utf8"));
       if (typeof pkg.scripts?.test === "string") script = pkg.scripts.test;
     } catch {
     }
-    const tmp = await mkdtemp2(path13.join(os5.tmpdir(), "agent-fix-tests-"));
-    return new _TestSession(deps, identifyRunner(deps.testCommand, script), tmp);
+    const tmp = await mkdtemp2(path15.join(os5.tmpdir(), "agent-fix-tests-"));
+    const info2 = identifyRunner(deps.testCommand, script);
+    if (info2.runner === "mocha" && await mochaConfigHasSpec(deps.root, pkg)) info2.configSpec = true;
+    return new _TestSession(deps, info2, tmp);
   }
   async dispose() {
     await rm3(this.tmp, { recursive: true, force: true });
@@ -79003,8 +79272,8 @@ var TestSession = class _TestSession {
   reportPath() {
     this.seq++;
     const r = this.info.runner;
-    const ext = r === "jest" || r === "vitest" ? "json" : r === "go" ? "jsonl" : "xml";
-    return path13.join(this.tmp, `report-${this.seq}.${ext}`);
+    const ext = r === "jest" || r === "vitest" ? "json" : r === "go" || r === "mocha" ? "jsonl" : "xml";
+    return path15.join(this.tmp, `report-${this.seq}.${ext}`);
   }
   plainPlan() {
     return { command: this.deps.testCommand, flavour: "generic", parsedFrom: "none" };
@@ -79019,11 +79288,12 @@ var TestSession = class _TestSession {
   async execute(plan, scope, purpose) {
     const { redactor, root } = this.deps;
     if (plan.reportFile) await rm3(plan.reportFile, { force: true });
+    if (plan.support) await writeFile3(plan.support.path, plan.support.text);
     const r = await this.deps.exec(plan.command);
     let content = null;
     if (plan.reportFile) {
       try {
-        content = await readFile3(plan.reportFile, "utf8");
+        content = await readFile4(plan.reportFile, "utf8");
       } catch {
         content = null;
       }
@@ -79251,7 +79521,7 @@ function isolationFor(kind, networkAllowed, probe) {
 import { spawnSync as spawnSync3 } from "node:child_process";
 import { mkdtempSync, writeFileSync as writeFileSync2 } from "node:fs";
 import os6 from "node:os";
-import path14 from "node:path";
+import path16 from "node:path";
 function filesFromShowOrigin(output2) {
   const files = /* @__PURE__ */ new Set();
   for (const line of output2.split("\n")) {
@@ -79292,15 +79562,15 @@ function hidingWorks(wrapper, file2) {
 var empty = null;
 function emptyFile() {
   if (!empty) {
-    empty = path14.join(mkdtempSync(path14.join(os6.tmpdir(), "agent-fix-empty-")), "empty");
+    empty = path16.join(mkdtempSync(path16.join(os6.tmpdir(), "agent-fix-empty-")), "empty");
     writeFileSync2(empty, "", { mode: 292 });
   }
   return empty;
 }
 
 // src/safety/repo-state.ts
-import { readFile as readFile4 } from "node:fs/promises";
-import path15 from "node:path";
+import { readFile as readFile5 } from "node:fs/promises";
+import path17 from "node:path";
 function lfsGlobs(gitattributes) {
   const out = [];
   for (const raw of gitattributes.split(/\r?\n/)) {
@@ -79323,13 +79593,13 @@ function submoduleGlobs(gitmodules) {
 }
 async function readOrEmpty(file2) {
   try {
-    return await readFile4(file2, "utf8");
+    return await readFile5(file2, "utf8");
   } catch {
     return "";
   }
 }
 async function repoStateProtections(root) {
-  const [attrs2, modules] = await Promise.all([readOrEmpty(path15.join(root, ".gitattributes")), readOrEmpty(path15.join(root, ".gitmodules"))]);
+  const [attrs2, modules] = await Promise.all([readOrEmpty(path17.join(root, ".gitattributes")), readOrEmpty(path17.join(root, ".gitmodules"))]);
   return [.../* @__PURE__ */ new Set([...lfsGlobs(attrs2), ...submoduleGlobs(modules)])];
 }
 
@@ -79530,17 +79800,17 @@ ${refusal}`);
 async function composeChange(git, pristineTree, touched) {
   const contents = /* @__PURE__ */ new Map();
   for (const rel of touched) {
-    const abs = path16.join(git.root, rel);
-    contents.set(rel, existsSync4(abs) ? await readFile5(abs) : null);
+    const abs = path18.join(git.root, rel);
+    contents.set(rel, existsSync4(abs) ? await readFile6(abs) : null);
   }
   await git.restore(pristineTree);
   for (const [rel, data] of contents) {
-    const abs = path16.join(git.root, rel);
+    const abs = path18.join(git.root, rel);
     if (data === null) {
       await rm4(abs, { force: true });
     } else {
-      await mkdir3(path16.dirname(abs), { recursive: true });
-      await writeFile3(abs, data);
+      await mkdir3(path18.dirname(abs), { recursive: true });
+      await writeFile4(abs, data);
     }
   }
   return git.snapshot();
@@ -79551,7 +79821,7 @@ function tail(text, max) {
 
 // src/transcript.ts
 import { mkdirSync, writeFileSync as writeFileSync3 } from "node:fs";
-import path17 from "node:path";
+import path19 from "node:path";
 var Transcript = class {
   constructor(meta3) {
     this.meta = meta3;
@@ -79571,7 +79841,7 @@ var Transcript = class {
   }
   /** Writes the transcript; every string in it passes through `redact` first. */
   write(file2, redact2, result) {
-    mkdirSync(path17.dirname(file2), { recursive: true });
+    mkdirSync(path19.dirname(file2), { recursive: true });
     const json2 = JSON.stringify({ meta: this.meta, result, entries: this.entries }, null, 2);
     writeFileSync3(file2, redact2(json2));
     return file2;
@@ -80117,8 +80387,8 @@ function classify(t) {
     return { kind: "test", name: hash2 > 0 ? t.slice(hash2 + 3).trim() : t.slice(6) };
   }
   if (t.startsWith("at ") && (t.includes(":") || t.includes("("))) {
-    const path19 = framePath(t);
-    return path19 ? { kind: "frame", path: path19, text: t } : PLAIN;
+    const path21 = framePath(t);
+    return path21 ? { kind: "frame", path: path21, text: t } : PLAIN;
   }
   if (t.startsWith('File "')) {
     const end = t.indexOf('"', 6);
@@ -80152,11 +80422,11 @@ function framePath(t) {
 function isPassingLine(t) {
   return t.startsWith("\u2714 ") || t.startsWith("\u2713 ") || t.startsWith("\u221A ") || t.startsWith("PASS ") || t.startsWith("--- PASS: ") || t.startsWith("ok ") && !t.includes("# SKIP") || t.endsWith(" PASSED") || t.endsWith(" ... ok");
 }
-function isRepoPath(path19, isRepoFile) {
-  if (path19 === "" || path19.startsWith("node:") || path19.startsWith("internal/") || path19.startsWith("<")) return false;
-  if (path19.includes("node_modules") || path19.includes("site-packages") || path19.includes("/hostedtoolcache/") || path19.includes("/.cargo/") || path19.includes("/go/pkg/mod/")) return false;
-  if (path19.startsWith("/") || /^[A-Za-z]:\\/.test(path19)) return false;
-  const rel = path19.replace(/^\.\//, "");
+function isRepoPath(path21, isRepoFile) {
+  if (path21 === "" || path21.startsWith("node:") || path21.startsWith("internal/") || path21.startsWith("<")) return false;
+  if (path21.includes("node_modules") || path21.includes("site-packages") || path21.includes("/hostedtoolcache/") || path21.includes("/.cargo/") || path21.includes("/go/pkg/mod/")) return false;
+  if (path21.startsWith("/") || /^[A-Za-z]:\\/.test(path21)) return false;
+  const rel = path21.replace(/^\.\//, "");
   return isRepoFile ? isRepoFile(rel) : true;
 }
 function extractFailure(log, opts = {}) {
@@ -80832,7 +81102,7 @@ async function run(rt = actionsRuntime(), env = process.env, overrides = {}) {
   let task = null;
   let comment = null;
   const transcript = new Transcript({ event: rt.eventName, repository: `${rt.owner}/${rt.repo}`, runUrl: rt.runUrl });
-  const transcriptPath = path18.join(env.RUNNER_TEMP || os7.tmpdir(), "agent-fix", `transcript-${trigger.issueNumber}-${Date.now()}.json`);
+  const transcriptPath = path20.join(env.RUNNER_TEMP || os7.tmpdir(), "agent-fix", `transcript-${trigger.issueNumber}-${Date.now()}.json`);
   try {
     const auth2 = await authorizeByPolicy(github, trigger.actor, loaded.policy);
     if (!auth2.ok) {
@@ -80927,7 +81197,7 @@ ${task.issueNumber ? `Fixes #${task.issueNumber}` : ""}`.trim(),
 }
 async function runCi(rt, env, settings, trigger, github, redactor, say) {
   const transcript = new Transcript({ event: rt.eventName, repository: `${rt.owner}/${rt.repo}`, runUrl: rt.runUrl, failedRun: trigger.runUrl });
-  const transcriptPath = path18.join(env.RUNNER_TEMP || os7.tmpdir(), "agent-fix", `transcript-ci-${trigger.runId}-${Date.now()}.json`);
+  const transcriptPath = path20.join(env.RUNNER_TEMP || os7.tmpdir(), "agent-fix", `transcript-ci-${trigger.runId}-${Date.now()}.json`);
   try {
     const r = await runCiRepair(trigger, {
       github,

@@ -5,7 +5,9 @@
  * the changed files. Pure: strings in, commands out; null where the runner cannot be
  * asked safely (then the plain output is parsed and the full command runs).
  */
+import path from 'node:path';
 import type { ParsedFrom } from '../types.js';
+import { MOCHA_REPORTER_FILE, MOCHA_REPORTER_SOURCE } from './mocha.js';
 import type { StructuredFormat } from './structured.js';
 
 export type Runner = 'jest' | 'vitest' | 'mocha' | 'node-test' | 'pytest' | 'go' | 'cargo' | 'make' | 'unknown';
@@ -26,6 +28,12 @@ export interface RunnerInfo {
    * script. Absent when `base` is set or no segment is a plain runner call.
    */
   direct?: string;
+  /**
+   * mocha: the project's configuration (`.mocharc.*`, the `mocha` field of package.json)
+   * names spec files. mocha adds them to the files given on the command line (checked with
+   * 10.8, 11.8, 12.0, positional and `--spec` alike), so no selection of files is possible.
+   */
+  configSpec?: boolean;
 }
 
 export interface PlannedRun {
@@ -35,6 +43,8 @@ export interface PlannedRun {
   format?: StructuredFormat;
   /** The report is the command's stdout redirected to reportFile (go test -json). */
   stdoutIsReport?: boolean;
+  /** A file the command needs (our mocha reporter), written before the command runs. */
+  support?: { path: string; text: string };
   flavour: 'pytest' | 'generic';
   parsedFrom: ParsedFrom;
 }
@@ -135,6 +145,8 @@ export function planStructured(testCommand: string, info: RunnerInfo, reportFile
       const flags = `--test-reporter=spec --test-reporter-destination=stdout --test-reporter=junit --test-reporter-destination=${f}`;
       return { command: base.replace(/^node\s/, `node ${flags} `), reportFile, format: 'junit', flavour: 'generic', parsedFrom: 'node-test' };
     }
+    case 'mocha':
+      return mochaRun(base, reportFile);
     case 'go':
       if (base !== info.invocation || /\s-json\b/.test(base)) return plain;
       return { command: `${base.replace(/^go\s+test\b/, 'go test -json')} > ${f}`, reportFile, format: 'go-json', stdoutIsReport: true, flavour: 'generic', parsedFrom: 'go' };
@@ -142,6 +154,53 @@ export function planStructured(testCommand: string, info: RunnerInfo, reportFile
       return plain;
   }
 }
+
+/**
+ * mocha with our reporter (`mocha.ts`): it prints spec-style output and writes
+ * the report. mocha takes the last `--reporter` given and a command-line reporter over the
+ * configuration's (checked with 10.8, 11.8, 12.0), so a reporter of the user's is replaced
+ * for our runs only; the user's `--reporter-option`s are merged with ours and ignored.
+ */
+function mochaRun(base: string, reportFile: string, files: string[] = []): PlannedRun {
+  const reporter = path.join(path.dirname(reportFile), MOCHA_REPORTER_FILE);
+  const selection = files.length ? ` ${files.map(quote).join(' ')}` : '';
+  return {
+    command: `${base}${selection} --reporter ${quote(reporter)} --reporter-option agentFixOutput=${quote(reportFile)}`,
+    reportFile,
+    format: 'mocha-jsonl',
+    support: { path: reporter, text: MOCHA_REPORTER_SOURCE },
+    flavour: 'generic',
+    parsedFrom: 'mocha',
+  };
+}
+
+/** mocha options that take a value (`--require x`, `-t 5000`). */
+const MOCHA_VALUE_FLAGS = new Set([
+  '--config', '--package', '--extension', '--file', '--global', '--globals', '--ignore', '--exclude', '--node-option', '-n',
+  '--reporter-option', '--reporter-options', '-O', '--require', '-r', '--spec', '--watch-files', '--watch-ignore',
+  '--fgrep', '-f', '--grep', '-g', '--reporter', '-R', '--ui', '-u', '--slow', '-s', '--timeout', '-t', '--retries', '--jobs', '-j',
+]);
+
+/**
+ * Whether mocha can be asked to run only given files: the invocation names no files of its
+ * own (flags only; mocha would run its files and ours), no `--spec`, no other configuration
+ * file, and the project's configuration names no spec (mocha would add it to ours).
+ */
+function mochaSelectable(info: RunnerInfo): boolean {
+  if (info.configSpec) return false;
+  const args = core(info.invocation).replace(/^(?:\.\/node_modules\/\.bin\/)?mocha\b/, '').split(/\s+/).filter(Boolean);
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (!a.startsWith('-')) return false;
+    const name = a.split('=')[0];
+    if (name === '--spec' || name === '--config' || name === '--package' || name === '--no-config' || name === '--no-package') return false;
+    if (MOCHA_VALUE_FLAGS.has(name) && !a.includes('=')) i++;
+  }
+  return true;
+}
+
+/** A JS/TS file that is a test file by name or place (`*.test.js`, `test/…`, `spec/…`). */
+const JS_TEST = /\.(?:test|spec)\.[cm]?[jt]sx?$|(?:^|\/)(?:test|tests|spec|__tests__)\/(?:.*\/)?[^/]+\.[cm]?[jt]sx?$/;
 
 const SOURCE = /\.(?:[cm]?[jt]sx?)$/;
 const PY_TEST = /(?:^|\/)(?:test_[^/]*|[^/]*_test)\.py$/;
@@ -208,6 +267,14 @@ export function planRelated(info: RunnerInfo, changed: string[], allFiles: strin
       const cmd = info.base.replace(/\s\.\/\.\.\.(?=\s|$)/, ` ${dirs.map(quote).join(' ')}`).replace(/^go\s+test\b/, 'go test -json');
       return { command: `${cmd} > ${f}`, reportFile, format: 'go-json', stdoutIsReport: true, flavour: 'generic', parsedFrom: 'go' };
     }
+    case 'mocha': {
+      // mocha cannot find related tests: the test files among the selection (the changed
+      // ones, those of the baseline's failures); none: null, and the caller tries the test
+      // files named after the changed sources (planFiles).
+      const tests = changed.filter((p) => JS_TEST.test(p));
+      if (tests.length === 0 || !mochaSelectable(info)) return null;
+      return mochaRun(info.base, reportFile, tests);
+    }
     default:
       return null;
   }
@@ -238,6 +305,8 @@ export function planFiles(info: RunnerInfo, testFiles: string[], reportFile: str
       const dirs = [...new Set(testFiles.map((p) => (p.includes('/') ? `./${p.slice(0, p.lastIndexOf('/'))}` : '.')))];
       return { command: `go test -json ${dirs.map(quote).join(' ')} > ${f}`, reportFile, format: 'go-json', stdoutIsReport: true, flavour: 'generic', parsedFrom: 'go' };
     }
+    case 'mocha':
+      return mochaSelectable(info) ? mochaRun(info.base, reportFile, testFiles) : null;
     default:
       return null;
   }
@@ -253,6 +322,7 @@ export function displayCommand(command: string): string {
     .replace(/ --reporter=default --reporter=json --outputFile\.json=\S+/g, '')
     .replace(/ --junitxml=\S+ -o junit_family=xunit1/g, '')
     .replace(/--test-reporter=spec --test-reporter-destination=stdout --test-reporter=junit --test-reporter-destination=\S+ /g, '')
+    .replace(/ --reporter \S*agent-fix-mocha-reporter\.cjs'? --reporter-option agentFixOutput=\S+/g, '')
     .replace(/^go test -json /, 'go test ')
     .replace(/ > \S+$/, '')
     .replace(/\s+/g, ' ')

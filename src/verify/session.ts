@@ -5,13 +5,14 @@
  * files first, then the full command as the gate, re-run once when tests newly fail so a
  * flaky test does not block a fix; the fail-to-pass proof of tests the model wrote.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { CommandResult } from '../ports/shell.js';
 import type { Redactor } from '../redact.js';
 import type { TestCase, TestRun } from '../types.js';
 import { compareRuns, STRICT_GATE, type GateRule } from './compare.js';
+import { mochaConfigHasSpec } from './mocha.js';
 import { displayCommand, identifyRunner, planFiles, planRelated, planStructured, type PlannedRun, type RunnerInfo } from './plan.js';
 import { reconcile } from './reconcile.js';
 import { goJsonToText, parseStructured } from './structured.js';
@@ -119,14 +120,17 @@ export class TestSession {
 
   static async create(deps: SessionDeps): Promise<TestSession> {
     let script: string | null = null;
+    let pkg: { scripts?: Record<string, unknown>; mocha?: unknown } | null = null;
     try {
-      const pkg = JSON.parse(await readFile(path.join(deps.root, 'package.json'), 'utf8')) as { scripts?: Record<string, unknown> };
+      pkg = JSON.parse(await readFile(path.join(deps.root, 'package.json'), 'utf8')) as { scripts?: Record<string, unknown> };
       if (typeof pkg.scripts?.test === 'string') script = pkg.scripts.test;
     } catch {
       // not a node project
     }
     const tmp = await mkdtemp(path.join(os.tmpdir(), 'agent-fix-tests-'));
-    return new TestSession(deps, identifyRunner(deps.testCommand, script), tmp);
+    const info = identifyRunner(deps.testCommand, script);
+    if (info.runner === 'mocha' && (await mochaConfigHasSpec(deps.root, pkg))) info.configSpec = true;
+    return new TestSession(deps, info, tmp);
   }
 
   async dispose(): Promise<void> {
@@ -145,7 +149,7 @@ export class TestSession {
   private reportPath(): string {
     this.seq++;
     const r = this.info.runner;
-    const ext = r === 'jest' || r === 'vitest' ? 'json' : r === 'go' ? 'jsonl' : 'xml';
+    const ext = r === 'jest' || r === 'vitest' ? 'json' : r === 'go' || r === 'mocha' ? 'jsonl' : 'xml';
     return path.join(this.tmp, `report-${this.seq}.${ext}`);
   }
 
@@ -165,6 +169,7 @@ export class TestSession {
   async execute(plan: PlannedRun, scope: 'full' | 'related', purpose: CommandRecord['purpose']): Promise<TestRun> {
     const { redactor, root } = this.deps;
     if (plan.reportFile) await rm(plan.reportFile, { force: true });
+    if (plan.support) await writeFile(plan.support.path, plan.support.text);
     const r = await this.deps.exec(plan.command);
     let content: string | null = null;
     if (plan.reportFile) {

@@ -1,16 +1,17 @@
 /**
  * Parsers for machine-readable test reports: jest `--json` (and vitest's JSON reporter,
  * which writes the same shape), JUnit XML (pytest `--junitxml`, node's junit reporter,
- * mocha xunit, most other runners) and `go test -json`. Pure: text in, test cases out.
+ * mocha xunit, most other runners), `go test -json` and the JSON lines of our mocha reporter
+ * (verify/mocha.ts). Pure: text in, test cases out.
  *
  * Ids match the plain-text parsers (verify/parse.ts) so a structured run and a plain run
  * of the same suite compare: `file > suite > name` (jest, vitest), `file.py::Class::name`
- * (pytest), `package > TestName/sub` (go), `suite > name` (other JUnit producers).
+ * (pytest), `package > TestName/sub` (go), `suite > name` (mocha, other JUnit producers).
  */
 import type { TestCase, TestStatus } from '../types.js';
 import { stripAnsi } from './parse.js';
 
-export type StructuredFormat = 'jest-json' | 'junit' | 'go-json';
+export type StructuredFormat = 'jest-json' | 'junit' | 'go-json' | 'mocha-jsonl';
 
 export interface StructuredResult {
   tests: TestCase[];
@@ -348,6 +349,57 @@ export function goJsonToText(text: string): string {
   return out.join('');
 }
 
+// ------------------------------------------------------------------- mocha (our reporter)
+
+interface MochaLine {
+  type?: string;
+  path?: unknown;
+  state?: string;
+  file?: string;
+  duration?: number;
+  message?: string;
+  details?: string;
+}
+
+/**
+ * The JSON lines of our mocha reporter: one per test (passed / failed / skipped) and per
+ * failing hook, `suite > nested > title` like the spec output (a hook: `suite > "before
+ * all" hook for "test"`). A test reported twice (it passed, then failed asynchronously)
+ * counts as failed. Lines that are not JSON (a truncated last line) are skipped.
+ */
+export function parseMochaJsonl(text: string, root: string): StructuredResult | null {
+  const byId = new Map<string, TestCase>();
+  let lines = 0;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    let e: MochaLine;
+    try {
+      e = JSON.parse(line) as MochaLine;
+    } catch {
+      continue;
+    }
+    lines++;
+    if (e.type !== 'test' && e.type !== 'hook') continue;
+    const titles = Array.isArray(e.path) ? e.path.filter((t): t is string => typeof t === 'string' && t !== '') : [];
+    if (titles.length === 0) continue;
+    const id = titles.join(SEP);
+    const status: TestStatus = e.state === 'passed' ? 'passed' : e.state === 'failed' ? 'failed' : 'skipped';
+    const previous = byId.get(id);
+    if (previous?.status === 'failed') continue;
+    const test: TestCase = { id, status };
+    if (e.file) test.file = relativeTo(root, e.file);
+    if (typeof e.duration === 'number') test.durationMs = e.duration;
+    if (status === 'failed') {
+      failure(test, e.details || e.message || 'failed', root);
+      if (e.message?.trim()) test.message = oneLine(stripAnsi(e.message));
+    }
+    byId.set(id, test);
+  }
+  if (lines === 0 && text.trim()) return null;
+  const tests = [...byId.values()];
+  return { tests, loadErrors: [], totals: totalsOf(tests) };
+}
+
 export function parseStructured(format: StructuredFormat, text: string, root: string, flavour: 'pytest' | 'generic' = 'generic'): StructuredResult | null {
   switch (format) {
     case 'jest-json':
@@ -356,5 +408,7 @@ export function parseStructured(format: StructuredFormat, text: string, root: st
       return parseJUnit(text, root, flavour);
     case 'go-json':
       return parseGoJson(text, root);
+    case 'mocha-jsonl':
+      return parseMochaJsonl(text, root);
   }
 }
