@@ -261,3 +261,43 @@ describe('mocha: our reporter on the real mocha', () => {
     }
   });
 });
+
+describe('a command that already writes its own JSON report (jest --json --outputFile, vitest --reporter=json --outputFile)', () => {
+  const cases = [
+    { stack: 'jest' as const, command: 'npx --no-install jest --json --outputFile=.jest-result.json', related: /^npx --no-install jest --findRelatedTests src\/math\.js (?:test\/(?:math|broken)\.test\.js ){2}--passWithNoTests --json --outputFile=\S+report-\d+\.json$/ },
+    { stack: 'vitest' as const, command: 'npx --no-install vitest run --reporter=json --outputFile=.jest-result.json', related: /^npx --no-install vitest related --run src\/math\.js (?:test\/(?:math|broken)\.test\.js ){2}--passWithNoTests --reporter=default --reporter=json --outputFile\.json=\S+report-\d+\.json$/ },
+  ];
+  test.each(cases)('$stack: its file is read (never deleted, never stale), and the runs the harness composes use their own', async ({ stack, command, related }) => {
+    const missing = unavailable(stack);
+    if (missing) return console.warn(`[stacks.test] ${stack} skipped: ${missing}`);
+    const p = makeStackProject(stack);
+    try {
+      const files = ['src/math.js', 'test/math.test.js', 'test/broken.test.js', 'test/flaky.test.js'];
+      const session = await TestSession.create({ root: p.dir, testCommand: command, exec: p.exec, redactor: new Redactor(), changedFiles: async () => ['src/math.js'], listFiles: async () => files });
+      const run = await session.runFull('baseline');
+      expect(run.structured).toBe(true);
+      expect(run.executed).toBe(command); // the command as given: no second output file
+      expect(failingIds(run)).toEqual(EXPECT[stack].failing);
+      // A report left by an earlier run is not read when this run does not write one (here: a missing config file).
+      const report = path.join(p.dir, '.jest-result.json');
+      const stale = readFileSync(report, 'utf8');
+      const broken = await TestSession.create({ root: p.dir, testCommand: `${command} --config=missing.config.js`, exec: p.exec, redactor: new Redactor() });
+      const failedToStart = await broken.runFull('baseline');
+      expect(failedToStart.succeeded).toBe(false);
+      expect(failedToStart.structured).toBeFalsy();
+      expect(failedToStart.tests).toEqual([]);
+      expect(readFileSync(report, 'utf8')).toBe(stale);
+      await broken.dispose();
+      // The related run carries only our output file (a runner takes one).
+      session.useBaseline(run);
+      writeFileSync(path.join(p.dir, 'src/math.js'), readFileSync(path.join(p.dir, 'src/math.js'), 'utf8').replace('a - b', 'a - b + 1'));
+      const loop = await session.runForLoop();
+      expect(loop.scope).toBe('related');
+      expect(loop.executed).toMatch(related);
+      expect(loop.structured).toBe(true);
+      await session.dispose();
+    } finally {
+      p.cleanup();
+    }
+  });
+});

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { RunReport, TestCase, TestRun, TestStatus } from '../src/types.js';
 import { parseGoJson, parseJestJson, parseJUnit, parseMochaJsonl, parseStructured, firstRepoFrame, goJsonToText } from '../src/verify/structured.js';
-import { displayCommand, identifyRunner, planFiles, planRelated, planStructured } from '../src/verify/plan.js';
+import { displayCommand, identifyRunner, ownReportFile, planFiles, planRelated, planStructured } from '../src/verify/plan.js';
 import { reconcile, describeConsistency } from '../src/verify/reconcile.js';
 import { compareRuns } from '../src/verify/compare.js';
 import { packFeedback, stripNoise, estimateTokens } from '../src/verify/feedback.js';
@@ -128,6 +128,28 @@ describe('runner plans', () => {
       expect(p.command).toBe(cmd);
       expect(p.reportFile).toBeUndefined();
     }
+  });
+
+  test("a command that already writes a JSON report: that file is read, and the harness's own runs replace its flags", () => {
+    const f = '/tmp/r.json';
+    expect(ownReportFile('jest', 'npx jest --coverage=false --json --outputFile=.jest-result.json test/a.test.js')).toBe('.jest-result.json');
+    expect(ownReportFile('jest', "jest --json --outputFile 'out dir/r.json'")).toBe('out dir/r.json');
+    expect(ownReportFile('vitest', 'npx vitest run --reporter=json --outputFile=.jest-result.json test/base.test.ts')).toBe('.jest-result.json');
+    expect(ownReportFile('vitest', 'vitest run --reporter=default --reporter=json --outputFile.json=r.json')).toBe('r.json');
+    // not a JSON report of the whole run: our flags are used
+    expect(ownReportFile('jest', 'jest --outputFile=x.json')).toBeNull();
+    expect(ownReportFile('vitest', 'vitest run --reporter=junit --outputFile=x.xml')).toBeNull();
+    expect(ownReportFile('vitest', 'vitest run --reporter=json --reporter=junit --outputFile=x')).toBeNull();
+    expect(ownReportFile('jest', 'tsc && jest --json --outputFile=x.json')).toBeNull();
+    const cmd = 'npx jest --coverage=false --json --outputFile=.jest-result.json';
+    const info = identifyRunner(cmd, null);
+    expect(planStructured(cmd, info, f)).toMatchObject({ command: cmd, reportFile: '.jest-result.json', ownReport: true, format: 'jest-json' });
+    expect(planRelated(info, ['src/a.js'], [], f)!.command).toBe('npx jest --coverage=false --findRelatedTests src/a.js --passWithNoTests --json --outputFile=/tmp/r.json');
+    expect(planFiles(info, ['test/a.test.js'], f)!.command).toBe('npx jest --coverage=false --runTestsByPath test/a.test.js --json --outputFile=/tmp/r.json');
+    // through a package script the flags cannot be removed: no composed runs
+    const script = identifyRunner('npm test', 'jest --json --outputFile=out.json');
+    expect(planStructured('npm test', script, f)).toMatchObject({ command: 'npm test', reportFile: 'out.json', ownReport: true });
+    expect(planRelated(script, ['src/a.js'], [], f)).toBeNull();
   });
 
   test('related tests: jest --findRelatedTests, vitest related, pytest test modules, go packages', () => {

@@ -63,15 +63,15 @@ var require_windows = __commonJS({
       }
       return false;
     }
-    function checkStat(stat2, path22, options) {
-      if (!stat2.isSymbolicLink() && !stat2.isFile()) {
+    function checkStat(stat3, path22, options) {
+      if (!stat3.isSymbolicLink() && !stat3.isFile()) {
         return false;
       }
       return checkPathExt(path22, options);
     }
     function isexe(path22, options, cb) {
-      fs3.stat(path22, function(er, stat2) {
-        cb(er, er ? false : checkStat(stat2, path22, options));
+      fs3.stat(path22, function(er, stat3) {
+        cb(er, er ? false : checkStat(stat3, path22, options));
       });
     }
     function sync(path22, options) {
@@ -87,20 +87,20 @@ var require_mode = __commonJS({
     isexe.sync = sync;
     var fs3 = __require("fs");
     function isexe(path22, options, cb) {
-      fs3.stat(path22, function(er, stat2) {
-        cb(er, er ? false : checkStat(stat2, options));
+      fs3.stat(path22, function(er, stat3) {
+        cb(er, er ? false : checkStat(stat3, options));
       });
     }
     function sync(path22, options) {
       return checkStat(fs3.statSync(path22), options);
     }
-    function checkStat(stat2, options) {
-      return stat2.isFile() && checkMode(stat2, options);
+    function checkStat(stat3, options) {
+      return stat3.isFile() && checkMode(stat3, options);
     }
-    function checkMode(stat2, options) {
-      var mod = stat2.mode;
-      var uid = stat2.uid;
-      var gid = stat2.gid;
+    function checkMode(stat3, options) {
+      var mod = stat3.mode;
+      var uid = stat3.uid;
+      var gid = stat3.gid;
       var myUid = options.uid !== void 0 ? options.uid : process.getuid && process.getuid();
       var myGid = options.gid !== void 0 ? options.gid : process.getgid && process.getgid();
       var u2 = parseInt("100", 8);
@@ -9608,12 +9608,12 @@ function parseNumstat(out) {
     }
     const [a2, d, p] = rec.split("	");
     const binary = a2 === "-" && d === "-";
-    const stat2 = { additions: binary ? 0 : Number(a2), deletions: binary ? 0 : Number(d), binary };
+    const stat3 = { additions: binary ? 0 : Number(a2), deletions: binary ? 0 : Number(d), binary };
     if (p === "" || p === void 0) {
-      m.set(t[i2 + 2], stat2);
+      m.set(t[i2 + 2], stat3);
       i2 += 3;
     } else {
-      m.set(p, stat2);
+      m.set(p, stat3);
       i2 += 1;
     }
   }
@@ -43521,7 +43521,7 @@ async function proveFailToPass(deps) {
 }
 
 // src/verify/session.ts
-import { mkdtemp as mkdtemp2, readFile as readFile4, rm as rm2, writeFile as writeFile2 } from "node:fs/promises";
+import { mkdtemp as mkdtemp2, readFile as readFile4, rm as rm2, stat as stat2, writeFile as writeFile2 } from "node:fs/promises";
 import os from "node:os";
 import path15 from "node:path";
 
@@ -43759,6 +43759,8 @@ var PARSED_FROM = {
 };
 function planStructured(testCommand, info, reportFile) {
   const plain = { command: testCommand, flavour: "generic", parsedFrom: PARSED_FROM[info.runner] };
+  const own2 = ownReportFile(info.runner, info.invocation);
+  if (own2) return { command: testCommand, reportFile: own2, ownReport: true, format: "jest-json", flavour: "generic", parsedFrom: PARSED_FROM[info.runner] };
   const base = info.base;
   if (!base) return plain;
   const f = quote(reportFile);
@@ -43843,9 +43845,27 @@ function mochaSelectable(info) {
   return true;
 }
 var JS_TEST = /\.(?:test|spec)\.[cm]?[jt]sx?$|(?:^|\/)(?:test|tests|spec|__tests__)\/(?:.*\/)?[^/]+\.[cm]?[jt]sx?$/;
+var OUTPUT_FILE = /(?:^|\s)--outputFile(?:\.json)?(?:=|\s+)(?:'([^']+)'|"([^"]+)"|(\S+))/;
+var JEST_JSON = /(?:^|\s)--json(?=\s|$)/;
+var VITEST_JSON = /(?:^|\s)--reporter(?:=|\s+)json(?=\s|$)/;
+function ownReportFile(runner, invocation) {
+  if (COMPOUND.test(invocation)) return null;
+  const json2 = runner === "jest" ? JEST_JSON : runner === "vitest" ? VITEST_JSON : null;
+  if (!json2 || !json2.test(invocation)) return null;
+  if (runner === "vitest" && /--reporter(?:=|\s+)(?!json\b)\S+/.test(invocation) && !/--outputFile\.json/.test(invocation)) return null;
+  const m = invocation.match(OUTPUT_FILE);
+  return m ? m[1] ?? m[2] ?? m[3] : null;
+}
+function withoutOwnReport(info) {
+  if (!ownReportFile(info.runner, info.invocation)) return info;
+  const strip = (c3) => c3.replace(new RegExp(OUTPUT_FILE.source, "g"), " ").replace(new RegExp(info.runner === "jest" ? JEST_JSON.source : VITEST_JSON.source, "g"), " ").replace(/\s+/g, " ").trim();
+  if (info.base !== info.invocation) return { ...info, base: null, direct: void 0 };
+  return { ...info, base: strip(info.base), invocation: strip(info.invocation) };
+}
 var SOURCE = /\.(?:[cm]?[jt]sx?)$/;
 var PY_TEST = /(?:^|\/)(?:test_[^/]*|[^/]*_test)\.py$/;
 function planRelated(info, changed, allFiles, reportFile) {
+  info = withoutOwnReport(info);
   if (!info.base && info.direct) info = { ...info, base: info.direct, invocation: info.direct };
   if (!info.base || changed.length === 0) return null;
   const f = quote(reportFile);
@@ -43911,6 +43931,7 @@ function planRelated(info, changed, allFiles, reportFile) {
   }
 }
 function planFiles(info, testFiles, reportFile) {
+  info = withoutOwnReport(info);
   if (!info.base && info.direct) info = { ...info, base: info.direct, invocation: info.direct };
   if (!info.base || testFiles.length === 0) return null;
   const files = testFiles.map(quote).join(" ");
@@ -44294,6 +44315,13 @@ function testFilesNamedAfter(changed, allFiles) {
     return stem !== null && stem !== void 0 && stems.has(`${family(f)}:${stem}`);
   });
 }
+async function mtime(file2) {
+  try {
+    return (await stat2(file2)).mtimeMs;
+  } catch {
+    return null;
+  }
+}
 var TestSession = class _TestSession {
   constructor(deps, info, tmp) {
     this.deps = deps;
@@ -44349,13 +44377,15 @@ var TestSession = class _TestSession {
   /** Runs one planned command and turns it into a reconciled TestRun. */
   async execute(plan, scope, purpose) {
     const { redactor, root } = this.deps;
-    if (plan.reportFile) await rm2(plan.reportFile, { force: true });
+    const reportPath = plan.reportFile && plan.ownReport ? path15.resolve(root, plan.reportFile) : plan.reportFile;
+    const before = reportPath && plan.ownReport ? await mtime(reportPath) : null;
+    if (reportPath && !plan.ownReport) await rm2(reportPath, { force: true });
     if (plan.support) await writeFile2(plan.support.path, plan.support.text);
     const r = await this.deps.exec(plan.command);
     let content = null;
-    if (plan.reportFile) {
+    if (reportPath && (!plan.ownReport || await mtime(reportPath) !== before)) {
       try {
-        content = await readFile4(plan.reportFile, "utf8");
+        content = await readFile4(reportPath, "utf8");
       } catch {
         content = null;
       }
@@ -44395,7 +44425,7 @@ ${r.output}` : content;
   async runBaseline() {
     const plan = this.fullPlan();
     let first = await this.execute(plan, "full", "baseline");
-    if (plan.reportFile && !first.structured && first.tests.length === 0 && !first.succeeded) {
+    if (plan.reportFile && !plan.ownReport && !first.structured && first.tests.length === 0 && !first.succeeded) {
       const plain = await this.execute(this.plainPlan(), "full", "baseline");
       if (plain.succeeded || plain.tests.length > 0 || plain.exitCode !== first.exitCode) {
         this.structuredOff = true;

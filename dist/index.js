@@ -21267,15 +21267,15 @@ var require_windows = __commonJS({
       }
       return false;
     }
-    function checkStat(stat3, path21, options) {
-      if (!stat3.isSymbolicLink() && !stat3.isFile()) {
+    function checkStat(stat4, path21, options) {
+      if (!stat4.isSymbolicLink() && !stat4.isFile()) {
         return false;
       }
       return checkPathExt(path21, options);
     }
     function isexe(path21, options, cb) {
-      fs5.stat(path21, function(er, stat3) {
-        cb(er, er ? false : checkStat(stat3, path21, options));
+      fs5.stat(path21, function(er, stat4) {
+        cb(er, er ? false : checkStat(stat4, path21, options));
       });
     }
     function sync(path21, options) {
@@ -21291,20 +21291,20 @@ var require_mode = __commonJS({
     isexe.sync = sync;
     var fs5 = __require("fs");
     function isexe(path21, options, cb) {
-      fs5.stat(path21, function(er, stat3) {
-        cb(er, er ? false : checkStat(stat3, options));
+      fs5.stat(path21, function(er, stat4) {
+        cb(er, er ? false : checkStat(stat4, options));
       });
     }
     function sync(path21, options) {
       return checkStat(fs5.statSync(path21), options);
     }
-    function checkStat(stat3, options) {
-      return stat3.isFile() && checkMode(stat3, options);
+    function checkStat(stat4, options) {
+      return stat4.isFile() && checkMode(stat4, options);
     }
-    function checkMode(stat3, options) {
-      var mod = stat3.mode;
-      var uid = stat3.uid;
-      var gid = stat3.gid;
+    function checkMode(stat4, options) {
+      var mod = stat4.mode;
+      var uid = stat4.uid;
+      var gid = stat4.gid;
       var myUid = options.uid !== void 0 ? options.uid : process.getuid && process.getuid();
       var myGid = options.gid !== void 0 ? options.gid : process.getgid && process.getgid();
       var u2 = parseInt("100", 8);
@@ -43391,12 +43391,12 @@ function parseNumstat(out) {
     }
     const [a2, d, p] = rec.split("	");
     const binary = a2 === "-" && d === "-";
-    const stat3 = { additions: binary ? 0 : Number(a2), deletions: binary ? 0 : Number(d), binary };
+    const stat4 = { additions: binary ? 0 : Number(a2), deletions: binary ? 0 : Number(d), binary };
     if (p === "" || p === void 0) {
-      m.set(t[i2 + 2], stat3);
+      m.set(t[i2 + 2], stat4);
       i2 += 3;
     } else {
-      m.set(p, stat3);
+      m.set(p, stat4);
       i2 += 1;
     }
   }
@@ -78459,7 +78459,7 @@ async function proveFailToPass(deps) {
 }
 
 // src/verify/session.ts
-import { mkdtemp as mkdtemp2, readFile as readFile4, rm as rm3, writeFile as writeFile3 } from "node:fs/promises";
+import { mkdtemp as mkdtemp2, readFile as readFile4, rm as rm3, stat as stat3, writeFile as writeFile3 } from "node:fs/promises";
 import os5 from "node:os";
 import path15 from "node:path";
 
@@ -78697,6 +78697,8 @@ var PARSED_FROM = {
 };
 function planStructured(testCommand, info2, reportFile) {
   const plain = { command: testCommand, flavour: "generic", parsedFrom: PARSED_FROM[info2.runner] };
+  const own2 = ownReportFile(info2.runner, info2.invocation);
+  if (own2) return { command: testCommand, reportFile: own2, ownReport: true, format: "jest-json", flavour: "generic", parsedFrom: PARSED_FROM[info2.runner] };
   const base = info2.base;
   if (!base) return plain;
   const f = quote(reportFile);
@@ -78781,9 +78783,27 @@ function mochaSelectable(info2) {
   return true;
 }
 var JS_TEST = /\.(?:test|spec)\.[cm]?[jt]sx?$|(?:^|\/)(?:test|tests|spec|__tests__)\/(?:.*\/)?[^/]+\.[cm]?[jt]sx?$/;
+var OUTPUT_FILE = /(?:^|\s)--outputFile(?:\.json)?(?:=|\s+)(?:'([^']+)'|"([^"]+)"|(\S+))/;
+var JEST_JSON = /(?:^|\s)--json(?=\s|$)/;
+var VITEST_JSON = /(?:^|\s)--reporter(?:=|\s+)json(?=\s|$)/;
+function ownReportFile(runner, invocation) {
+  if (COMPOUND.test(invocation)) return null;
+  const json2 = runner === "jest" ? JEST_JSON : runner === "vitest" ? VITEST_JSON : null;
+  if (!json2 || !json2.test(invocation)) return null;
+  if (runner === "vitest" && /--reporter(?:=|\s+)(?!json\b)\S+/.test(invocation) && !/--outputFile\.json/.test(invocation)) return null;
+  const m = invocation.match(OUTPUT_FILE);
+  return m ? m[1] ?? m[2] ?? m[3] : null;
+}
+function withoutOwnReport(info2) {
+  if (!ownReportFile(info2.runner, info2.invocation)) return info2;
+  const strip = (c3) => c3.replace(new RegExp(OUTPUT_FILE.source, "g"), " ").replace(new RegExp(info2.runner === "jest" ? JEST_JSON.source : VITEST_JSON.source, "g"), " ").replace(/\s+/g, " ").trim();
+  if (info2.base !== info2.invocation) return { ...info2, base: null, direct: void 0 };
+  return { ...info2, base: strip(info2.base), invocation: strip(info2.invocation) };
+}
 var SOURCE = /\.(?:[cm]?[jt]sx?)$/;
 var PY_TEST = /(?:^|\/)(?:test_[^/]*|[^/]*_test)\.py$/;
 function planRelated(info2, changed, allFiles, reportFile) {
+  info2 = withoutOwnReport(info2);
   if (!info2.base && info2.direct) info2 = { ...info2, base: info2.direct, invocation: info2.direct };
   if (!info2.base || changed.length === 0) return null;
   const f = quote(reportFile);
@@ -78849,6 +78869,7 @@ function planRelated(info2, changed, allFiles, reportFile) {
   }
 }
 function planFiles(info2, testFiles, reportFile) {
+  info2 = withoutOwnReport(info2);
   if (!info2.base && info2.direct) info2 = { ...info2, base: info2.direct, invocation: info2.direct };
   if (!info2.base || testFiles.length === 0) return null;
   const files = testFiles.map(quote).join(" ");
@@ -79232,6 +79253,13 @@ function testFilesNamedAfter(changed, allFiles) {
     return stem !== null && stem !== void 0 && stems.has(`${family(f)}:${stem}`);
   });
 }
+async function mtime(file2) {
+  try {
+    return (await stat3(file2)).mtimeMs;
+  } catch {
+    return null;
+  }
+}
 var TestSession = class _TestSession {
   constructor(deps, info2, tmp) {
     this.deps = deps;
@@ -79287,13 +79315,15 @@ var TestSession = class _TestSession {
   /** Runs one planned command and turns it into a reconciled TestRun. */
   async execute(plan, scope, purpose) {
     const { redactor, root } = this.deps;
-    if (plan.reportFile) await rm3(plan.reportFile, { force: true });
+    const reportPath = plan.reportFile && plan.ownReport ? path15.resolve(root, plan.reportFile) : plan.reportFile;
+    const before = reportPath && plan.ownReport ? await mtime(reportPath) : null;
+    if (reportPath && !plan.ownReport) await rm3(reportPath, { force: true });
     if (plan.support) await writeFile3(plan.support.path, plan.support.text);
     const r = await this.deps.exec(plan.command);
     let content = null;
-    if (plan.reportFile) {
+    if (reportPath && (!plan.ownReport || await mtime(reportPath) !== before)) {
       try {
-        content = await readFile4(plan.reportFile, "utf8");
+        content = await readFile4(reportPath, "utf8");
       } catch {
         content = null;
       }
@@ -79333,7 +79363,7 @@ ${r.output}` : content;
   async runBaseline() {
     const plan = this.fullPlan();
     let first = await this.execute(plan, "full", "baseline");
-    if (plan.reportFile && !first.structured && first.tests.length === 0 && !first.succeeded) {
+    if (plan.reportFile && !plan.ownReport && !first.structured && first.tests.length === 0 && !first.succeeded) {
       const plain = await this.execute(this.plainPlan(), "full", "baseline");
       if (plain.succeeded || plain.tests.length > 0 || plain.exitCode !== first.exitCode) {
         this.structuredOff = true;

@@ -45,6 +45,12 @@ export interface PlannedRun {
   stdoutIsReport?: boolean;
   /** A file the command needs (our mocha reporter), written before the command runs. */
   support?: { path: string; text: string };
+  /**
+   * The report is the one the user's command already writes (`--json --outputFile=x`):
+   * `reportFile` is relative to the repository, never deleted, and read only when the run
+   * wrote it.
+   */
+  ownReport?: boolean;
   flavour: 'pytest' | 'generic';
   parsedFrom: ParsedFrom;
 }
@@ -129,6 +135,8 @@ const PARSED_FROM: Record<Runner, ParsedFrom> = {
 /** The command that also writes a machine-readable report to `reportFile`; plain command when not possible. */
 export function planStructured(testCommand: string, info: RunnerInfo, reportFile: string): PlannedRun {
   const plain: PlannedRun = { command: testCommand, flavour: 'generic', parsedFrom: PARSED_FROM[info.runner] };
+  const own = ownReportFile(info.runner, info.invocation);
+  if (own) return { command: testCommand, reportFile: own, ownReport: true, format: 'jest-json', flavour: 'generic', parsedFrom: PARSED_FROM[info.runner] };
   const base = info.base;
   if (!base) return plain;
   const f = quote(reportFile);
@@ -202,6 +210,40 @@ function mochaSelectable(info: RunnerInfo): boolean {
 /** A JS/TS file that is a test file by name or place (`*.test.js`, `test/…`, `spec/…`). */
 const JS_TEST = /\.(?:test|spec)\.[cm]?[jt]sx?$|(?:^|\/)(?:test|tests|spec|__tests__)\/(?:.*\/)?[^/]+\.[cm]?[jt]sx?$/;
 
+/** `--flag=value` or `--flag value`. */
+const OUTPUT_FILE = /(?:^|\s)--outputFile(?:\.json)?(?:=|\s+)(?:'([^']+)'|"([^"]+)"|(\S+))/;
+const JEST_JSON = /(?:^|\s)--json(?=\s|$)/;
+const VITEST_JSON = /(?:^|\s)--reporter(?:=|\s+)json(?=\s|$)/;
+
+/**
+ * The JSON report file the invocation already asks for, when it does: jest `--json
+ * --outputFile=x`, vitest `--reporter=json --outputFile=x` (the only reporter, or with
+ * `--outputFile.json=x`). Adding our own flags would clash with them (the runner takes one
+ * output file), so the harness reads that file instead.
+ */
+export function ownReportFile(runner: Runner, invocation: string): string | null {
+  if (COMPOUND.test(invocation)) return null;
+  const json = runner === 'jest' ? JEST_JSON : runner === 'vitest' ? VITEST_JSON : null;
+  if (!json || !json.test(invocation)) return null;
+  if (runner === 'vitest' && /--reporter(?:=|\s+)(?!json\b)\S+/.test(invocation) && !/--outputFile\.json/.test(invocation)) return null;
+  const m = invocation.match(OUTPUT_FILE);
+  return m ? (m[1] ?? m[2] ?? m[3]) : null;
+}
+
+/** The invocation without its own report flags, for the runs the harness composes (related tests, proof). */
+function withoutOwnReport(info: RunnerInfo): RunnerInfo {
+  if (!ownReportFile(info.runner, info.invocation)) return info;
+  const strip = (c: string) =>
+    c
+      .replace(new RegExp(OUTPUT_FILE.source, 'g'), ' ')
+      .replace(new RegExp(info.runner === 'jest' ? JEST_JSON.source : VITEST_JSON.source, 'g'), ' ')
+      .replace(/\s+/g, ' ')
+      .trim();
+  // `npm test --` runs the script, which still writes its report: only a direct invocation can drop the flags.
+  if (info.base !== info.invocation) return { ...info, base: null, direct: undefined };
+  return { ...info, base: strip(info.base), invocation: strip(info.invocation) };
+}
+
 const SOURCE = /\.(?:[cm]?[jt]sx?)$/;
 const PY_TEST = /(?:^|\/)(?:test_[^/]*|[^/]*_test)\.py$/;
 
@@ -211,6 +253,7 @@ const PY_TEST = /(?:^|\/)(?:test_[^/]*|[^/]*_test)\.py$/;
  * nothing related was found (then the full command runs).
  */
 export function planRelated(info: RunnerInfo, changed: string[], allFiles: string[], reportFile: string): PlannedRun | null {
+  info = withoutOwnReport(info);
   if (!info.base && info.direct) info = { ...info, base: info.direct, invocation: info.direct };
   if (!info.base || changed.length === 0) return null;
   const f = quote(reportFile);
@@ -282,6 +325,7 @@ export function planRelated(info: RunnerInfo, changed: string[], allFiles: strin
 
 /** A command that runs only the given test files (for the fail-to-pass proof); null when not possible. */
 export function planFiles(info: RunnerInfo, testFiles: string[], reportFile: string): PlannedRun | null {
+  info = withoutOwnReport(info);
   if (!info.base && info.direct) info = { ...info, base: info.direct, invocation: info.direct };
   if (!info.base || testFiles.length === 0) return null;
   const files = testFiles.map(quote).join(' ');

@@ -5,7 +5,7 @@
  * files first, then the full command as the gate, re-run once when tests newly fail so a
  * flaky test does not block a fix; the fail-to-pass proof of tests the model wrote.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { CommandResult } from '../ports/shell.js';
@@ -102,6 +102,14 @@ export function testFilesNamedAfter(changed: string[], allFiles: string[]): stri
   });
 }
 
+async function mtime(file: string): Promise<number | null> {
+  try {
+    return (await stat(file)).mtimeMs;
+  } catch {
+    return null;
+  }
+}
+
 export class TestSession {
   readonly info: RunnerInfo;
   readonly commands: CommandRecord[] = [];
@@ -168,13 +176,16 @@ export class TestSession {
   /** Runs one planned command and turns it into a reconciled TestRun. */
   async execute(plan: PlannedRun, scope: 'full' | 'related', purpose: CommandRecord['purpose']): Promise<TestRun> {
     const { redactor, root } = this.deps;
-    if (plan.reportFile) await rm(plan.reportFile, { force: true });
+    const reportPath = plan.reportFile && plan.ownReport ? path.resolve(root, plan.reportFile) : plan.reportFile;
+    // The user's own report file is never deleted: it counts only when this run wrote it.
+    const before = reportPath && plan.ownReport ? await mtime(reportPath) : null;
+    if (reportPath && !plan.ownReport) await rm(reportPath, { force: true });
     if (plan.support) await writeFile(plan.support.path, plan.support.text);
     const r = await this.deps.exec(plan.command);
     let content: string | null = null;
-    if (plan.reportFile) {
+    if (reportPath && (!plan.ownReport || (await mtime(reportPath)) !== before)) {
       try {
-        content = await readFile(plan.reportFile, 'utf8');
+        content = await readFile(reportPath, 'utf8');
       } catch {
         content = null;
       }
@@ -215,7 +226,7 @@ export class TestSession {
   async runBaseline(): Promise<TestRun> {
     const plan = this.fullPlan();
     let first = await this.execute(plan, 'full', 'baseline');
-    if (plan.reportFile && !first.structured && first.tests.length === 0 && !first.succeeded) {
+    if (plan.reportFile && !plan.ownReport && !first.structured && first.tests.length === 0 && !first.succeeded) {
       // No report and nothing parsed: maybe our flags broke the command (an old runner, a
       // wrapper that rejects them). The command as given decides; if it behaves differently,
       // the session stays with it.
