@@ -4,20 +4,23 @@
  * mocha, node:test, pytest and go. For each stack, the real runner runs
  *   - with a structured report (as the harness asks for it): the failing-test set must be exact;
  *   - plain (the command as given, output parsed): precision, recall, F1 of the failing set;
- * and the feedback for the model (default budget) is compared with the raw log's size.
+ * and the feedback for the model (default budget) is compared with the raw log's size (the
+ * plain command's output) and with the output the harness itself holds in structured mode
+ * (for go, the -v style text rebuilt from the `go test -json` events, bench/results/logs/go-structured.txt).
  * The captured plain logs are written next to the figures (bench/results/logs/) so the
  * plain-text parsers can be re-scored offline.
  * Prints and writes raw figures (bench/results/failure-extraction.json).
  *
  *   node scripts/run-ts.mjs bench/failure-extraction.ts [--files 10] [--tests 30]
  */
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync, realpathSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { makeShell } from '../src/adapters/shell.js';
 import { Redactor } from '../src/redact.js';
 import { TestSession } from '../src/verify/session.js';
 import { packFeedback } from '../src/verify/feedback.js';
+import { goJsonToText } from '../src/verify/structured.js';
 import { unavailable, type Stack } from '../test-support/stacks.js';
 
 function arg(name: string, fallback: string): string {
@@ -25,6 +28,8 @@ function arg(name: string, fallback: string): string {
   return i > 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
 }
 const FILES = Number(arg('files', '10'));
+/** `--show go`: print that stack's feedback texts (to read what the model gets). */
+const SHOW = arg('show', '');
 const TESTS = Number(arg('tests', '30'));
 const fails = (f: number, t: number) => (f * TESTS + t) % 13 === 0;
 
@@ -126,6 +131,28 @@ function f1(found: string[], truth: string[]): { precision: number; recall: numb
   return { precision, recall, f1: precision + recall ? (2 * precision * recall) / (precision + recall) : 0 };
 }
 
+/**
+ * Whether the feedback names a test: in full (`- pkg > TestA: …`), or in a compact list
+ * (`same failure in 3 more, under example.com/bx/: g0 > TestA, TestB; g1 > TestC`).
+ */
+function names(feedback: string, id: string): boolean {
+  if (feedback.includes(id)) return true;
+  const cut = Math.max(id.lastIndexOf(' > '), id.lastIndexOf('::'));
+  if (cut < 0) return false;
+  const sep = id.startsWith(' > ', cut) ? ' > ' : '::';
+  const [parent, name] = [id.slice(0, cut), id.slice(cut + sep.length)];
+  for (const line of feedback.split('\n')) {
+    const m = /same failure in \d+ more(?:, under (\S+): |: )(.*)\)$/.exec(line);
+    if (!m) continue;
+    const prefix = m[1] ?? '';
+    for (const group of m[2].split('; ')) {
+      const at = group.lastIndexOf(sep);
+      if (at >= 0 && `${prefix}${group.slice(0, at)}` === parent && group.slice(at + sep.length).split(', ').includes(name)) return true;
+    }
+  }
+  return false;
+}
+
 const shell = makeShell();
 const rows: Record<string, unknown>[] = [];
 const outDir = path.join(process.cwd(), 'bench', 'results');
@@ -149,20 +176,38 @@ for (const stack of ['jest', 'vitest', 'mocha', 'node-test', 'pytest', 'go'] as 
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
   Object.assign(env, { CI: 'true', NO_COLOR: '1', FORCE_COLOR: '0', GOFLAGS: '-count=1', GOCACHE: path.join(base, 'gocache'), GOPROXY: 'off' });
   let lastOutput = '';
+  /** The readable output the harness itself holds for the last command (see session.ts execute). */
+  let harnessOutput = '';
   const exec = async (command: string) => {
     const r = await shell.run(command, { cwd: dir, timeoutMs: 300_000, env, maxOutputChars: 5_000_000 });
     lastOutput = r.output;
+    harnessOutput = r.output;
+    // go: the command's stdout is the -json report (`go test -json … > <report>`); the harness
+    // rebuilds the readable output from its events, as session.ts does.
+    const report = /^go test -json\b.* > '?([^' ]+)'?$/.exec(command);
+    if (report) {
+      let content = '';
+      try {
+        content = readFileSync(report[1], 'utf8');
+      } catch {
+        // no report: the output is all there is
+      }
+      harnessOutput = `${content ? goJsonToText(content) : ''}${r.output}`;
+    }
     return r;
   };
   const failingOf = (tests: { id: string; status: string }[]) => tests.filter((t) => t.status === 'failed').map((t) => t.id);
 
   const structured = await TestSession.create({ root: dir, testCommand: g.command, exec, redactor: new Redactor() });
   const sRun = await structured.runFull('baseline');
+  const structuredLog = harnessOutput;
   const sFailing = failingOf(sRun.tests);
   const plain = await TestSession.create({ root: dir, testCommand: g.command, exec, redactor: new Redactor(), structured: false });
   const pRun = await plain.runFull('baseline');
   const rawLog = lastOutput;
   writeFileSync(path.join(outDir, 'logs', `${stack}-plain.txt`), rawLog.split(dir).join('/repo'));
+  // go: the harness's own output (rebuilt from the -json events) differs in kind from the plain log.
+  if (stack === 'go') writeFileSync(path.join(outDir, 'logs', `${stack}-structured.txt`), structuredLog.split(dir).join('/repo'));
   const pFailing = failingOf(pRun.tests);
   const feedbackStructured = packFeedback(sRun);
   const feedbackPlain = packFeedback(pRun);
@@ -181,14 +226,19 @@ for (const stack of ['jest', 'vitest', 'mocha', 'node-test', 'pytest', 'go'] as 
     feedbackStructuredChars: feedbackStructured.length,
     feedbackRatio: feedbackPlain.length / rawLog.length,
     feedbackStructuredRatio: feedbackStructured.length / rawLog.length,
-    feedbackNamesEveryFailure: g.truth.every((id) => feedbackStructured.includes(id) || feedbackStructured.includes(`and ${g.truth.length}`)),
+    structuredLogChars: structuredLog.length,
+    feedbackStructuredToStructuredLogRatio: feedbackStructured.length / structuredLog.length,
+    feedbackNamesEveryFailure: g.truth.every((id) => names(feedbackStructured, id)),
+    feedbackPlainNamesEveryFailure: g.truth.every((id) => names(feedbackPlain, id)),
   };
   rows.push(row);
   console.log(
     `${stack}: ${row.failing}/${row.tests} failing; structured ${row.structuredReport ? 'report' : '(plain: no report for this runner)'} exact=${row.structuredExact}; ` +
       `plain P=${row.plain.precision.toFixed(3)} R=${row.plain.recall.toFixed(3)} F1=${row.plain.f1.toFixed(3)}; ` +
-      `raw log ${row.rawLogChars} chars, feedback ${row.feedbackChars} (${(row.feedbackRatio * 100).toFixed(1)} %), structured feedback ${row.feedbackStructuredChars} (${(row.feedbackStructuredRatio * 100).toFixed(1)} %)`,
+      `raw log ${row.rawLogChars} chars, feedback ${row.feedbackChars} (${(row.feedbackRatio * 100).toFixed(1)} %), structured feedback ${row.feedbackStructuredChars} (${(row.feedbackStructuredRatio * 100).toFixed(1)} %); ` +
+      `harness output in structured mode ${row.structuredLogChars} chars, structured feedback ${(row.feedbackStructuredToStructuredLogRatio * 100).toFixed(1)} % of it`,
   );
+  if (SHOW === stack) console.log(`----- feedback from plain text\n${feedbackPlain}\n----- feedback from the report\n${feedbackStructured}\n-----`);
   await structured.dispose();
   await plain.dispose();
   rmSync(base, { recursive: true, force: true });

@@ -39,8 +39,18 @@ export function toTestRun(result: CommandResult, redactor: Redactor, tailChars =
     tests: parsed.tests,
     counts,
     parsedFrom: parsed.parsedFrom,
-    outputTail: tail === 0 ? '' : output.slice(-tail),
+    outputTail: outputTail(output, tail),
   };
+}
+
+/** The last `max` characters of the output, from the start of a line when one begins soon enough. */
+function outputTail(output: string, max: number): string {
+  if (max === 0) return '';
+  if (output.length <= max) return output;
+  const tail = output.slice(-max);
+  if (output[output.length - max - 1] === '\n') return tail;
+  const nl = tail.indexOf('\n');
+  return nl >= 0 && nl < 240 ? tail.slice(nl + 1) : tail;
 }
 
 const BLOCK_START = /^\s*\d+\) |^\s*● |^_{3,} |^\s*--- FAIL: |^=+ .* =+$|^\s*(?:✖|×|FAIL) /;
