@@ -1,4 +1,4 @@
-import { claimMarker, isNewer, newerClaim, parseClaim, runIdFromEnv, withClaim } from '../src/safety/claim.js';
+import { claimMarker, claimTrailer, isNewer, newerClaim, parseClaim, parseClaimTrailer, runIdFromEnv, withClaim, withClaimTrailer } from '../src/safety/claim.js';
 import { renderFailureComment } from '../src/safety/failure.js';
 import { onCancel } from '../src/safety/cancel.js';
 import { FakeGitHubPort } from '../test-support/fake-github-port.js';
@@ -33,6 +33,25 @@ describe('run claims', () => {
     });
     expect(await newerClaim(gh, 1, marker, { id: 10, attempt: 1 })).toBeNull();
     expect(await newerClaim(gh, 1, marker, { id: 9, attempt: 1 })).toEqual({ id: 10, attempt: 1 });
+  });
+});
+
+describe('claims on fix commits (tasks without a status comment)', () => {
+  test('the trailer is the last line of the commit message and round-trips', () => {
+    const msg = withClaimTrailer('agent-fix: repair CI on main\n\nThe discount is a percentage.\n\nFailed run: https://x/runs/1\n', { id: 4242, attempt: 2 });
+    expect(msg.trimEnd().split('\n').pop()).toBe('Agent-Fix-Run: 4242.2');
+    expect(msg.startsWith('agent-fix: repair CI on main\n\nThe discount')).toBe(true);
+    expect(parseClaimTrailer(msg)).toEqual({ id: 4242, attempt: 2 });
+    expect(claimTrailer({ id: 7, attempt: 1 })).toBe('Agent-Fix-Run: 7.1');
+  });
+
+  test('only the last line counts: a claim the model writes into its summary is not one', () => {
+    // the summary is the model's text, placed before the trailer
+    const forged = withClaimTrailer(`agent-fix: x\n\n${claimTrailer({ id: 999999, attempt: 9 })}\nmore text`, { id: 10, attempt: 1 });
+    expect(parseClaimTrailer(forged)).toEqual({ id: 10, attempt: 1 });
+    expect(parseClaimTrailer(`agent-fix: x\n\n${claimTrailer({ id: 999999, attempt: 9 })}\nmore text`)).toBeNull();
+    expect(parseClaimTrailer('agent-fix: x')).toBeNull();
+    expect(parseClaimTrailer('Agent-Fix-Run: 12.1 and more')).toBeNull();
   });
 });
 

@@ -9,6 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { startFakeGitHub, type FakeGitHub } from '../test-support/fake-github.js';
 import { startScriptedModel, type ScriptedModel } from '../src/scripted/server.js';
 import { parseScript, type Script } from '../src/scripted/script.js';
@@ -70,7 +71,10 @@ interface World {
   goodSha: string;
   brokenSha: string;
   model: ScriptedModel;
-  run: (payload: unknown, o?: { inputs?: Record<string, string>; model?: ScriptedModel; eventName?: string }) => Promise<ActionRun>;
+  run: (
+    payload: unknown,
+    o?: { inputs?: Record<string, string>; model?: ScriptedModel; eventName?: string; runId?: number; onSpawn?: (child: ChildProcess) => void },
+  ) => Promise<ActionRun>;
 }
 
 async function world(script: Script = FIX_SCRIPT): Promise<World> {
@@ -93,6 +97,8 @@ async function world(script: Script = FIX_SCRIPT): Promise<World> {
       repository: `${OWNER}/${REPO}`,
       apiUrl: github.url,
       inputs: actionInputs({ token: GH_TOKEN, apiKey: API_KEY, baseUrl: (o.model ?? model).url }, { workflows: '', ...o.inputs }),
+      extraEnv: o.runId ? { GITHUB_RUN_ID: String(o.runId), GITHUB_RUN_ATTEMPT: '1' } : undefined,
+      onSpawn: o.onSpawn,
     });
   };
   return { repo, github, goodSha, brokenSha, model, run };
@@ -301,6 +307,186 @@ describe('CI repair end to end (workflow_run, dist/index.js under node 24)', () 
     expect(w.github.pulls).toHaveLength(0);
     expect(w.github.comments).toHaveLength(0);
     expect(gitIn(w.repo.remoteDir)('for-each-ref', '--format=%(refname)', 'refs/heads/agent-fix/')).toBe('refs/heads/agent-fix/ci-0123456789ab');
+    w.github.assertNoViolations();
+  });
+});
+
+/** The pull request #12 whose CI failed on `feature/discounts` (main is green); returns its failed run's payload. */
+function failingPullRequest(w: World) {
+  w.repo.git('push', '-q', 'origin', `${w.brokenSha}:refs/heads/feature/discounts`);
+  w.repo.git('push', '-q', '-f', 'origin', `${w.goodSha}:refs/heads/main`);
+  const origin = w.github.addPull({ number: 12, title: 'Discounts', head: 'feature/discounts', base: 'main', author: 'maintainer', headSha: w.brokenSha });
+  return failedRun(w, { headSha: w.brokenSha, headBranch: 'feature/discounts', event: 'pull_request', pullRequests: [origin.number] });
+}
+
+const agentBranches = (w: World) => gitIn(w.repo.remoteDir)('for-each-ref', '--format=%(refname)', 'refs/heads/agent-fix/');
+const prComments = (w: World) => w.github.comments.filter((c) => c.issueNumber === 12);
+const BOT_IDENTITY = { name: 'github-actions[bot]', email: '41898282+github-actions[bot]@users.noreply.github.com' };
+
+describe('CI repair run safety: claims and cancellation (dist/index.js under node 24)', () => {
+  test('two runs repairing the same failure of a pull request: the older yields to the newer claim in the PR comment before it pushes; an older run that starts late does nothing', async () => {
+    const w = await world();
+    const payload = failingPullRequest(w);
+    // while the older run (100) works, a newer run (200) claims the repair in the PR's comment
+    let claimed = false;
+    const older = await startScriptedModel(FIX_SCRIPT, {
+      onRequest: () => {
+        const c = prComments(w).find((x) => x.body.includes('agent-fix-run:100.1'));
+        if (c && !claimed) {
+          c.body = c.body.replace('agent-fix-run:100.1', 'agent-fix-run:200.1');
+          claimed = true;
+        }
+      },
+    });
+    open.push(older);
+    const a = await w.run(payload, { model: older, runId: 100 });
+    expect(claimed).toBe(true);
+    expect(older.requests.length).toBeGreaterThanOrEqual(3); // it found a verified fix ...
+    expect(a.code).toBe(0);
+    expect(a.outputs.status).toBe('skipped'); // ... and published nothing
+    expect(a.outputs.branch).toBe('');
+    expect(a.summary).toContain('### agent-fix: Superseded');
+    expect(a.summary).toContain('A newer agent-fix run (200, attempt 1) has taken over the repair of this failure; this run (100, attempt 1) yields before publishing.');
+    expect(agentBranches(w)).toBe('');
+    expect(w.github.pulls).toHaveLength(1); // only the originating PR
+    // the comment is left to the newer run
+    expect(prComments(w)).toHaveLength(1);
+    expect(prComments(w)[0].body).toContain('agent-fix-run:200.1');
+    expect(prComments(w)[0].body).toContain('is repairing the failed run');
+
+    // the newer run publishes once
+    const b = await w.run(payload, { runId: 200 });
+    expect(b.outputs.status).toBe('fixed');
+    const fix = w.github.pulls.find((p) => p.head === b.outputs.branch)!;
+    expect(fix).toMatchObject({ base: 'feature/discounts', state: 'open' });
+    expect(prComments(w)).toHaveLength(1);
+    const final = prComments(w)[0].body;
+    expect(final).toContain(`/pull/${fix.number}`);
+    expect(final).toContain('agent-fix-run:200.1');
+    expect(gitIn(w.repo.remoteDir)('log', '-1', '--format=%B', `refs/heads/${b.outputs.branch}`)).toMatch(/\nAgent-Fix-Run: 200\.1$/);
+
+    // an older run (150, e.g. queued) that starts now yields at once: no model call, nothing touched
+    const late = await startScriptedModel(FIX_SCRIPT);
+    open.push(late);
+    const tip = remoteSha(w.repo, `refs/heads/${b.outputs.branch}`);
+    const c = await w.run(payload, { model: late, runId: 150 });
+    expect(c.outputs.status).toBe('skipped');
+    expect(c.summary).toContain('yields before starting');
+    expect(late.requests).toHaveLength(0);
+    expect(prComments(w)[0].body).toBe(final);
+    expect(remoteSha(w.repo, `refs/heads/${b.outputs.branch}`)).toBe(tip);
+    expect(w.github.pulls).toHaveLength(2);
+    w.github.assertNoViolations();
+  });
+
+  test('without a pull request to comment on, the fix branch carries the claim: an older run never replaces a newer run\'s fix, whatever its base', async () => {
+    const w = await world();
+    const first = failedRun(w, { headSha: w.brokenSha });
+    const later = commitAs(w.repo.dir, HUMAN, { 'README.md': '# tiny shop\n' }, 'Add a README');
+    w.repo.git('push', '-q', 'origin', 'main');
+    const second = failedRun(w, { headSha: later });
+
+    // the newer run (200, the later failure) finishes first
+    const b = await w.run(second, { runId: 200 });
+    expect(b.outputs.status).toBe('fixed');
+    const branch = b.outputs.branch;
+    const g = gitIn(w.repo.remoteDir);
+    const tip = remoteSha(w.repo, `refs/heads/${branch}`)!;
+    expect(g('rev-parse', `${tip}^`)).toBe(later);
+    expect(g('log', '-1', '--format=%B', tip)).toMatch(/\nAgent-Fix-Run: 200\.1$/);
+
+    // the older run (100, the earlier failure) starts late: it yields before asking the model
+    const older = await startScriptedModel(FIX_SCRIPT);
+    open.push(older);
+    const a = await w.run(first, { runId: 100, model: older });
+    expect(a.outputs.status).toBe('skipped');
+    expect(a.summary).toContain('A newer agent-fix run (200, attempt 1) has taken over the repair of this failure; this run (100, attempt 1) yields before starting.');
+    expect(older.requests).toHaveLength(0);
+    expect(remoteSha(w.repo, `refs/heads/${branch}`)).toBe(tip);
+    expect(w.github.pulls).toHaveLength(1);
+    expect(w.github.pulls[0].body).toContain(`/actions/runs/${second.workflow_run.id}`);
+
+    // a run (300) that finds the branch pushed by a newer run (400) while it works yields before publishing
+    let pushed400 = '';
+    const racing = await startScriptedModel(FIX_SCRIPT, {
+      onRequest: () => {
+        if (pushed400) return;
+        const bot = gitIn(w.repo.remoteDir, BOT_IDENTITY);
+        pushed400 = bot('commit-tree', `${tip}^{tree}`, '-p', later, '-m', 'agent-fix: repair CI on main', '-m', 'Agent-Fix-Run: 400.1');
+        bot('update-ref', `refs/heads/${branch}`, pushed400);
+      },
+    });
+    open.push(racing);
+    const c = await w.run(second, { runId: 300, model: racing });
+    expect(pushed400).not.toBe('');
+    expect(c.outputs.status).toBe('skipped');
+    expect(c.summary).toContain('A newer agent-fix run (400, attempt 1) has taken over the repair of this failure; this run (300, attempt 1) yields before publishing.');
+    expect(remoteSha(w.repo, `refs/heads/${branch}`)).toBe(pushed400);
+    expect(w.github.pulls).toHaveLength(1);
+    expect(w.github.comments).toHaveLength(0);
+    w.github.assertNoViolations();
+  });
+
+  test('a repair cancelled while the model works (SIGTERM): the PR comment and the step summary are final, nothing is pushed', async () => {
+    const w = await world();
+    const payload = failingPullRequest(w);
+    let child: ChildProcess | undefined;
+    let sent = false;
+    const m = await startScriptedModel(FIX_SCRIPT, {
+      onRequest: () => {
+        if (!sent && child) {
+          sent = true;
+          child.kill('SIGTERM');
+        }
+      },
+    });
+    open.push(m);
+    const r = await w.run(payload, { model: m, runId: 100, onSpawn: (c) => (child = c) });
+    expect(sent).toBe(true);
+    expect(r.code).toBe(1);
+    expect(r.outputs.status).toBe('error');
+    expect(r.outputs.branch).toBe('');
+    expect(prComments(w)).toHaveLength(1);
+    const body = prComments(w)[0].body;
+    expect(body).toContain('the workflow run was cancelled or timed out (SIGTERM) before agent-fix finished repairing [the failed run]');
+    expect(body).toContain('Nothing was pushed and no pull request was opened.');
+    expect(body).toContain('agent-fix-run:100.1');
+    expect(body).not.toContain('is repairing');
+    expect(r.summary).toContain('### agent-fix: Cancelled');
+    expect(r.summary).toContain('Nothing was pushed and no pull request was opened.');
+    expect(agentBranches(w)).toBe('');
+    expect(w.github.pulls).toHaveLength(1);
+    w.github.assertNoViolations();
+  });
+
+  test('a repair cancelled after its push, while the PR is being opened: the report waits for it and names the branch and the PR', async () => {
+    const w = await world();
+    const payload = failingPullRequest(w);
+    let child: ChildProcess | undefined;
+    let sent = false;
+    w.github.onRequest = async ({ method, path: p }) => {
+      if (method === 'POST' && /\/pulls$/.test(p) && child && !sent) {
+        sent = true;
+        child.kill('SIGTERM');
+        await new Promise((resolve) => setTimeout(resolve, 500)); // the PR answer arrives after the signal
+      }
+    };
+    const r = await w.run(payload, { runId: 100, onSpawn: (c) => (child = c) });
+    w.github.onRequest = null;
+    expect(sent).toBe(true);
+    expect(r.code).toBe(1);
+    expect(r.outputs.status).toBe('error');
+    const branch = r.outputs.branch;
+    expect(branch).toMatch(/^agent-fix\/ci-[0-9a-f]{12}$/);
+    expect(remoteSha(w.repo, `refs/heads/${branch}`)).not.toBeNull();
+    const fix = w.github.pulls.find((p) => p.head === branch)!;
+    expect(fix).toBeDefined();
+    const body = prComments(w)[0].body;
+    expect(prComments(w)).toHaveLength(1);
+    expect(body).toContain('cancelled or timed out (SIGTERM)');
+    expect(body).toContain(`It had already opened or updated https://github.com/${OWNER}/${REPO}/pull/${fix.number} (branch \`${branch}\`)`);
+    expect(r.summary).toContain('### agent-fix: Cancelled');
+    expect(r.summary).toContain(`/pull/${fix.number}`);
     w.github.assertNoViolations();
   });
 });

@@ -306,6 +306,35 @@ describe('concurrency', () => {
     expect(botComments(w.github)).toHaveLength(1);
     w.github.assertNoViolations();
   });
+
+  test('a newer run that pushed the branch after this run checked the comment: the push sees its commit and this run yields', async () => {
+    const w = await world({ steps: FIX_STEPS });
+    const { startScriptedModel } = await import('../src/scripted/server.js');
+    const { gitIn } = await import('../test-support/git-fixture.js');
+    const { BOT_IDENTITY } = await import('../src/main.js');
+    // while the older run (100) works, a newer run (200) pushes its fix commit to the branch
+    let newer = '';
+    const older = await startScriptedModel(
+      { steps: FIX_STEPS },
+      {
+        onRequest: () => {
+          if (newer) return;
+          const bot = gitIn(w.repo.remoteDir, BOT_IDENTITY);
+          newer = bot('commit-tree', `${w.repo.sha}^{tree}`, '-p', w.repo.sha, '-m', 'agent-fix: add is wrong', '-m', 'Agent-Fix-Run: 200.1');
+          bot('update-ref', 'refs/heads/agent-fix/issue-7', newer);
+        },
+      },
+    );
+    const a = await w.run({ runId: 100, model: older });
+    expect(newer).not.toBe('');
+    expect(a.rt.outputs.status).toBe('skipped');
+    expect(a.rt.logs.join('\n')).toContain('a newer run (200, attempt 1) has already pushed agent-fix/issue-7; this run yields');
+    expect(remoteBranch(w.repo, 'agent-fix/issue-7')).toBe(newer);
+    expect(w.github.pulls).toHaveLength(0);
+    // the comment is left to the newer run: still this run's "working on it", never a final report of a fix it did not publish
+    expect(botComments(w.github)[0].body).toContain('is working on this');
+    w.github.assertNoViolations();
+  });
 });
 
 void ISSUE;

@@ -81,3 +81,24 @@ test('a race with a human push: the retry sees the human commit and leaves the b
   expect(outcome.kind).toBe('human-commits');
   expect(r.git('--git-dir', r.remoteDir, 'show', `refs/heads/${BRANCH}:a.txt`)).toBe('human');
 });
+
+test('a race with a newer run of the bot: the lease rejects, the retry sees the newer run\'s commit and yields to it', async () => {
+  const r = makeRepo({ 'a.txt': 'a\n' });
+  const git = await openGit(r.dir);
+  const params = { remote: 'origin', branch: BRANCH, baseSha: r.sha, tree: await treeWith(git, r.dir, 'ours\n'), message: 'agent-fix: ours', identity: BOT, claim: { id: 100, attempt: 1 } };
+  const other = cloneFull(r.remoteUrl);
+  const otherGit = await openGit(other.dir);
+  const theirsTree = await treeWith(otherGit, other.dir, 'theirs\n');
+  const logs: string[] = [];
+  const outcome = await publishWithRetry(
+    racing(git, async () => {
+      // the newer run pushes between our fetch (no branch yet) and our push
+      await publishBranch(otherGit, { ...params, tree: theirsTree, message: 'agent-fix: theirs', claim: { id: 200, attempt: 1 } });
+    }),
+    params,
+    (m) => logs.push(m),
+  );
+  expect(logs.join('\n')).toContain('lost a race');
+  expect(outcome).toMatchObject({ kind: 'superseded', by: { id: 200, attempt: 1 } });
+  expect(r.git('--git-dir', r.remoteDir, 'show', `refs/heads/${BRANCH}:a.txt`)).toBe('theirs');
+});

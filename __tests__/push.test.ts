@@ -170,3 +170,60 @@ describe('publishBranch', () => {
     expect(remoteSha(`refs/heads/${BRANCH}`)).toBe((out as { sha: string }).sha);
   });
 });
+
+describe('publishBranch with run claims (safety/claim.ts)', () => {
+  const OLD = { id: 100, attempt: 1 };
+  const NEW = { id: 200, attempt: 1 };
+  const tipMessage = (r: ReturnType<typeof setup>['r']) => r.git('--git-dir', r.remoteDir, 'log', '-1', '--format=%B', `refs/heads/${BRANCH}`);
+
+  test('a tip pushed by a newer run is never replaced, also when it sits on a newer base; a yet newer run updates it', async () => {
+    const { r, remoteSha } = setup();
+    const older = await openGit(cloneFull(r.remoteUrl).dir);
+    const olderTree = await fixTree(older, older.root, 'older fix\n');
+    // the newer run repaired a later failing commit (a human commit on top of the older run's base)
+    const newBase = commitAs(r.dir, HUMAN, { 'README.md': '# calc v2\n' }, 'docs');
+    r.git('push', '-q', 'origin', 'main');
+    const newer = await openGit(r.dir);
+    const pushed = await publishBranch(newer, { remote: 'origin', branch: BRANCH, baseSha: newBase, tree: await fixTree(newer, r.dir, 'newer fix\n'), message: 'agent-fix: newer', identity: BOT, claim: NEW });
+    expect(pushed.kind).toBe('created');
+    expect(tipMessage(r).trimEnd().split('\n').pop()).toBe('Agent-Fix-Run: 200.1');
+    const newerSha = remoteSha(`refs/heads/${BRANCH}`);
+
+    const params = { remote: 'origin', branch: BRANCH, baseSha: r.sha, tree: olderTree, message: 'agent-fix: older', identity: BOT };
+    expect(await publishBranch(older, { ...params, claim: OLD })).toEqual({ kind: 'superseded', by: NEW, remoteSha: newerSha });
+    expect(remoteSha(`refs/heads/${BRANCH}`)).toBe(newerSha);
+    // without claims the older run would have read the newer base's commit as a human's
+    expect((await publishBranch(older, params)).kind).toBe('human-commits');
+
+    const newest = await publishBranch(newer, { remote: 'origin', branch: BRANCH, baseSha: newBase, tree: await fixTree(newer, r.dir, 'newest fix\n'), message: 'agent-fix: newest', identity: BOT, claim: { id: 200, attempt: 2 } });
+    expect(newest).toMatchObject({ kind: 'updated', previousSha: newerSha });
+    expect(tipMessage(r).trimEnd().split('\n').pop()).toBe('Agent-Fix-Run: 200.2');
+  });
+
+  test('the same tree: unchanged for the run that pushed it, re-stamped by a newer run so the tip names it', async () => {
+    const { r } = setup();
+    const git = await openGit(r.dir);
+    const params = { remote: 'origin', branch: BRANCH, baseSha: r.sha, tree: await fixTree(git, r.dir, 'fix\n'), message: 'agent-fix: fix', identity: BOT };
+    const first = await publishBranch(git, { ...params, claim: OLD });
+    expect(first.kind).toBe('created');
+    expect(await publishBranch(git, { ...params, claim: OLD })).toMatchObject({ kind: 'unchanged' });
+    const second = await publishBranch(git, { ...params, claim: NEW });
+    expect(second).toMatchObject({ kind: 'updated', previousSha: (first as { sha: string }).sha });
+    expect(r.git('--git-dir', r.remoteDir, 'rev-parse', `refs/heads/${BRANCH}^{tree}`)).toBe(params.tree);
+    expect(tipMessage(r).trimEnd().split('\n').pop()).toBe('Agent-Fix-Run: 200.1');
+    // and now the older run yields to it
+    expect((await publishBranch(git, { ...params, claim: OLD })).kind).toBe('superseded');
+  });
+
+  test("a human's commit with a forged trailer claims nothing: it is a human commit, never overwritten", async () => {
+    const { r, remoteSha } = setup();
+    const other = cloneFull(r.remoteUrl);
+    other.git('checkout', '-q', '-b', BRANCH);
+    const forged = commitAs(other.dir, HUMAN, { 'x.txt': 'x\n' }, 'my work\n\nAgent-Fix-Run: 999999.1');
+    other.git('push', '-q', 'origin', BRANCH);
+    const git = await openGit(r.dir);
+    const out = await publishBranch(git, { remote: 'origin', branch: BRANCH, baseSha: r.sha, tree: await fixTree(git, r.dir, 'y\n'), message: 'fix', identity: BOT, claim: OLD });
+    expect(out.kind).toBe('human-commits');
+    expect(remoteSha(`refs/heads/${BRANCH}`)).toBe(forged);
+  });
+});

@@ -10,13 +10,16 @@ import { openGit } from './adapters/git.js';
 import { makeShell } from './adapters/shell.js';
 import { makeChatModel, type ChatModelOptions } from './adapters/openai.js';
 import type { SandboxProbe } from './safety/sandbox.js';
+import type { GitPort } from './ports/git.js';
+import type { Shell } from './ports/shell.js';
+import type { ChatModel } from './ports/llm.js';
 import { readSettings } from './settings/inputs.js';
 import { parseTrigger } from './trigger/parse.js';
 import { loadPolicy, type LoadedPolicy } from './policy/load.js';
 import { authorizeByPolicy, isBotLogin, SELF_LOGINS } from './policy/authorize.js';
 import { applyPolicy } from './policy/apply.js';
 import { PolicyError } from './policy/schema.js';
-import { claimMarker, newerClaim, runIdFromEnv, withClaim } from './safety/claim.js';
+import { newerClaim, runIdFromEnv, withClaim, type RunId } from './safety/claim.js';
 import { renderFailureComment } from './safety/failure.js';
 import { onCancel } from './safety/cancel.js';
 import { buildIssueTask } from './task/issue-task.js';
@@ -64,6 +67,31 @@ export interface RunOverrides {
   sandbox?: SandboxProbe;
   /** Called instead of process.exit after a cancellation (SIGINT/SIGTERM) was handled. */
   exit?: (code: number) => void;
+}
+
+/**
+ * What both stories (an issue, a CI repair) run on besides GitHub: the checkout, the shell,
+ * the model, the sandbox, this run's id for claims, and the cancellation hook. Built once.
+ */
+interface StoryAdapters {
+  openGit: () => Promise<GitPort>;
+  shell: Shell;
+  makeModel: () => ChatModel;
+  sandbox?: SandboxProbe;
+  runId: RunId | null;
+  /** Installs a SIGINT/SIGTERM handler (safety/cancel.ts); returns its disposer. */
+  onCancel: (handler: (signal: NodeJS.Signals) => Promise<void>) => () => void;
+}
+
+function storyAdapters(env: NodeJS.ProcessEnv, settings: Settings, say: (m: string) => void, overrides: RunOverrides): StoryAdapters {
+  return {
+    openGit: () => openGit(env.GITHUB_WORKSPACE || process.cwd(), { log: say }),
+    shell: makeShell(),
+    makeModel: () => makeChatModel({ baseUrl: settings.baseUrl, apiKey: settings.apiKey, model: settings.model, log: say, ...overrides.model }),
+    sandbox: overrides.sandbox,
+    runId: runIdFromEnv(env),
+    onCancel: (handler) => onCancel(handler, overrides.exit),
+  };
 }
 
 export async function run(rt: ActionsRuntime = actionsRuntime(), env: NodeJS.ProcessEnv = process.env, overrides: RunOverrides = {}): Promise<void> {
@@ -118,6 +146,7 @@ export async function run(rt: ActionsRuntime = actionsRuntime(), env: NodeJS.Pro
   }
   settings = applyPolicy(settings, loaded.policy, loaded.source);
   say(`Policy: ${loaded.source}`);
+  const adapters = storyAdapters(env, settings, say, overrides);
   if (trigger.kind === 'ci') {
     // The policy's `triggers` narrow who may trigger CI repair too (it also checks write permission itself).
     let ciAuth;
@@ -133,9 +162,9 @@ export async function run(rt: ActionsRuntime = actionsRuntime(), env: NodeJS.Pro
       writeOutputs(rt, { status: 'skipped' });
       return;
     }
-    return runCi(rt, env, settings, trigger, github, redactor, say);
+    return runCi({ rt, env, settings, github, redactor, say, adapters }, trigger);
   }
-  const runId = runIdFromEnv(env);
+  const { runId } = adapters;
   const claim = (body: string) => (runId ? withClaim(body, runId) : body);
   let pushedBranch: string | undefined;
   let openedPrUrl: string | undefined;
@@ -157,12 +186,12 @@ export async function run(rt: ActionsRuntime = actionsRuntime(), env: NodeJS.Pro
     await comment.set(claim(renderStartComment(task, rt.runUrl)));
     const startedComment = comment;
     const cancelMarker = commentMarker(task.key);
-    disposeCancel = onCancel(async (signal) => {
+    disposeCancel = adapters.onCancel(async (signal) => {
       const why = `the workflow run was cancelled or timed out (${signal}) before agent-fix finished.`;
       rt.warning(`agent-fix: ${why}`);
       writeOutputs(rt, { status: 'error', transcriptPath, branch: pushedBranch });
       await startedComment.set(claim(redactor.redact(renderFailureComment({ marker: cancelMarker, why, pushedBranch, prUrl: openedPrUrl, runUrl: rt.runUrl, policy: loaded.source }))));
-    }, overrides.exit);
+    });
     const taskMarker = commentMarker(task.key);
     const issueNumber = trigger.issueNumber;
     /** True when a newer run claimed this task since: this run then publishes nothing. */
@@ -173,17 +202,17 @@ export async function run(rt: ActionsRuntime = actionsRuntime(), env: NodeJS.Pro
       return newer !== null;
     };
 
-    const git = await openGit(env.GITHUB_WORKSPACE || process.cwd(), { log: say });
-    const model = makeChatModel({ baseUrl: settings.baseUrl, apiKey: settings.apiKey, model: settings.model, log: say, ...overrides.model });
-    const result = await runFix(task, { git, shell: makeShell(), model, settings, redactor, parentEnv: env, log: say, emit: transcript.add, sandbox: overrides.sandbox });
+    const git = await adapters.openGit();
+    const result = await runFix(task, { git, shell: adapters.shell, model: adapters.makeModel(), settings, redactor, parentEnv: env, log: say, emit: transcript.add, sandbox: adapters.sandbox });
     const report: RunReport = { ...result.report, runUrl: rt.runUrl };
     const outputs: Outputs = { status: report.status, iterations: report.iterations, transcriptPath };
 
-    if (await superseded()) {
+    /** Yielding to a newer run: nothing published, the comment left to that run. */
+    const yieldNow = () => {
       transcript.write(transcriptPath, (t) => redactor.redact(t), { ...report, status: 'skipped', reason: 'superseded' });
       writeOutputs(rt, { status: 'skipped', iterations: report.iterations, transcriptPath });
-      return;
-    }
+    };
+    if (await superseded()) return yieldNow();
     if (report.status === 'fixed' && result.tree) {
       const branch = branchForTask(task.key);
       await deliverFix({
@@ -202,10 +231,13 @@ export async function run(rt: ActionsRuntime = actionsRuntime(), env: NodeJS.Pro
         redact: (t) => redactor.redact(t),
         log: say,
         retryHint: 'trigger again',
+        claim: runId,
         onPushed: (b) => {
           pushedBranch = b;
         },
       });
+      // A newer run pushed the branch after the check above (seen on the tip the leased push would replace).
+      if (report.reason === 'superseded') return yieldNow();
       outputs.branch = report.branch;
       openedPrUrl = report.prUrl;
     }
@@ -238,22 +270,20 @@ export async function run(rt: ActionsRuntime = actionsRuntime(), env: NodeJS.Pro
 
 /** The CI-repair trigger (src/ci/run.ts), with the action's adapters and outputs. */
 async function runCi(
-  rt: ActionsRuntime,
-  env: NodeJS.ProcessEnv,
-  settings: Settings,
+  ctx: { rt: ActionsRuntime; env: NodeJS.ProcessEnv; settings: Settings; github: ReturnType<typeof makeGitHub>; redactor: Redactor; say: (m: string) => void; adapters: StoryAdapters },
   trigger: CiTrigger,
-  github: ReturnType<typeof makeGitHub>,
-  redactor: Redactor,
-  say: (m: string) => void,
 ): Promise<void> {
+  const { rt, env, settings, github, redactor, say, adapters } = ctx;
   const transcript = new Transcript({ event: rt.eventName, repository: `${rt.owner}/${rt.repo}`, runUrl: rt.runUrl, failedRun: trigger.runUrl });
   const transcriptPath = path.join(env.RUNNER_TEMP || os.tmpdir(), 'agent-fix', `transcript-ci-${trigger.runId}-${Date.now()}.json`);
+  const redact = (t: string) => redactor.redact(t);
   try {
     const r = await runCiRepair(trigger, {
       github,
-      openGit: () => openGit(env.GITHUB_WORKSPACE || process.cwd(), { log: say }),
-      shell: makeShell(),
-      makeModel: () => makeChatModel({ baseUrl: settings.baseUrl, apiKey: settings.apiKey, model: settings.model, log: say }),
+      openGit: adapters.openGit,
+      shell: adapters.shell,
+      makeModel: adapters.makeModel,
+      sandbox: adapters.sandbox,
       settings,
       redactor,
       parentEnv: env,
@@ -264,14 +294,23 @@ async function runCi(
       log: say,
       appendSummary: (md) => rt.appendSummary(md),
       emit: transcript.add,
+      runId: adapters.runId,
+      // The repair makes its comment and summary final; the outputs and the transcript say the same.
+      onCancel: (handler) =>
+        adapters.onCancel(async (signal) => {
+          rt.warning(`agent-fix: the workflow run was cancelled or timed out (${signal}) before agent-fix finished.`);
+          const r = await handler(signal);
+          transcript.writeAfterError(transcriptPath, redact, `cancelled (${signal})`);
+          writeOutputs(rt, { status: 'error', branch: r.branch, prUrl: r.prUrl, transcriptPath });
+        }),
     });
-    const wrote = r.report ? transcript.write(transcriptPath, (t) => redactor.redact(t), r.report) : undefined;
+    const wrote = r.report ? transcript.write(transcriptPath, redact, r.report) : undefined;
     writeOutputs(rt, { status: r.status, prNumber: r.prNumber, prUrl: r.prUrl, branch: r.branch, iterations: r.iterations, transcriptPath: wrote });
-    if (r.status === 'error') rt.setFailed(`agent-fix: ${r.report?.detail ?? r.reason}`);
+    if (r.status === 'error') rt.setFailed(`agent-fix: ${r.reason === 'cancelled' ? 'cancelled' : r.report?.detail ?? r.reason}`);
   } catch (e) {
+    // runCiRepair has made the comment and the step summary final (what exists, why it stopped).
     const why = redactor.redact(message(e));
-    transcript.writeAfterError(transcriptPath, (t) => redactor.redact(t), why);
-    await rt.appendSummary(`### agent-fix: Error\n\nRepairing the failed run ${trigger.runUrl} stopped with an error and changed nothing: ${why}\n`).catch(() => undefined);
+    transcript.writeAfterError(transcriptPath, redact, why);
     writeOutputs(rt, { status: 'error', transcriptPath });
     rt.setFailed(`agent-fix: ${why}`);
   }

@@ -42,6 +42,8 @@
  * Fault injection: `failNext({ method, path, status, body, headers, times })` answers the
  * next matching request(s) with that status instead (after request validation), e.g. a
  * 502, or 403 `You have exceeded a secondary rate limit` with a `retry-after` header.
+ * `onRequest` runs (and is awaited) before a request is answered: a test can act at that
+ * moment (signal the process under test, change state) or hold the answer back.
  */
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createHash, randomBytes } from 'node:crypto';
@@ -598,6 +600,9 @@ export class FakeGitHub {
     tree.set(path.replace(/^\/+/, ''), content);
   }
 
+  /** Called and awaited before each request is answered (see the header). */
+  onRequest: ((request: { method: string; path: string }) => void | Promise<void>) | null = null;
+
   failNext(fault: FaultSpec): void {
     this.faults.push({ ...fault, remaining: fault.times ?? 1 });
   }
@@ -648,6 +653,7 @@ export class FakeGitHub {
     }
     const record: RecordedRequest = { method, path: url.pathname, query: Object.fromEntries(url.searchParams), headers, body, rawBody, status: 0 };
     this.requests.push(record);
+    await this.onRequest?.({ method, path: url.pathname });
     const send = (reply: Reply): void => {
       record.status = reply.status;
       const base: Record<string, string> = {

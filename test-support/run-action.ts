@@ -2,7 +2,7 @@
  * Runs the bundled action (dist/index.js) the way the GitHub runner does: INPUT_* variables,
  * GITHUB_* context, GITHUB_OUTPUT / GITHUB_STEP_SUMMARY files, under node 24 when available.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -77,6 +77,8 @@ export async function runAction(p: {
   repository: string;
   apiUrl: string;
   extraEnv?: Record<string, string>;
+  /** Called with the action's process once it is spawned (e.g. to signal it, as a cancelled job is). */
+  onSpawn?: (child: ChildProcess) => void;
 }): Promise<ActionRun> {
   mkdirSync(p.tempDir, { recursive: true });
   const eventPath = path.join(p.tempDir, 'event.json');
@@ -104,6 +106,7 @@ export async function runAction(p: {
   };
   for (const [k, v] of Object.entries(p.inputs)) env[`INPUT_${k.toUpperCase()}`] = v;
   const child = spawn(node24(), [path.join(ROOT, 'dist', 'index.js')], { cwd: p.workspace, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  p.onSpawn?.(child);
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -384,6 +384,14 @@ class CliGit implements GitPort {
     return commits;
   }
 
+  async readCommit(sha: string): Promise<CommitInfo & { message: string }> {
+    // The message comes last and is taken whole (it may contain the separator).
+    const out = (await this.run(['log', '-1', '--format=%H%x1f%an%x1f%ae%x1f%ce%x1f%B', sha, '--'])).stdout;
+    const [id, authorName, authorEmail, committerEmail, ...rest] = out.split('\x1f');
+    const message = rest.join('\x1f').replace(/\n+$/, '');
+    return { sha: id, authorName, authorEmail, committerEmail, subject: message.split('\n')[0], message };
+  }
+
   async isAncestor(ancestor: string, descendant: string): Promise<boolean> {
     const ask = async () =>
       (await this.run(['merge-base', '--is-ancestor', ancestor, descendant], { ok: [0, 1] })).exitCode === 0;

@@ -46,6 +46,8 @@ export interface GitPort {
   fetchBranch(remote: string, branch: string): Promise<string | null>;
   /** Commits reachable from `tip` and not from `base`, newest first. */
   commitsBetween(base: string, tip: string): Promise<CommitInfo[]>;
+  /** One commit that is present locally (e.g. a branch tip just fetched): its identities and full message. */
+  readCommit(sha: string): Promise<CommitInfo & { message: string }>;
   /** Is `ancestor` an ancestor of (or equal to) `descendant`? */
   isAncestor(ancestor: string, descendant: string): Promise<boolean>;
   /** Pushes `sha` to refs/heads/<branch>; `expected` is the lease (null: the branch must not exist). */

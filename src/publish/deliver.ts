@@ -10,6 +10,7 @@ import type { GitPort, Identity } from '../ports/git.js';
 import type { RunReport } from '../types.js';
 import { upsertPullRequest } from './artifacts.js';
 import { publishWithRetry } from '../safety/publish-retry.js';
+import type { RunId } from '../safety/claim.js';
 
 export interface Delivery {
   git: GitPort;
@@ -31,6 +32,8 @@ export interface Delivery {
   log: (message: string) => void;
   /** What a maintainer does to let agent-fix try again, e.g. "trigger again". */
   retryHint: string;
+  /** This run: stamped on the commit; a branch tip pushed by a newer run makes this run yield. */
+  claim?: RunId | null;
   /** Called as soon as the branch is pushed (before the PR exists), for truthful error reports. */
   onPushed?: (branch: string) => void;
 }
@@ -39,9 +42,16 @@ export async function deliverFix(d: Delivery): Promise<void> {
   const { report, branch } = d;
   const pushed = await publishWithRetry(
     d.git,
-    { remote: 'origin', branch, baseSha: d.baseSha, tree: d.tree, message: d.commitMessage, identity: d.identity },
+    { remote: 'origin', branch, baseSha: d.baseSha, tree: d.tree, message: d.commitMessage, identity: d.identity, claim: d.claim },
     d.log,
   );
+  if (pushed.kind === 'superseded') {
+    report.status = 'skipped';
+    report.reason = 'superseded';
+    report.detail = `A verified fix was found, but a newer run (${pushed.by.id}, attempt ${pushed.by.attempt}) has already pushed ${branch}; this run yields to it and publishes nothing.`;
+    d.log(report.detail);
+    return;
+  }
   if (pushed.kind === 'human-commits') {
     report.status = 'not-fixed';
     report.reason = 'human-commits-on-branch';

@@ -7,6 +7,12 @@
  * since, this run yields (publishes nothing, leaves the comment to the newer run).
  * Branch and PR creation are create-or-update with a push lease, so even a lost race
  * updates the same branch and PR rather than duplicating them.
+ *
+ * A task without a status comment (a CI repair of a push, no pull request to comment on)
+ * still has its branch: every fix commit ends with a trailer naming the run that made it
+ * (`Agent-Fix-Run: <id>.<attempt>`), and a run never replaces a tip that a newer run pushed
+ * (publish/push.ts). That check is made on the very sha the leased push replaces, so a newer
+ * run's push cannot slip in between the check and the push.
  */
 import type { GitHubPort } from '../ports/github.js';
 import { findStickyComment } from '../publish/artifacts.js';
@@ -49,4 +55,29 @@ export async function newerClaim(github: GitHubPort, issueNumber: number, marker
   const comment = findStickyComment(await github.listComments(issueNumber), marker);
   const claim = comment ? parseClaim(comment.body) : null;
   return claim && isNewer(claim, mine) ? claim : null;
+}
+
+const TRAILER = /^Agent-Fix-Run: (\d+)\.(\d+)$/;
+
+export function claimTrailer(run: RunId): string {
+  return `Agent-Fix-Run: ${run.id}.${run.attempt}`;
+}
+
+/** The commit message with this run's trailer as its last line. */
+export function withClaimTrailer(message: string, run: RunId): string {
+  return `${message.replace(/\s+$/, '')}\n\n${claimTrailer(run)}\n`;
+}
+
+/**
+ * The run named by a commit message's trailer. Only the last line counts: the message also
+ * holds the model's summary, which must not be able to forge a claim.
+ */
+export function parseClaimTrailer(message: string): RunId | null {
+  const last = message.replace(/\s+$/, '').split('\n').pop() ?? '';
+  const m = TRAILER.exec(last.trim());
+  return m ? { id: Number(m[1]), attempt: Number(m[2]) } : null;
+}
+
+export function sameRun(a: RunId, b: RunId): boolean {
+  return a.id === b.id && a.attempt === b.attempt;
 }

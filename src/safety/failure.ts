@@ -11,14 +11,20 @@ export interface FailureFacts {
   prUrl?: string;
   runUrl?: string;
   policy?: string;
+  /** What a maintainer does to let agent-fix try again (default "trigger again"). */
+  retryHint?: string;
+}
+
+/** One sentence: what a stopped run left behind. */
+export function renderLeftBehind(f: Pick<FailureFacts, 'pushedBranch' | 'prUrl' | 'retryHint'>): string {
+  if (f.prUrl) return `It had already opened or updated ${f.prUrl} (branch \`${f.pushedBranch}\`), which is left as it is for review.`;
+  if (f.pushedBranch) return `It had already pushed the branch \`${f.pushedBranch}\`, but no pull request was opened; ${f.retryHint ?? 'trigger again'} to open it, or delete the branch.`;
+  return 'Nothing was pushed and no pull request was opened.';
 }
 
 export function renderFailureComment(f: FailureFacts): string {
   const lines = [f.marker];
-  let left: string;
-  if (f.prUrl) left = `It had already opened or updated ${f.prUrl} (branch \`${f.pushedBranch}\`), which is left as it is for review.`;
-  else if (f.pushedBranch) left = `It had already pushed the branch \`${f.pushedBranch}\`, but no pull request was opened; trigger again to open it, or delete the branch.`;
-  else left = 'Nothing was pushed and no pull request was opened.';
+  const left = renderLeftBehind(f);
   lines.push(`**agent-fix** stopped with an error: ${f.why}`);
   lines.push('');
   lines.push(left);
