@@ -9439,6 +9439,12 @@ var CliGit = class {
     }
     return commits;
   }
+  async readCommit(sha) {
+    const out = (await this.run(["log", "-1", "--format=%H%x1f%an%x1f%ae%x1f%ce%x1f%B", sha, "--"])).stdout;
+    const [id, authorName, authorEmail, committerEmail, ...rest] = out.split("");
+    const message = rest.join("").replace(/\n+$/, "");
+    return { sha: id, authorName, authorEmail, committerEmail, subject: message.split("\n")[0], message };
+  }
   async isAncestor(ancestor, descendant) {
     const ask = async () => (await this.run(["merge-base", "--is-ancestor", ancestor, descendant], { ok: [0, 1] })).exitCode === 0;
     await this.ensureHistory(ancestor, descendant, async () => {

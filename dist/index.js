@@ -355,8 +355,8 @@ var require_errors = __commonJS({
     "use strict";
     var kUndiciError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR");
     var UndiciError = class extends Error {
-      constructor(message2) {
-        super(message2);
+      constructor(message3) {
+        super(message3);
         this.name = "UndiciError";
         this.code = "UND_ERR";
       }
@@ -367,10 +367,10 @@ var require_errors = __commonJS({
     };
     var kConnectTimeoutError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_CONNECT_TIMEOUT");
     var ConnectTimeoutError = class extends UndiciError {
-      constructor(message2) {
-        super(message2);
+      constructor(message3) {
+        super(message3);
         this.name = "ConnectTimeoutError";
-        this.message = message2 || "Connect Timeout Error";
+        this.message = message3 || "Connect Timeout Error";
         this.code = "UND_ERR_CONNECT_TIMEOUT";
       }
       static [Symbol.hasInstance](instance) {
@@ -380,10 +380,10 @@ var require_errors = __commonJS({
     };
     var kHeadersTimeoutError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_HEADERS_TIMEOUT");
     var HeadersTimeoutError = class extends UndiciError {
-      constructor(message2) {
-        super(message2);
+      constructor(message3) {
+        super(message3);
         this.name = "HeadersTimeoutError";
-        this.message = message2 || "Headers Timeout Error";
+        this.message = message3 || "Headers Timeout Error";
         this.code = "UND_ERR_HEADERS_TIMEOUT";
       }
       static [Symbol.hasInstance](instance) {
@@ -393,10 +393,10 @@ var require_errors = __commonJS({
     };
     var kHeadersOverflowError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_HEADERS_OVERFLOW");
     var HeadersOverflowError = class extends UndiciError {
-      constructor(message2) {
-        super(message2);
+      constructor(message3) {
+        super(message3);
         this.name = "HeadersOverflowError";
-        this.message = message2 || "Headers Overflow Error";
+        this.message = message3 || "Headers Overflow Error";
         this.code = "UND_ERR_HEADERS_OVERFLOW";
       }
       static [Symbol.hasInstance](instance) {
@@ -406,10 +406,10 @@ var require_errors = __commonJS({
     };
     var kBodyTimeoutError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_BODY_TIMEOUT");
     var BodyTimeoutError = class extends UndiciError {
-      constructor(message2) {
-        super(message2);
+      constructor(message3) {
+        super(message3);
         this.name = "BodyTimeoutError";
-        this.message = message2 || "Body Timeout Error";
+        this.message = message3 || "Body Timeout Error";
         this.code = "UND_ERR_BODY_TIMEOUT";
       }
       static [Symbol.hasInstance](instance) {
@@ -419,10 +419,10 @@ var require_errors = __commonJS({
     };
     var kResponseStatusCodeError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_RESPONSE_STATUS_CODE");
     var ResponseStatusCodeError = class extends UndiciError {
-      constructor(message2, statusCode, headers, body) {
-        super(message2);
+      constructor(message3, statusCode, headers, body) {
+        super(message3);
         this.name = "ResponseStatusCodeError";
-        this.message = message2 || "Response Status Code Error";
+        this.message = message3 || "Response Status Code Error";
         this.code = "UND_ERR_RESPONSE_STATUS_CODE";
         this.body = body;
         this.status = statusCode;
@@ -436,10 +436,10 @@ var require_errors = __commonJS({
     };
     var kInvalidArgumentError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_INVALID_ARG");
     var InvalidArgumentError = class extends UndiciError {
-      constructor(message2) {
-        super(message2);
+      constructor(message3) {
+        super(message3);
         this.name = "InvalidArgumentError";
-        this.message = message2 || "Invalid Argument Error";
+        this.message = message3 || "Invalid Argument Error";
         this.code = "UND_ERR_INVALID_ARG";
       }
       static [Symbol.hasInstance](instance) {
@@ -449,10 +449,10 @@ var require_errors = __commonJS({
     };
     var kInvalidReturnValueError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_INVALID_RETURN_VALUE");
     var InvalidReturnValueError = class extends UndiciError {
-      constructor(message2) {
-        super(message2);
+      constructor(message3) {
+        super(message3);
         this.name = "InvalidReturnValueError";
-        this.message = message2 || "Invalid Return Value Error";
+        this.message = message3 || "Invalid Return Value Error";
         this.code = "UND_ERR_INVALID_RETURN_VALUE";
       }
       static [Symbol.hasInstance](instance) {
@@ -462,10 +462,10 @@ var require_errors = __commonJS({
     };
     var kAbortError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_ABORT");
     var AbortError = class extends UndiciError {
-      constructor(message2) {
-        super(message2);
+      constructor(message3) {
+        super(message3);
         this.name = "AbortError";
-        this.message = message2 || "The operation was aborted";
+        this.message = message3 || "The operation was aborted";
         this.code = "UND_ERR_ABORT";
       }
       static [Symbol.hasInstance](instance) {
@@ -475,10 +475,10 @@ var require_errors = __commonJS({
     };
     var kRequestAbortedError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_ABORTED");
     var RequestAbortedError = class extends AbortError {
-      constructor(message2) {
-        super(message2);
+      constructor(message3) {
+        super(message3);
         this.name = "AbortError";
-        this.message = message2 || "Request aborted";
+        this.message = message3 || "Request aborted";
         this.code = "UND_ERR_ABORTED";
       }
       static [Symbol.hasInstance](instance) {
@@ -488,10 +488,10 @@ var require_errors = __commonJS({
     };
     var kInformationalError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_INFO");
     var InformationalError = class extends UndiciError {
-      constructor(message2) {
-        super(message2);
+      constructor(message3) {
+        super(message3);
         this.name = "InformationalError";
-        this.message = message2 || "Request information";
+        this.message = message3 || "Request information";
         this.code = "UND_ERR_INFO";
       }
       static [Symbol.hasInstance](instance) {
@@ -501,10 +501,10 @@ var require_errors = __commonJS({
     };
     var kRequestContentLengthMismatchError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_REQ_CONTENT_LENGTH_MISMATCH");
     var RequestContentLengthMismatchError = class extends UndiciError {
-      constructor(message2) {
-        super(message2);
+      constructor(message3) {
+        super(message3);
         this.name = "RequestContentLengthMismatchError";
-        this.message = message2 || "Request body length does not match content-length header";
+        this.message = message3 || "Request body length does not match content-length header";
         this.code = "UND_ERR_REQ_CONTENT_LENGTH_MISMATCH";
       }
       static [Symbol.hasInstance](instance) {
@@ -514,10 +514,10 @@ var require_errors = __commonJS({
     };
     var kResponseContentLengthMismatchError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_RES_CONTENT_LENGTH_MISMATCH");
     var ResponseContentLengthMismatchError = class extends UndiciError {
-      constructor(message2) {
-        super(message2);
+      constructor(message3) {
+        super(message3);
         this.name = "ResponseContentLengthMismatchError";
-        this.message = message2 || "Response body length does not match content-length header";
+        this.message = message3 || "Response body length does not match content-length header";
         this.code = "UND_ERR_RES_CONTENT_LENGTH_MISMATCH";
       }
       static [Symbol.hasInstance](instance) {
@@ -527,10 +527,10 @@ var require_errors = __commonJS({
     };
     var kClientDestroyedError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_DESTROYED");
     var ClientDestroyedError = class extends UndiciError {
-      constructor(message2) {
-        super(message2);
+      constructor(message3) {
+        super(message3);
         this.name = "ClientDestroyedError";
-        this.message = message2 || "The client is destroyed";
+        this.message = message3 || "The client is destroyed";
         this.code = "UND_ERR_DESTROYED";
       }
       static [Symbol.hasInstance](instance) {
@@ -540,10 +540,10 @@ var require_errors = __commonJS({
     };
     var kClientClosedError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_CLOSED");
     var ClientClosedError = class extends UndiciError {
-      constructor(message2) {
-        super(message2);
+      constructor(message3) {
+        super(message3);
         this.name = "ClientClosedError";
-        this.message = message2 || "The client is closed";
+        this.message = message3 || "The client is closed";
         this.code = "UND_ERR_CLOSED";
       }
       static [Symbol.hasInstance](instance) {
@@ -553,10 +553,10 @@ var require_errors = __commonJS({
     };
     var kSocketError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_SOCKET");
     var SocketError = class extends UndiciError {
-      constructor(message2, socket) {
-        super(message2);
+      constructor(message3, socket) {
+        super(message3);
         this.name = "SocketError";
-        this.message = message2 || "Socket error";
+        this.message = message3 || "Socket error";
         this.code = "UND_ERR_SOCKET";
         this.socket = socket;
       }
@@ -567,10 +567,10 @@ var require_errors = __commonJS({
     };
     var kNotSupportedError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_NOT_SUPPORTED");
     var NotSupportedError = class extends UndiciError {
-      constructor(message2) {
-        super(message2);
+      constructor(message3) {
+        super(message3);
         this.name = "NotSupportedError";
-        this.message = message2 || "Not supported error";
+        this.message = message3 || "Not supported error";
         this.code = "UND_ERR_NOT_SUPPORTED";
       }
       static [Symbol.hasInstance](instance) {
@@ -580,10 +580,10 @@ var require_errors = __commonJS({
     };
     var kBalancedPoolMissingUpstreamError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_BPL_MISSING_UPSTREAM");
     var BalancedPoolMissingUpstreamError = class extends UndiciError {
-      constructor(message2) {
-        super(message2);
+      constructor(message3) {
+        super(message3);
         this.name = "MissingUpstreamError";
-        this.message = message2 || "No upstream has been added to the BalancedPool";
+        this.message = message3 || "No upstream has been added to the BalancedPool";
         this.code = "UND_ERR_BPL_MISSING_UPSTREAM";
       }
       static [Symbol.hasInstance](instance) {
@@ -593,8 +593,8 @@ var require_errors = __commonJS({
     };
     var kHTTPParserError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_HTTP_PARSER");
     var HTTPParserError = class extends Error {
-      constructor(message2, code3, data) {
-        super(message2);
+      constructor(message3, code3, data) {
+        super(message3);
         this.name = "HTTPParserError";
         this.code = code3 ? `HPE_${code3}` : void 0;
         this.data = data ? data.toString() : void 0;
@@ -606,10 +606,10 @@ var require_errors = __commonJS({
     };
     var kResponseExceededMaxSizeError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_RES_EXCEEDED_MAX_SIZE");
     var ResponseExceededMaxSizeError = class extends UndiciError {
-      constructor(message2) {
-        super(message2);
+      constructor(message3) {
+        super(message3);
         this.name = "ResponseExceededMaxSizeError";
-        this.message = message2 || "Response content exceeded max size";
+        this.message = message3 || "Response content exceeded max size";
         this.code = "UND_ERR_RES_EXCEEDED_MAX_SIZE";
       }
       static [Symbol.hasInstance](instance) {
@@ -619,10 +619,10 @@ var require_errors = __commonJS({
     };
     var kRequestRetryError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_REQ_RETRY");
     var RequestRetryError = class extends UndiciError {
-      constructor(message2, code3, { headers, data }) {
-        super(message2);
+      constructor(message3, code3, { headers, data }) {
+        super(message3);
         this.name = "RequestRetryError";
-        this.message = message2 || "Request retry error";
+        this.message = message3 || "Request retry error";
         this.code = "UND_ERR_REQ_RETRY";
         this.statusCode = code3;
         this.data = data;
@@ -635,10 +635,10 @@ var require_errors = __commonJS({
     };
     var kResponseError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_RESPONSE");
     var ResponseError = class extends UndiciError {
-      constructor(message2, code3, { headers, data }) {
-        super(message2);
+      constructor(message3, code3, { headers, data }) {
+        super(message3);
         this.name = "ResponseError";
-        this.message = message2 || "Response error";
+        this.message = message3 || "Response error";
         this.code = "UND_ERR_RESPONSE";
         this.statusCode = code3;
         this.data = data;
@@ -651,10 +651,10 @@ var require_errors = __commonJS({
     };
     var kSecureProxyConnectionError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_PRX_TLS");
     var SecureProxyConnectionError = class extends UndiciError {
-      constructor(cause, message2, options) {
-        super(message2, { cause, ...options ?? {} });
+      constructor(cause, message3, options) {
+        super(message3, { cause, ...options ?? {} });
         this.name = "SecureProxyConnectionError";
-        this.message = message2 || "Secure Proxy Connection failed";
+        this.message = message3 || "Secure Proxy Connection failed";
         this.code = "UND_ERR_PRX_TLS";
         this.cause = cause;
       }
@@ -665,10 +665,10 @@ var require_errors = __commonJS({
     };
     var kMessageSizeExceededError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_WS_MESSAGE_SIZE_EXCEEDED");
     var MessageSizeExceededError = class extends UndiciError {
-      constructor(message2) {
-        super(message2);
+      constructor(message3) {
+        super(message3);
         this.name = "MessageSizeExceededError";
-        this.message = message2 || "Max decompressed message size exceeded";
+        this.message = message3 || "Max decompressed message size exceeded";
         this.code = "UND_ERR_WS_MESSAGE_SIZE_EXCEEDED";
       }
       static [Symbol.hasInstance](instance) {
@@ -2679,14 +2679,14 @@ var require_connect = __commonJS({
       if (socket == null) {
         return;
       }
-      let message2 = "Connect Timeout Error";
+      let message3 = "Connect Timeout Error";
       if (Array.isArray(socket.autoSelectFamilyAttemptedAddresses)) {
-        message2 += ` (attempted addresses: ${socket.autoSelectFamilyAttemptedAddresses.join(", ")},`;
+        message3 += ` (attempted addresses: ${socket.autoSelectFamilyAttemptedAddresses.join(", ")},`;
       } else {
-        message2 += ` (attempted address: ${opts.hostname}:${opts.port},`;
+        message3 += ` (attempted address: ${opts.hostname}:${opts.port},`;
       }
-      message2 += ` timeout: ${opts.timeout}ms)`;
-      util.destroy(socket, new ConnectTimeoutError(message2));
+      message3 += ` timeout: ${opts.timeout}ms)`;
+      util.destroy(socket, new ConnectTimeoutError(message3));
     }
     module.exports = buildConnector;
   }
@@ -3668,15 +3668,15 @@ var require_webidl = __commonJS({
     webidl.converters = {};
     webidl.util = {};
     webidl.errors = {};
-    webidl.errors.exception = function(message2) {
-      return new TypeError(`${message2.header}: ${message2.message}`);
+    webidl.errors.exception = function(message3) {
+      return new TypeError(`${message3.header}: ${message3.message}`);
     };
     webidl.errors.conversionFailed = function(context3) {
       const plural4 = context3.types.length === 1 ? "" : " one of";
-      const message2 = `${context3.argument} could not be converted to${plural4}: ${context3.types.join(", ")}.`;
+      const message3 = `${context3.argument} could not be converted to${plural4}: ${context3.types.join(", ")}.`;
       return webidl.errors.exception({
         header: context3.prefix,
-        message: message2
+        message: message3
       });
     };
     webidl.errors.invalidArgument = function(context3) {
@@ -6001,12 +6001,12 @@ var require_client_h1 = __commonJS({
           return new ResponseContentLengthMismatchError();
         }
         const ptr = llhttp.llhttp_get_error_reason(this.ptr);
-        let message2 = "";
+        let message3 = "";
         if (ptr) {
           const len = new Uint8Array(llhttp.memory.buffer, ptr).indexOf(0);
-          message2 = "Response does not match the HTTP/1.1 protocol (" + Buffer.from(llhttp.memory.buffer, ptr, len).toString() + ")";
+          message3 = "Response does not match the HTTP/1.1 protocol (" + Buffer.from(llhttp.memory.buffer, ptr, len).toString() + ")";
         }
-        return new HTTPParserError(message2, constants6.ERROR[ret], data);
+        return new HTTPParserError(message3, constants6.ERROR[ret], data);
       }
       destroy() {
         assert2(this.ptr != null);
@@ -9764,9 +9764,9 @@ var require_util3 = __commonJS({
         chunks = [];
         length = 0;
       }
-      const message2 = `Response status code ${statusCode}${statusMessage ? `: ${statusMessage}` : ""}`;
+      const message3 = `Response status code ${statusCode}${statusMessage ? `: ${statusMessage}` : ""}`;
       if (statusCode === 204 || !contentType || !length) {
-        queueMicrotask(() => callback(new ResponseStatusCodeError(message2, statusCode, headers)));
+        queueMicrotask(() => callback(new ResponseStatusCodeError(message3, statusCode, headers)));
         return;
       }
       const stackTraceLimit = Error.stackTraceLimit;
@@ -9782,7 +9782,7 @@ var require_util3 = __commonJS({
       } finally {
         Error.stackTraceLimit = stackTraceLimit;
       }
-      queueMicrotask(() => callback(new ResponseStatusCodeError(message2, statusCode, headers, payload)));
+      queueMicrotask(() => callback(new ResponseStatusCodeError(message3, statusCode, headers, payload)));
     }
     var isContentTypeApplicationJson = (contentType) => {
       return contentType.length > 15 && contentType[11] === "/" && contentType[0] === "a" && contentType[1] === "p" && contentType[2] === "p" && contentType[3] === "l" && contentType[4] === "i" && contentType[5] === "c" && contentType[6] === "a" && contentType[7] === "t" && contentType[8] === "i" && contentType[9] === "o" && contentType[10] === "n" && contentType[12] === "j" && contentType[13] === "s" && contentType[14] === "o" && contentType[15] === "n";
@@ -10609,11 +10609,11 @@ var require_mock_errors = __commonJS({
     var { UndiciError } = require_errors();
     var kMockNotMatchedError = /* @__PURE__ */ Symbol.for("undici.error.UND_MOCK_ERR_MOCK_NOT_MATCHED");
     var MockNotMatchedError = class _MockNotMatchedError extends UndiciError {
-      constructor(message2) {
-        super(message2);
+      constructor(message3) {
+        super(message3);
         Error.captureStackTrace(this, _MockNotMatchedError);
         this.name = "MockNotMatchedError";
-        this.message = message2 || "The request does not match any registered mock dispatches";
+        this.message = message3 || "The request does not match any registered mock dispatches";
         this.code = "UND_MOCK_ERR_MOCK_NOT_MATCHED";
       }
       static [Symbol.hasInstance](instance) {
@@ -18262,15 +18262,15 @@ var require_websocket = __commonJS({
       this.ws[kResponse].socket.resume();
     }
     function onParserError(err) {
-      let message2;
+      let message3;
       let code3;
       if (err instanceof CloseEvent) {
-        message2 = err.reason;
+        message3 = err.reason;
         code3 = err.code;
       } else {
-        message2 = err.message;
+        message3 = err.message;
       }
-      fireEvent("error", this, () => new ErrorEvent("error", { error: err, message: message2 }));
+      fireEvent("error", this, () => new ErrorEvent("error", { error: err, message: message3 }));
       closeWebSocketConnection(this, code3);
     }
     module.exports = {
@@ -19370,8 +19370,8 @@ var require_lib = __commonJS({
     var ExponentialBackoffCeiling = 10;
     var ExponentialBackoffTimeSlice = 5;
     var HttpClientError = class _HttpClientError extends Error {
-      constructor(message2, statusCode) {
-        super(message2);
+      constructor(message3, statusCode) {
+        super(message3);
         this.name = "HttpClientError";
         this.statusCode = statusCode;
         Object.setPrototypeOf(this, _HttpClientError.prototype);
@@ -19379,8 +19379,8 @@ var require_lib = __commonJS({
     };
     exports.HttpClientError = HttpClientError;
     var HttpClientResponse = class {
-      constructor(message2) {
-        this.message = message2;
+      constructor(message3) {
+        this.message = message3;
       }
       readBody() {
         return __awaiter3(this, void 0, void 0, function* () {
@@ -20229,10 +20229,10 @@ var require_light = __commonJS({
         _randomIndex() {
           return Math.random().toString(36).slice(2);
         }
-        doDrop({ error: error63, message: message2 = "This job has been dropped by Bottleneck" } = {}) {
+        doDrop({ error: error63, message: message3 = "This job has been dropped by Bottleneck" } = {}) {
           if (this._states.remove(this.options.id)) {
             if (this.rejectOnDrop) {
-              this._reject(error63 != null ? error63 : new BottleneckError$1(message2));
+              this._reject(error63 != null ? error63 : new BottleneckError$1(message3));
             }
             this.Events.trigger("dropped", { args: this.args, options: this.options, task: this.task, promise: this.promise });
             return true;
@@ -20368,9 +20368,9 @@ var require_light = __commonJS({
             return clearInterval(this.heartbeat);
           }
         }
-        async __publish__(message2) {
+        async __publish__(message3) {
           await this.yieldLoop();
-          return this.instance.Events.trigger("message", message2.toString());
+          return this.instance.Events.trigger("message", message3.toString());
         }
         async __disconnect__(flush) {
           await this.yieldLoop();
@@ -20881,8 +20881,8 @@ var require_light = __commonJS({
           channel_client() {
             return `b_${this.id}_${this._store.clientId}`;
           }
-          publish(message2) {
-            return this._store.__publish__(message2);
+          publish(message3) {
+            return this._store.__publish__(message3);
           }
           disconnect(flush = true) {
             return this._store.__disconnect__(flush);
@@ -21005,9 +21005,9 @@ var require_light = __commonJS({
               return this.Events.trigger("error", e);
             });
           }
-          _dropAllQueued(message2) {
+          _dropAllQueued(message3) {
             return this._queues.shiftAll(function(job) {
-              return job.doDrop({ message: message2 });
+              return job.doDrop({ message: message3 });
             });
           }
           stop(options = {}) {
@@ -25415,22 +25415,22 @@ var require_errors2 = __commonJS({
   "node_modules/yaml/dist/errors.js"(exports) {
     "use strict";
     var YAMLError = class extends Error {
-      constructor(name, pos, code3, message2) {
+      constructor(name, pos, code3, message3) {
         super();
         this.name = name;
         this.code = code3;
-        this.message = message2;
+        this.message = message3;
         this.pos = pos;
       }
     };
     var YAMLParseError = class extends YAMLError {
-      constructor(pos, code3, message2) {
-        super("YAMLParseError", pos, code3, message2);
+      constructor(pos, code3, message3) {
+        super("YAMLParseError", pos, code3, message3);
       }
     };
     var YAMLWarning = class extends YAMLError {
-      constructor(pos, code3, message2) {
-        super("YAMLWarning", pos, code3, message2);
+      constructor(pos, code3, message3) {
+        super("YAMLWarning", pos, code3, message3);
       }
     };
     var prettifyError2 = (src, lc) => (error63) => {
@@ -26110,8 +26110,8 @@ var require_compose_collection = __commonJS({
         const { anchor: anchor2, newlineAfterProp: nl } = props;
         const lastProp = anchor2 && tagToken ? anchor2.offset > tagToken.offset ? anchor2 : tagToken : anchor2 ?? tagToken;
         if (lastProp && (!nl || nl.offset < lastProp.offset)) {
-          const message2 = "Missing newline after block sequence props";
-          onError(lastProp, "MISSING_CHAR", message2);
+          const message3 = "Missing newline after block sequence props";
+          onError(lastProp, "MISSING_CHAR", message3);
         }
       }
       const expType = token2.type === "block-map" ? "map" : token2.type === "block-seq" ? "seq" : token2.start.source === "{" ? "map" : "seq";
@@ -26183,15 +26183,15 @@ var require_resolve_block_scalar = __commonJS({
             trimIndent = indent.length;
         } else {
           if (indent.length < trimIndent) {
-            const message2 = "Block scalars with more-indented leading empty lines must use an explicit indentation indicator";
-            onError(offset + indent.length, "MISSING_CHAR", message2);
+            const message3 = "Block scalars with more-indented leading empty lines must use an explicit indentation indicator";
+            onError(offset + indent.length, "MISSING_CHAR", message3);
           }
           if (header.indent === 0)
             trimIndent = indent.length;
           contentStart = i2;
           if (trimIndent === 0 && !ctx.atRoot) {
-            const message2 = "Block scalar values in collections must be indented";
-            onError(offset, "BAD_INDENT", message2);
+            const message3 = "Block scalar values in collections must be indented";
+            onError(offset, "BAD_INDENT", message3);
           }
           break;
         }
@@ -26214,8 +26214,8 @@ var require_resolve_block_scalar = __commonJS({
           content = content.slice(0, -1);
         if (content && indent.length < trimIndent) {
           const src = header.indent ? "explicit indentation indicator" : "first line";
-          const message2 = `Block scalar lines must not be less indented than their ${src}`;
-          onError(offset - content.length - (crlf ? 2 : 1), "BAD_INDENT", message2);
+          const message3 = `Block scalar lines must not be less indented than their ${src}`;
+          onError(offset - content.length - (crlf ? 2 : 1), "BAD_INDENT", message3);
           indent = "";
         }
         if (type === Scalar.Scalar.BLOCK_LITERAL) {
@@ -26293,8 +26293,8 @@ var require_resolve_block_scalar = __commonJS({
             break;
           case "comment":
             if (strict && !hasSpace) {
-              const message2 = "Comments must be separated from other tokens by white space characters";
-              onError(token2, "MISSING_CHAR", message2);
+              const message3 = "Comments must be separated from other tokens by white space characters";
+              onError(token2, "MISSING_CHAR", message3);
             }
             length += token2.source.length;
             comment = token2.source.substring(1);
@@ -26305,8 +26305,8 @@ var require_resolve_block_scalar = __commonJS({
             break;
           /* istanbul ignore next should not happen */
           default: {
-            const message2 = `Unexpected token in block scalar header: ${token2.type}`;
-            onError(token2, "UNEXPECTED_TOKEN", message2);
+            const message3 = `Unexpected token in block scalar header: ${token2.type}`;
+            onError(token2, "UNEXPECTED_TOKEN", message3);
             const ts = token2.source;
             if (ts && typeof ts === "string")
               length += ts.length;
@@ -26699,13 +26699,13 @@ var require_compose_node = __commonJS({
             if (anchor2)
               node2.anchor = anchor2.source.substring(1);
           } catch (error63) {
-            const message2 = error63 instanceof Error ? error63.message : String(error63);
-            onError(token2, "RESOURCE_EXHAUSTION", message2);
+            const message3 = error63 instanceof Error ? error63.message : String(error63);
+            onError(token2, "RESOURCE_EXHAUSTION", message3);
           }
           break;
         default: {
-          const message2 = token2.type === "error" ? token2.message : `Unsupported token (type: ${token2.type})`;
-          onError(token2, "UNEXPECTED_TOKEN", message2);
+          const message3 = token2.type === "error" ? token2.message : `Unsupported token (type: ${token2.type})`;
+          onError(token2, "UNEXPECTED_TOKEN", message3);
           isSrcToken = false;
         }
       }
@@ -26861,12 +26861,12 @@ var require_composer = __commonJS({
         this.prelude = [];
         this.errors = [];
         this.warnings = [];
-        this.onError = (source, code3, message2, warning2) => {
+        this.onError = (source, code3, message3, warning2) => {
           const pos = getErrorPos(source);
           if (warning2)
-            this.warnings.push(new errors.YAMLWarning(pos, code3, message2));
+            this.warnings.push(new errors.YAMLWarning(pos, code3, message3));
           else
-            this.errors.push(new errors.YAMLParseError(pos, code3, message2));
+            this.errors.push(new errors.YAMLParseError(pos, code3, message3));
         };
         this.directives = new directives.Directives({ version: options.version || "1.2" });
         this.options = options;
@@ -26936,10 +26936,10 @@ ${cb}` : comment;
           console.dir(token2, { depth: null });
         switch (token2.type) {
           case "directive":
-            this.directives.add(token2.source, (offset, message2, warning2) => {
+            this.directives.add(token2.source, (offset, message3, warning2) => {
               const pos = getErrorPos(token2);
               pos[0] += offset;
-              this.onError(pos, "BAD_DIRECTIVE", message2, warning2);
+              this.onError(pos, "BAD_DIRECTIVE", message3, warning2);
             });
             this.prelude.push(token2.source);
             this.atDirectives = true;
@@ -27028,12 +27028,12 @@ var require_cst_scalar = __commonJS({
     var stringifyString = require_stringifyString();
     function resolveAsScalar(token2, strict = true, onError) {
       if (token2) {
-        const _onError = (pos, code3, message2) => {
+        const _onError = (pos, code3, message3) => {
           const offset = typeof pos === "number" ? pos : Array.isArray(pos) ? pos[0] : pos.offset;
           if (onError)
-            onError(offset, code3, message2);
+            onError(offset, code3, message3);
           else
-            throw new errors.YAMLParseError([offset, offset + 1], code3, message2);
+            throw new errors.YAMLParseError([offset, offset + 1], code3, message3);
         };
         switch (token2.type) {
           case "scalar":
@@ -28193,8 +28193,8 @@ var require_parser = __commonJS({
         }
         const type = cst.tokenType(source);
         if (!type) {
-          const message2 = `Not a YAML token: ${source}`;
-          yield* this.pop({ type: "error", offset: this.offset, message: message2, source });
+          const message3 = `Not a YAML token: ${source}`;
+          yield* this.pop({ type: "error", offset: this.offset, message: message3, source });
           this.offset += source.length;
         } else if (type === "scalar") {
           this.atNewLine = false;
@@ -28284,8 +28284,8 @@ var require_parser = __commonJS({
       *pop(error63) {
         const token2 = error63 ?? this.stack.pop();
         if (!token2) {
-          const message2 = "Tried to pop an empty stack";
-          yield { type: "error", offset: this.offset, source: "", message: message2 };
+          const message3 = "Tried to pop an empty stack";
+          yield { type: "error", offset: this.offset, source: "", message: message3 };
         } else if (this.stack.length === 0) {
           yield token2;
         } else {
@@ -30878,19 +30878,19 @@ function toCommandProperties(annotationProperties) {
 }
 
 // node_modules/@actions/core/lib/command.js
-function issueCommand(command2, properties, message2) {
-  const cmd = new Command(command2, properties, message2);
+function issueCommand(command2, properties, message3) {
+  const cmd = new Command(command2, properties, message3);
   process.stdout.write(cmd.toString() + os.EOL);
 }
 var CMD_STRING = "::";
 var Command = class {
-  constructor(command2, properties, message2) {
+  constructor(command2, properties, message3) {
     if (!command2) {
       command2 = "missing.command";
     }
     this.command = command2;
     this.properties = properties;
-    this.message = message2;
+    this.message = message3;
   }
   toString() {
     let cmdStr = CMD_STRING + this.command;
@@ -30926,7 +30926,7 @@ function escapeProperty(s) {
 import * as crypto2 from "crypto";
 import * as fs from "fs";
 import * as os2 from "os";
-function issueFileCommand(command2, message2) {
+function issueFileCommand(command2, message3) {
   const filePath = process.env[`GITHUB_${command2}`];
   if (!filePath) {
     throw new Error(`Unable to find environment variable for file command ${command2}`);
@@ -30934,7 +30934,7 @@ function issueFileCommand(command2, message2) {
   if (!fs.existsSync(filePath)) {
     throw new Error(`Missing file at path: ${filePath}`);
   }
-  fs.appendFileSync(filePath, `${toCommandValue(message2)}${os2.EOL}`, {
+  fs.appendFileSync(filePath, `${toCommandValue(message3)}${os2.EOL}`, {
     encoding: "utf8"
   });
 }
@@ -31336,18 +31336,18 @@ function setOutput(name, value) {
   process.stdout.write(os4.EOL);
   issueCommand("set-output", { name }, toCommandValue(value));
 }
-function setFailed(message2) {
+function setFailed(message3) {
   process.exitCode = ExitCode.Failure;
-  error(message2);
+  error(message3);
 }
-function error(message2, properties = {}) {
-  issueCommand("error", toCommandProperties(properties), message2 instanceof Error ? message2.toString() : message2);
+function error(message3, properties = {}) {
+  issueCommand("error", toCommandProperties(properties), message3 instanceof Error ? message3.toString() : message3);
 }
-function warning(message2, properties = {}) {
-  issueCommand("warning", toCommandProperties(properties), message2 instanceof Error ? message2.toString() : message2);
+function warning(message3, properties = {}) {
+  issueCommand("warning", toCommandProperties(properties), message3 instanceof Error ? message3.toString() : message3);
 }
-function info(message2) {
-  process.stdout.write(message2 + os4.EOL);
+function info(message3) {
+  process.stdout.write(message3 + os4.EOL);
 }
 
 // node_modules/@actions/github/lib/context.js
@@ -32414,8 +32414,8 @@ var RequestError = class extends Error {
    * Response object if a response was received
    */
   response;
-  constructor(message2, statusCode, options) {
-    super(message2, { cause: options.cause });
+  constructor(message3, statusCode, options) {
+    super(message3, { cause: options.cause });
     this.name = "HttpError";
     this.status = Number.parseInt(statusCode);
     if (Number.isNaN(this.status)) {
@@ -32483,22 +32483,22 @@ async function fetchWrapper(requestOptions) {
       ...requestOptions.body && { duplex: "half" }
     });
   } catch (error63) {
-    let message2 = "Unknown Error";
+    let message3 = "Unknown Error";
     if (error63 instanceof Error) {
       if (error63.name === "AbortError") {
         error63.status = 500;
         throw error63;
       }
-      message2 = error63.message;
+      message3 = error63.message;
       if (error63.name === "TypeError" && "cause" in error63) {
         if (error63.cause instanceof Error) {
-          message2 = error63.cause.message;
+          message3 = error63.cause.message;
         } else if (typeof error63.cause === "string") {
-          message2 = error63.cause;
+          message3 = error63.cause;
         }
       }
     }
-    const requestError = new RequestError(message2, 500, {
+    const requestError = new RequestError(message3, 500, {
       request: requestOptions
     });
     requestError.cause = error63;
@@ -35846,8 +35846,8 @@ throttling.triggersNotification = triggersNotification;
 
 // src/adapters/github.ts
 var GitHubApiError = class extends Error {
-  constructor(message2, status, route, githubMessage) {
-    super(message2);
+  constructor(message3, status, route, githubMessage) {
+    super(message3);
     this.status = status;
     this.route = route;
     this.githubMessage = githubMessage;
@@ -35932,8 +35932,8 @@ function makeGitHub(opts) {
       return await fn();
     } catch (error63) {
       const status = Number(error63?.status ?? 0);
-      const message2 = redact2(githubMessageOf(error63));
-      throw new GitHubApiError(`GitHub API ${route} failed${status ? ` with ${status}` : ""}: ${message2}${hintFor(status)}`, status, route, message2);
+      const message3 = redact2(githubMessageOf(error63));
+      throw new GitHubApiError(`GitHub API ${route} failed${status ? ` with ${status}` : ""}: ${message3}${hintFor(status)}`, status, route, message3);
     }
   }
   const toPull = (p) => ({
@@ -36825,7 +36825,7 @@ var underlineWhiteBright = format("58;5;15", 59);
 // node_modules/execa/lib/verbose/default.js
 var defaultVerboseFunction = ({
   type,
-  message: message2,
+  message: message3,
   timestamp,
   piped,
   commandId,
@@ -36835,7 +36835,7 @@ var defaultVerboseFunction = ({
   const timestampString = serializeTimestamp(timestamp);
   const icon = ICONS[type]({ failed, reject, piped });
   const color = COLORS[type]({ reject });
-  return `${gray(`[${timestampString}]`)} ${gray(`[${commandId}]`)} ${color(icon)} ${color(message2)}`;
+  return `${gray(`[${timestampString}]`)} ${gray(`[${commandId}]`)} ${color(icon)} ${color(message3)}`;
 };
 var serializeTimestamp = (timestamp) => `${padField(timestamp.getHours(), 2)}:${padField(timestamp.getMinutes(), 2)}:${padField(timestamp.getSeconds(), 2)}.${padField(timestamp.getMilliseconds(), 3)}`;
 var padField = (field, padding) => String(field).padStart(padding, "0");
@@ -36900,13 +36900,13 @@ var getVerboseObject = ({
   result,
   options
 });
-var getPrintedLines = (verboseMessage, verboseObject) => verboseMessage.split("\n").map((message2) => getPrintedLine({ ...verboseObject, message: message2 }));
+var getPrintedLines = (verboseMessage, verboseObject) => verboseMessage.split("\n").map((message3) => getPrintedLine({ ...verboseObject, message: message3 }));
 var getPrintedLine = (verboseObject) => {
   const verboseLine = defaultVerboseFunction(verboseObject);
   return { verboseLine, verboseObject };
 };
-var serializeVerboseMessage = (message2) => {
-  const messageString = typeof message2 === "string" ? message2 : inspect(message2);
+var serializeVerboseMessage = (message3) => {
+  const messageString = typeof message3 === "string" ? message3 : inspect(message3);
   const escapedMessage = escapeLines(messageString);
   return escapedMessage.replaceAll("	", " ".repeat(TAB_SIZE));
 };
@@ -37062,10 +37062,10 @@ var npmRunPathEnv = ({ env = process4.env, ...options } = {}) => {
 import { setTimeout as setTimeout2 } from "node:timers/promises";
 
 // node_modules/execa/lib/return/final-error.js
-var getFinalError = (originalError, message2, isSync) => {
+var getFinalError = (originalError, message3, isSync) => {
   const ErrorClass = isSync ? ExecaSyncError : ExecaError;
   const options = originalError instanceof DiscardedError ? {} : { cause: originalError };
-  return new ErrorClass(message2, options);
+  return new ErrorClass(message3, options);
 };
 var DiscardedError = class extends Error {
 };
@@ -37645,12 +37645,12 @@ var handleEpipeError = ({ error: error63, methodName, isSubprocess }) => {
     throw new Error(`${getMethodName(methodName, isSubprocess)} cannot be used: the ${getOtherProcessName(isSubprocess)} is disconnecting.`, { cause: error63 });
   }
 };
-var handleSerializationError = ({ error: error63, methodName, isSubprocess, message: message2 }) => {
+var handleSerializationError = ({ error: error63, methodName, isSubprocess, message: message3 }) => {
   if (isSerializationError(error63)) {
-    throw new Error(`${getMethodName(methodName, isSubprocess)}'s argument type is invalid: the message cannot be serialized: ${String(message2)}.`, { cause: error63 });
+    throw new Error(`${getMethodName(methodName, isSubprocess)}'s argument type is invalid: the message cannot be serialized: ${String(message3)}.`, { cause: error63 });
   }
 };
-var isSerializationError = ({ code: code3, message: message2 }) => SERIALIZATION_ERROR_CODES.has(code3) || SERIALIZATION_ERROR_MESSAGES.some((serializationErrorMessage) => message2.includes(serializationErrorMessage));
+var isSerializationError = ({ code: code3, message: message3 }) => SERIALIZATION_ERROR_CODES.has(code3) || SERIALIZATION_ERROR_MESSAGES.some((serializationErrorMessage) => message3.includes(serializationErrorMessage));
 var SERIALIZATION_ERROR_CODES = /* @__PURE__ */ new Set([
   // Message is `undefined`
   "ERR_MISSING_ARGS",
@@ -37832,7 +37832,7 @@ var onMessage = async ({ anyProcess, channel, isSubprocess, ipcEmitter }, wrappe
   while (incomingMessages.length > 0) {
     await waitForOutgoingMessages(anyProcess, ipcEmitter, wrappedMessage);
     await scheduler.yield();
-    const message2 = await handleStrictRequest({
+    const message3 = await handleStrictRequest({
       wrappedMessage: incomingMessages[0],
       anyProcess,
       channel,
@@ -37840,7 +37840,7 @@ var onMessage = async ({ anyProcess, channel, isSubprocess, ipcEmitter }, wrappe
       ipcEmitter
     });
     incomingMessages.shift();
-    ipcEmitter.emit("message", message2);
+    ipcEmitter.emit("message", message3);
     ipcEmitter.emit("message:done");
   }
 };
@@ -37897,16 +37897,16 @@ var isConnected = (anyProcess) => {
 };
 
 // node_modules/execa/lib/ipc/strict.js
-var handleSendStrict = ({ anyProcess, channel, isSubprocess, message: message2, strict }) => {
+var handleSendStrict = ({ anyProcess, channel, isSubprocess, message: message3, strict }) => {
   if (!strict) {
-    return message2;
+    return message3;
   }
   const ipcEmitter = getIpcEmitter(anyProcess, channel, isSubprocess);
   const hasListeners = hasMessageListeners(anyProcess, ipcEmitter);
   return {
     id: count++,
     type: REQUEST_TYPE,
-    message: message2,
+    message: message3,
     hasListeners
   };
 };
@@ -37925,7 +37925,7 @@ var handleStrictRequest = async ({ wrappedMessage, anyProcess, channel, isSubpro
   if (wrappedMessage?.type !== REQUEST_TYPE || !anyProcess.connected) {
     return wrappedMessage;
   }
-  const { id, message: message2 } = wrappedMessage;
+  const { id, message: message3 } = wrappedMessage;
   const response = { id, type: RESPONSE_TYPE, message: hasMessageListeners(anyProcess, ipcEmitter) };
   try {
     await sendMessage({
@@ -37937,7 +37937,7 @@ var handleStrictRequest = async ({ wrappedMessage, anyProcess, channel, isSubpro
   } catch (error63) {
     ipcEmitter.emit("strict:error", error63);
   }
-  return message2;
+  return message3;
 };
 var handleStrictResponse = (wrappedMessage) => {
   if (wrappedMessage?.type !== RESPONSE_TYPE) {
@@ -38007,7 +38007,7 @@ var hasMessageListeners = (anyProcess, ipcEmitter) => ipcEmitter.listenerCount("
 var getMinListenerCount = (anyProcess) => SUBPROCESS_OPTIONS.has(anyProcess) && !getFdSpecificValue(SUBPROCESS_OPTIONS.get(anyProcess).options.buffer, "ipc") ? 1 : 0;
 
 // node_modules/execa/lib/ipc/send.js
-var sendMessage = ({ anyProcess, channel, isSubprocess, ipc }, message2, { strict = false } = {}) => {
+var sendMessage = ({ anyProcess, channel, isSubprocess, ipc }, message3, { strict = false } = {}) => {
   const methodName = "sendMessage";
   validateIpcMethod({
     methodName,
@@ -38020,16 +38020,16 @@ var sendMessage = ({ anyProcess, channel, isSubprocess, ipc }, message2, { stric
     channel,
     methodName,
     isSubprocess,
-    message: message2,
+    message: message3,
     strict
   });
 };
-var sendMessageAsync = async ({ anyProcess, channel, methodName, isSubprocess, message: message2, strict }) => {
+var sendMessageAsync = async ({ anyProcess, channel, methodName, isSubprocess, message: message3, strict }) => {
   const wrappedMessage = handleSendStrict({
     anyProcess,
     channel,
     isSubprocess,
-    message: message2,
+    message: message3,
     strict
   });
   const outgoingMessagesState = startSendMessage(anyProcess, wrappedMessage, strict);
@@ -38039,7 +38039,7 @@ var sendMessageAsync = async ({ anyProcess, channel, methodName, isSubprocess, m
       methodName,
       isSubprocess,
       wrappedMessage,
-      message: message2
+      message: message3
     });
   } catch (error63) {
     disconnect(anyProcess);
@@ -38048,7 +38048,7 @@ var sendMessageAsync = async ({ anyProcess, channel, methodName, isSubprocess, m
     endSendMessage(outgoingMessagesState);
   }
 };
-var sendOneMessage = async ({ anyProcess, methodName, isSubprocess, wrappedMessage, message: message2 }) => {
+var sendOneMessage = async ({ anyProcess, methodName, isSubprocess, wrappedMessage, message: message3 }) => {
   const sendMethod = getSendMethod(anyProcess);
   try {
     await Promise.all([
@@ -38061,7 +38061,7 @@ var sendOneMessage = async ({ anyProcess, methodName, isSubprocess, wrappedMessa
       error: error63,
       methodName,
       isSubprocess,
-      message: message2
+      message: message3
     });
     throw error63;
   }
@@ -38077,15 +38077,15 @@ var getSendMethod = (anyProcess) => {
 var PROCESS_SEND_METHODS = /* @__PURE__ */ new WeakMap();
 
 // node_modules/execa/lib/ipc/graceful.js
-var sendAbort = (subprocess, message2) => {
+var sendAbort = (subprocess, message3) => {
   const methodName = "cancelSignal";
   validateConnection(methodName, false, subprocess.connected);
   return sendOneMessage({
     anyProcess: subprocess,
     methodName,
     isSubprocess: false,
-    wrappedMessage: { type: GRACEFUL_CANCEL_TYPE, message: message2 },
-    message: message2
+    wrappedMessage: { type: GRACEFUL_CANCEL_TYPE, message: message3 },
+    message: message3
   });
 };
 var getCancelSignal = async ({ anyProcess, channel, isSubprocess, ipc }) => {
@@ -38919,13 +38919,13 @@ var createMessages = ({
 ${originalMessage}`;
   const shortMessage = `${prefix}: ${escapedCommand}${suffix}`;
   const messageStdio = all === void 0 ? [stdio[2], stdio[1]] : [all];
-  const message2 = [
+  const message3 = [
     shortMessage,
     ...messageStdio,
     ...stdio.slice(3),
     ipcOutput.map((ipcMessage) => serializeIpcMessage(ipcMessage)).join("\n")
   ].map((messagePart) => escapeLines(stripFinalNewline(serializeMessagePart(messagePart)))).filter(Boolean).join("\n\n");
-  return { originalMessage, shortMessage, message: message2 };
+  return { originalMessage, shortMessage, message: message3 };
 };
 var getErrorPrefix = ({
   originalError,
@@ -39072,7 +39072,7 @@ var makeError = ({
   isSync
 }) => {
   const { exitCode, signal, signalDescription } = normalizeExitPayload(rawExitCode, rawSignal);
-  const { originalMessage, shortMessage, message: message2 } = createMessages({
+  const { originalMessage, shortMessage, message: message3 } = createMessages({
     stdio,
     all,
     ipcOutput,
@@ -39092,7 +39092,7 @@ var makeError = ({
     timeout,
     cwd
   });
-  const error63 = getFinalError(originalError, message2, isSync);
+  const error63 = getFinalError(originalError, message3, isSync);
   Object.assign(error63, getErrorProperties({
     error: error63,
     command: command2,
@@ -40775,12 +40775,12 @@ var getOneMessageAsync = async ({ anyProcess, channel, isSubprocess, filter, ref
 };
 var getMessage = async (ipcEmitter, filter, { signal }) => {
   if (filter === void 0) {
-    const [message2] = await once5(ipcEmitter, "message", { signal });
-    return message2;
+    const [message3] = await once5(ipcEmitter, "message", { signal });
+    return message3;
   }
-  for await (const [message2] of on2(ipcEmitter, "message", { signal })) {
-    if (filter(message2)) {
-      return message2;
+  for await (const [message3] of on2(ipcEmitter, "message", { signal })) {
+    if (filter(message3)) {
+      return message3;
     }
   }
 };
@@ -40849,9 +40849,9 @@ var abortOnStrictError = async ({ ipcEmitter, isSubprocess, controller, state })
 };
 var iterateOnMessages = async function* ({ anyProcess, channel, ipcEmitter, isSubprocess, shouldAwait, controller, state, reference }) {
   try {
-    for await (const [message2] of on3(ipcEmitter, "message", { signal: controller.signal })) {
+    for await (const [message3] of on3(ipcEmitter, "message", { signal: controller.signal })) {
       throwIfStrictError(state);
-      yield message2;
+      yield message3;
     }
   } catch {
     throwIfStrictError(state);
@@ -42143,8 +42143,8 @@ import { once as once8 } from "node:events";
 
 // node_modules/execa/lib/verbose/ipc.js
 var shouldLogIpc = (verboseInfo) => isFullVerbose(verboseInfo, "ipc");
-var logIpcOutput = (message2, verboseInfo) => {
-  const verboseMessage = serializeVerboseMessage(message2);
+var logIpcOutput = (message3, verboseInfo) => {
+  const verboseMessage = serializeVerboseMessage(message3);
   verboseLog({
     type: "ipc",
     verboseMessage,
@@ -42168,7 +42168,7 @@ var waitForIpcOutput = async ({
   const isVerbose2 = shouldLogIpc(verboseInfo);
   const buffer = getFdSpecificValue(bufferArray, "ipc");
   const maxBuffer = getFdSpecificValue(maxBufferArray, "ipc");
-  for await (const message2 of loopOnMessages({
+  for await (const message3 of loopOnMessages({
     anyProcess: subprocess,
     channel: subprocess.channel,
     isSubprocess: false,
@@ -42178,10 +42178,10 @@ var waitForIpcOutput = async ({
   })) {
     if (buffer) {
       checkIpcMaxBuffer(subprocess, ipcOutput, maxBuffer);
-      ipcOutput.push(message2);
+      ipcOutput.push(message3);
     }
     if (isVerbose2) {
-      logIpcOutput(message2, verboseInfo);
+      logIpcOutput(message3, verboseInfo);
     }
   }
   return ipcOutput;
@@ -42916,8 +42916,8 @@ import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path6 from "node:path";
 var GitCommandError = class extends Error {
-  constructor(message2, exitCode, stderr) {
-    super(message2);
+  constructor(message3, exitCode, stderr) {
+    super(message3);
     this.exitCode = exitCode;
     this.stderr = stderr;
     this.name = "GitCommandError";
@@ -43171,14 +43171,14 @@ var CliGit = class {
     for (const f of all) if (!deleted.has(f)) set2.add(f.split(path6.sep).join("/"));
     return [...set2].sort((a2, b) => a2 < b ? -1 : a2 > b ? 1 : 0);
   }
-  async commitTree(tree, parent, message2, author) {
+  async commitTree(tree, parent, message3, author) {
     const env = {
       GIT_AUTHOR_NAME: author.name,
       GIT_AUTHOR_EMAIL: author.email,
       GIT_COMMITTER_NAME: author.name,
       GIT_COMMITTER_EMAIL: author.email
     };
-    const msg = message2.endsWith("\n") ? message2 : `${message2}
+    const msg = message3.endsWith("\n") ? message3 : `${message3}
 `;
     return this.out(["-c", "commit.gpgsign=false", "commit-tree", "--no-gpg-sign", tree, "-p", parent], {
       env,
@@ -43221,6 +43221,12 @@ var CliGit = class {
       commits.push({ sha, authorName, authorEmail, committerEmail, subject });
     }
     return commits;
+  }
+  async readCommit(sha) {
+    const out = (await this.run(["log", "-1", "--format=%H%x1f%an%x1f%ae%x1f%ce%x1f%B", sha, "--"])).stdout;
+    const [id, authorName, authorEmail, committerEmail, ...rest] = out.split("");
+    const message3 = rest.join("").replace(/\n+$/, "");
+    return { sha: id, authorName, authorEmail, committerEmail, subject: message3.split("\n")[0], message: message3 };
   }
   async isAncestor(ancestor, descendant) {
     const ask = async () => (await this.run(["merge-base", "--is-ancestor", ancestor, descendant], { ok: [0, 1] })).exitCode === 0;
@@ -43521,14 +43527,14 @@ async function runCommand(command2, options) {
   const started = Date.now();
   const output2 = new CappedOutput(options.maxOutputChars);
   const base = { command: command2, timedOut: false, truncated: false };
-  const failed = (message2) => ({
+  const failed = (message3) => ({
     ...base,
     exitCode: null,
     signal: null,
     durationMs: Date.now() - started,
     output: output2.toString(),
     truncated: output2.truncated,
-    spawnError: message2
+    spawnError: message3
   });
   if (!existsSync3(options.cwd)) return failed(`working directory does not exist: ${options.cwd}`);
   const shellPath = findShell(options.env.PATH);
@@ -43603,8 +43609,8 @@ async function runCommand(command2, options) {
     clearTimeout(drainTimer);
     if (pid === void 0) {
       const code3 = result.code;
-      const message2 = result.shortMessage ?? result.message ?? `could not start ${shellPath}`;
-      return failed(code3 ? `${code3}: ${message2}` : message2);
+      const message3 = result.shortMessage ?? result.message ?? `could not start ${shellPath}`;
+      return failed(code3 ? `${code3}: ${message3}` : message3);
     }
     return {
       command: command2,
@@ -43692,8 +43698,8 @@ var castToError = (err) => {
 var OpenAIError = class extends Error {
 };
 var APIError = class _APIError extends OpenAIError {
-  constructor(status, error63, message2, headers) {
-    super(`${_APIError.makeMessage(status, error63, message2)}`);
+  constructor(status, error63, message3, headers) {
+    super(`${_APIError.makeMessage(status, error63, message3)}`);
     this.status = status;
     this.headers = headers;
     this.requestID = headers?.get("x-request-id");
@@ -43703,8 +43709,8 @@ var APIError = class _APIError extends OpenAIError {
     this.param = data?.["param"];
     this.type = data?.["type"];
   }
-  static makeMessage(status, error63, message2) {
-    const msg = error63?.message ? typeof error63.message === "string" ? error63.message : JSON.stringify(error63.message) : error63 ? JSON.stringify(error63) : message2;
+  static makeMessage(status, error63, message3) {
+    const msg = error63?.message ? typeof error63.message === "string" ? error63.message : JSON.stringify(error63.message) : error63 ? JSON.stringify(error63) : message3;
     if (status && msg) {
       return `${status} ${msg}`;
     }
@@ -43716,53 +43722,53 @@ var APIError = class _APIError extends OpenAIError {
     }
     return "(no status code or body)";
   }
-  static generate(status, errorResponse, message2, headers) {
+  static generate(status, errorResponse, message3, headers) {
     if (!status || !headers) {
-      return new APIConnectionError({ message: message2, cause: castToError(errorResponse) });
+      return new APIConnectionError({ message: message3, cause: castToError(errorResponse) });
     }
     const error63 = errorResponse?.["error"];
     if (status === 400) {
-      return new BadRequestError(status, error63, message2, headers);
+      return new BadRequestError(status, error63, message3, headers);
     }
     if (status === 401) {
-      return new AuthenticationError(status, error63, message2, headers);
+      return new AuthenticationError(status, error63, message3, headers);
     }
     if (status === 403) {
-      return new PermissionDeniedError(status, error63, message2, headers);
+      return new PermissionDeniedError(status, error63, message3, headers);
     }
     if (status === 404) {
-      return new NotFoundError(status, error63, message2, headers);
+      return new NotFoundError(status, error63, message3, headers);
     }
     if (status === 409) {
-      return new ConflictError(status, error63, message2, headers);
+      return new ConflictError(status, error63, message3, headers);
     }
     if (status === 422) {
-      return new UnprocessableEntityError(status, error63, message2, headers);
+      return new UnprocessableEntityError(status, error63, message3, headers);
     }
     if (status === 429) {
-      return new RateLimitError(status, error63, message2, headers);
+      return new RateLimitError(status, error63, message3, headers);
     }
     if (status >= 500) {
-      return new InternalServerError(status, error63, message2, headers);
+      return new InternalServerError(status, error63, message3, headers);
     }
-    return new _APIError(status, error63, message2, headers);
+    return new _APIError(status, error63, message3, headers);
   }
 };
 var APIUserAbortError = class extends APIError {
-  constructor({ message: message2 } = {}) {
-    super(void 0, void 0, message2 || "Request was aborted.", void 0);
+  constructor({ message: message3 } = {}) {
+    super(void 0, void 0, message3 || "Request was aborted.", void 0);
   }
 };
 var APIConnectionError = class extends APIError {
-  constructor({ message: message2, cause }) {
-    super(void 0, void 0, message2 || "Connection error.", void 0);
+  constructor({ message: message3, cause }) {
+    super(void 0, void 0, message3 || "Connection error.", void 0);
     if (cause)
       this.cause = cause;
   }
 };
 var APIConnectionTimeoutError = class extends APIConnectionError {
-  constructor({ message: message2 } = {}) {
-    super({ message: message2 ?? "Request timed out." });
+  constructor({ message: message3 } = {}) {
+    super({ message: message3 ?? "Request timed out." });
   }
 };
 var BadRequestError = class extends APIError {
@@ -43792,8 +43798,8 @@ var ContentFilterFinishReasonError = class extends OpenAIError {
   }
 };
 var InvalidWebhookSignatureError = class extends Error {
-  constructor(message2) {
-    super(message2);
+  constructor(message3) {
+    super(message3);
   }
 };
 var OAuthError = class extends APIError {
@@ -43815,8 +43821,8 @@ var OAuthError = class extends APIError {
   }
 };
 var SubjectTokenProviderError = class extends OpenAIError {
-  constructor(message2, provider, cause) {
-    super(message2);
+  constructor(message3, provider, cause) {
+    super(message3);
     this.provider = provider;
     this.cause = cause;
   }
@@ -45832,11 +45838,11 @@ function validateInputTools(tools) {
 }
 
 // node_modules/openai/lib/chatCompletionUtils.mjs
-var isAssistantMessage = (message2) => {
-  return message2?.role === "assistant";
+var isAssistantMessage = (message3) => {
+  return message3?.role === "assistant";
 };
-var isToolMessage = (message2) => {
-  return message2?.role === "tool";
+var isToolMessage = (message3) => {
+  return message3?.role === "tool";
 };
 
 // node_modules/openai/lib/EventStream.mjs
@@ -46172,22 +46178,22 @@ function normalizeToolCallIds(chatCompletion) {
     }
   }
 }
-function toRequestMessage(message2) {
-  if (!isAssistantMessage(message2))
-    return message2;
+function toRequestMessage(message3) {
+  if (!isAssistantMessage(message3))
+    return message3;
   const requestMessage = { role: "assistant" };
-  if (message2.audio != null)
-    requestMessage.audio = { id: message2.audio.id };
-  if (message2.content !== void 0)
-    requestMessage.content = message2.content;
-  if (message2.function_call != null)
-    requestMessage.function_call = message2.function_call;
-  if (message2.name !== void 0)
-    requestMessage.name = message2.name;
-  if (message2.refusal != null)
-    requestMessage.refusal = message2.refusal;
-  if (message2.tool_calls !== void 0) {
-    requestMessage.tool_calls = message2.tool_calls.map((toolCall) => {
+  if (message3.audio != null)
+    requestMessage.audio = { id: message3.audio.id };
+  if (message3.content !== void 0)
+    requestMessage.content = message3.content;
+  if (message3.function_call != null)
+    requestMessage.function_call = message3.function_call;
+  if (message3.name !== void 0)
+    requestMessage.name = message3.name;
+  if (message3.refusal != null)
+    requestMessage.refusal = message3.refusal;
+  if (message3.tool_calls !== void 0) {
+    requestMessage.tool_calls = message3.tool_calls.map((toolCall) => {
       if (toolCall.type === "custom") {
         return {
           id: toolCall.id,
@@ -46221,21 +46227,21 @@ var AbstractChatCompletionRunner = class extends EventStream {
     normalizeToolCallIds(chatCompletion);
     this._chatCompletions.push(chatCompletion);
     this._emit("chatCompletion", chatCompletion);
-    const message2 = chatCompletion.choices[0]?.message;
-    if (message2)
-      this._addMessage(message2);
+    const message3 = chatCompletion.choices[0]?.message;
+    if (message3)
+      this._addMessage(message3);
     return chatCompletion;
   }
-  _addMessage(message2, emit = true) {
-    if (!("content" in message2))
-      message2.content = null;
-    this.messages.push(message2);
+  _addMessage(message3, emit = true) {
+    if (!("content" in message3))
+      message3.content = null;
+    this.messages.push(message3);
     if (emit) {
-      this._emit("message", message2);
-      if (isToolMessage(message2) && message2.content) {
-        this._emit("functionToolCallResult", message2.content);
-      } else if (isAssistantMessage(message2) && message2.tool_calls) {
-        for (const tool_call of message2.tool_calls) {
+      this._emit("message", message3);
+      if (isToolMessage(message3) && message3.content) {
+        this._emit("functionToolCallResult", message3.content);
+      } else if (isAssistantMessage(message3) && message3.tool_calls) {
+        for (const tool_call of message3.tool_calls) {
           if (tool_call.type === "function") {
             this._emit("functionToolCall", tool_call.function);
           }
@@ -46317,8 +46323,8 @@ var AbstractChatCompletionRunner = class extends EventStream {
     return this._addChatCompletion(parseChatCompletion(chatCompletion, params));
   }
   async _runChatCompletion(client, params, options) {
-    for (const message2 of params.messages) {
-      this._addMessage(message2, false);
+    for (const message3 of params.messages) {
+      this._addMessage(message3, false);
     }
     return await this._createChatCompletion(client, params, options);
   }
@@ -46362,8 +46368,8 @@ var AbstractChatCompletionRunner = class extends EventStream {
         strict: t.function.strict
       }
     } : t) : void 0;
-    for (const message2 of params.messages) {
-      this._addMessage(message2, false);
+    for (const message3 of params.messages) {
+      this._addMessage(message3, false);
     }
     const runToolCall = async (toolCall) => {
       if (toolCall.type !== "function")
@@ -46402,16 +46408,16 @@ var AbstractChatCompletionRunner = class extends EventStream {
         tools,
         messages: this.messages.map(toRequestMessage)
       }, options);
-      const message2 = chatCompletion.choices[0]?.message;
-      if (!message2) {
+      const message3 = chatCompletion.choices[0]?.message;
+      if (!message3) {
         throw new OpenAIError(`missing message in ChatCompletion response`);
       }
-      if (!message2.tool_calls?.length) {
+      if (!message3.tool_calls?.length) {
         await afterCompletion?.(chatCompletion, runner);
         return;
       }
       if (singleFunctionToCall || params.parallel_tool_calls === false) {
-        for (const toolCall of message2.tool_calls) {
+        for (const toolCall of message3.tool_calls) {
           const result = await runToolCall(toolCall);
           if (result.message)
             this._addMessage(result.message);
@@ -46421,7 +46427,7 @@ var AbstractChatCompletionRunner = class extends EventStream {
           }
         }
       } else {
-        const results = await Promise.allSettled(message2.tool_calls.map(runToolCall));
+        const results = await Promise.allSettled(message3.tool_calls.map(runToolCall));
         for (const result of results) {
           if (result.status === "rejected")
             throw result.reason;
@@ -46442,12 +46448,12 @@ _AbstractChatCompletionRunner_instances = /* @__PURE__ */ new WeakSet(), _Abstra
 }, _AbstractChatCompletionRunner_getFinalMessage = function _AbstractChatCompletionRunner_getFinalMessage2() {
   let i2 = this.messages.length;
   while (i2-- > 0) {
-    const message2 = this.messages[i2];
-    if (isAssistantMessage(message2)) {
+    const message3 = this.messages[i2];
+    if (isAssistantMessage(message3)) {
       const ret = {
-        ...message2,
-        content: message2.content ?? null,
-        refusal: message2.refusal ?? null
+        ...message3,
+        content: message3.content ?? null,
+        refusal: message3.refusal ?? null
       };
       return ret;
     }
@@ -46455,10 +46461,10 @@ _AbstractChatCompletionRunner_instances = /* @__PURE__ */ new WeakSet(), _Abstra
   throw new OpenAIError("stream ended without producing a ChatCompletionMessage with role=assistant");
 }, _AbstractChatCompletionRunner_getFinalFunctionToolCall = function _AbstractChatCompletionRunner_getFinalFunctionToolCall2() {
   for (let i2 = this.messages.length - 1; i2 >= 0; i2--) {
-    const message2 = this.messages[i2];
-    if (isAssistantMessage(message2) && message2?.tool_calls?.length) {
-      for (let j = message2.tool_calls.length - 1; j >= 0; j--) {
-        const toolCall = message2.tool_calls[j];
+    const message3 = this.messages[i2];
+    if (isAssistantMessage(message3) && message3?.tool_calls?.length) {
+      for (let j = message3.tool_calls.length - 1; j >= 0; j--) {
+        const toolCall = message3.tool_calls[j];
         if (toolCall?.type === "function") {
           return toolCall.function;
         }
@@ -46468,9 +46474,9 @@ _AbstractChatCompletionRunner_instances = /* @__PURE__ */ new WeakSet(), _Abstra
   return;
 }, _AbstractChatCompletionRunner_getFinalFunctionToolCallResult = function _AbstractChatCompletionRunner_getFinalFunctionToolCallResult2() {
   for (let i2 = this.messages.length - 1; i2 >= 0; i2--) {
-    const message2 = this.messages[i2];
-    if (isToolMessage(message2) && message2.content != null && typeof message2.content === "string" && this.messages.some((x) => x.role === "assistant" && x.tool_calls?.some((y) => y.type === "function" && y.id === message2.tool_call_id))) {
-      return message2.content;
+    const message3 = this.messages[i2];
+    if (isToolMessage(message3) && message3.content != null && typeof message3.content === "string" && this.messages.some((x) => x.role === "assistant" && x.tool_calls?.some((y) => y.type === "function" && y.id === message3.tool_call_id))) {
+      return message3.content;
     }
   }
   return;
@@ -46507,10 +46513,10 @@ var ChatCompletionRunner = class _ChatCompletionRunner extends AbstractChatCompl
     runner._run(() => runner._runTools(client, params, runner, opts));
     return runner;
   }
-  _addMessage(message2, emit = true) {
-    super._addMessage(message2, emit);
-    if (isAssistantMessage(message2) && message2.content) {
-      this._emit("content", message2.content);
+  _addMessage(message3, emit = true) {
+    super._addMessage(message3, emit);
+    if (isAssistantMessage(message3) && message3.content) {
+      this._emit("content", message3.content);
     }
   }
 };
@@ -46742,10 +46748,10 @@ var _ChatCompletionStream_endRequest;
 var _ChatCompletionStream_getAutoParseableResponseFormat;
 var _ChatCompletionStream_accumulateChatCompletion;
 var CHAT_COMPLETION_READABLE_STREAM_MESSAGE_PREFIX = "chat.completion.chunk.message:";
-function makeChatCompletionReadableStreamMessageChunk(chunk, message2, toolCallIds) {
+function makeChatCompletionReadableStreamMessageChunk(chunk, message3, toolCallIds) {
   const payload = {
     type: "message",
-    message: message2,
+    message: message3,
     ...toolCallIds ? { tool_call_ids: toolCallIds } : {}
   };
   return {
@@ -46819,10 +46825,10 @@ var ChatCompletionStream = class _ChatCompletionStream extends AbstractChatCompl
     let chatId;
     for await (const item of stream) {
       if (isChatCompletionReadableStreamMessage(item)) {
-        const message2 = getChatCompletionReadableStreamMessage(item);
+        const message3 = getChatCompletionReadableStreamMessage(item);
         if (__classPrivateFieldGet(this, _ChatCompletionStream_currentChatCompletionSnapshot, "f")) {
           const toolCalls = __classPrivateFieldGet(this, _ChatCompletionStream_currentChatCompletionSnapshot, "f").choices[0]?.message.tool_calls;
-          for (const [index, id] of message2.tool_call_ids?.entries() ?? []) {
+          for (const [index, id] of message3.tool_call_ids?.entries() ?? []) {
             const toolCall = toolCalls?.[index];
             if (toolCall && id) {
               toolCall.id = id;
@@ -46831,7 +46837,7 @@ var ChatCompletionStream = class _ChatCompletionStream extends AbstractChatCompl
           this._addChatCompletion(__classPrivateFieldGet(this, _ChatCompletionStream_instances, "m", _ChatCompletionStream_endRequest).call(this));
           chatId = void 0;
         }
-        this._addMessage(message2.message);
+        this._addMessage(message3.message);
         continue;
       }
       const chunk = item;
@@ -47180,14 +47186,14 @@ function finalizeChatCompletion(snapshot, params, audioDoneChoiceIndexes) {
   const completion = {
     ...rest,
     id,
-    choices: choices.map(({ message: message2, finish_reason, index, logprobs, ...choiceRest }) => {
-      const { content = null, function_call, tool_calls, audio, ...messageRest } = message2;
+    choices: choices.map(({ message: message3, finish_reason, index, logprobs, ...choiceRest }) => {
+      const { content = null, function_call, tool_calls, audio, ...messageRest } = message3;
       const finishReason = finish_reason ?? (audioDoneChoiceIndexes.has(index) && isCompleteAudio(audio) ? "stop" : null);
       if (!finishReason) {
         throw new OpenAIError(`missing finish_reason for choice ${index}`);
       }
       const audioResponse = audio ? { audio } : {};
-      const role = message2.role;
+      const role = message3.role;
       if (!role) {
         throw new OpenAIError(`missing role for choice ${index}`);
       }
@@ -47206,7 +47212,7 @@ function finalizeChatCompletion(snapshot, params, audioDoneChoiceIndexes) {
             content,
             function_call: { arguments: args, name },
             role,
-            refusal: message2.refusal ?? null
+            refusal: message3.refusal ?? null
           },
           finish_reason: finishReason,
           index,
@@ -47224,7 +47230,7 @@ function finalizeChatCompletion(snapshot, params, audioDoneChoiceIndexes) {
             ...audioResponse,
             role,
             content,
-            refusal: message2.refusal ?? null,
+            refusal: message3.refusal ?? null,
             tool_calls: tool_calls.map((tool_call, i2) => {
               const { function: fn, type, id: id2, ...toolRest } = tool_call;
               const { arguments: args, name, ...fnRest } = fn || {};
@@ -47252,7 +47258,7 @@ ${str(snapshot)}`);
       }
       return {
         ...choiceRest,
-        message: { ...messageRest, ...audioResponse, content, role, refusal: message2.refusal ?? null },
+        message: { ...messageRest, ...audioResponse, content, role, refusal: message3.refusal ?? null },
         finish_reason: finishReason,
         index,
         logprobs
@@ -47302,16 +47308,16 @@ var ChatCompletionStreamingRunner = class _ChatCompletionStreamingRunner extends
       lastChunk = chunk;
       pushEvent(chunk);
     });
-    this.on("message", (message2) => {
-      if (isAssistantMessage(message2)) {
-        toolCallIds = message2.tool_calls?.map((toolCall) => toolCall.id);
+    this.on("message", (message3) => {
+      if (isAssistantMessage(message3)) {
+        toolCallIds = message3.tool_calls?.map((toolCall) => toolCall.id);
         return;
       }
-      if (isToolMessage(message2)) {
+      if (isToolMessage(message3)) {
         if (!lastChunk) {
           throw new OpenAIError("cannot serialize a tool message before receiving any chunks");
         }
-        pushEvent(makeChatCompletionReadableStreamMessageChunk(lastChunk, message2, toolCallIds));
+        pushEvent(makeChatCompletionReadableStreamMessageChunk(lastChunk, message3, toolCallIds));
       }
     });
     this.on("end", () => {
@@ -54123,8 +54129,8 @@ var OpenAI = class {
   defaultIdempotencyKey() {
     return `stainless-node-retry-${uuid4()}`;
   }
-  makeStatusError(status, error63, message2, headers) {
-    return APIError.generate(status, error63, message2, headers);
+  makeStatusError(status, error63, message3, headers) {
+    return APIError.generate(status, error63, message3, headers);
   }
   async _callApiKey() {
     if (this._provider)
@@ -54576,8 +54582,8 @@ function isUndiciDispatcherVersionMismatchError(error63) {
 
 // src/adapters/openai.ts
 var ModelError = class extends Error {
-  constructor(message2, kind, status) {
-    super(message2);
+  constructor(message3, kind, status) {
+    super(message3);
     this.kind = kind;
     this.status = status;
   }
@@ -54773,9 +54779,9 @@ function causeText(e) {
   let c3 = cause;
   for (let i2 = 0; c3 && i2 < 3; i2++) {
     const code3 = c3.code;
-    const message2 = c3.message;
+    const message3 = c3.message;
     if (typeof code3 === "string") parts.push(code3);
-    else if (typeof message2 === "string" && message2) parts.push(message2);
+    else if (typeof message3 === "string" && message3) parts.push(message3);
     c3 = c3.cause;
   }
   return [...new Set(parts)].join(": ") || "connection failed";
@@ -55969,8 +55975,8 @@ function prefixIssues(path21, issues) {
     return iss;
   });
 }
-function unwrapMessage(message2) {
-  return typeof message2 === "string" ? message2 : message2?.message;
+function unwrapMessage(message3) {
+  return typeof message3 === "string" ? message3 : message3?.message;
 }
 function sizeCaps(defChecks) {
   const caps = [];
@@ -56000,7 +56006,7 @@ function finalizeIssue(iss, ctx, config2) {
       iss.schema = iss.inst;
   }
   const schemaError = iss.schema !== iss.inst ? iss.schema?._zod.def?.error : void 0;
-  const message2 = iss.message ? iss.message : unwrapMessage(iss.inst?._zod.def?.error?.(iss)) ?? unwrapMessage(schemaError?.(iss)) ?? unwrapMessage(ctx?.error?.(iss)) ?? unwrapMessage(config2.customError?.(iss)) ?? unwrapMessage(config2.localeError?.(iss)) ?? "Invalid input";
+  const message3 = iss.message ? iss.message : unwrapMessage(iss.inst?._zod.def?.error?.(iss)) ?? unwrapMessage(schemaError?.(iss)) ?? unwrapMessage(ctx?.error?.(iss)) ?? unwrapMessage(config2.customError?.(iss)) ?? unwrapMessage(config2.localeError?.(iss)) ?? "Invalid input";
   const full = {};
   for (const k of Object.keys(iss)) {
     if (k === "inst" || k === "schema" || k === "continue" || k === "input" || k === "__proto__")
@@ -56008,7 +56014,7 @@ function finalizeIssue(iss, ctx, config2) {
     full[k] = iss[k];
   }
   full.path ?? (full.path = []);
-  full.message = message2;
+  full.message = message3;
   if (ctx?.reportInput) {
     full.input = iss.input;
   }
@@ -67747,8 +67753,8 @@ var globalRegistry = globalThis.__zod_globalRegistry;
 var INVALID = /* @__PURE__ */ Symbol.for("zod.compile.invalid");
 var FALLBACK_FLAG = /* @__PURE__ */ Symbol.for("zod.compile.fallback");
 var ZodCompileAsyncError = class extends Error {
-  constructor(message2 = "z.compile does not support async refinements, transforms, or checks") {
-    super(message2);
+  constructor(message3 = "z.compile does not support async refinements, transforms, or checks") {
+    super(message3);
     this.name = "ZodCompileAsyncError";
   }
 };
@@ -70448,12 +70454,12 @@ function initializeContext(params) {
     external: params?.external ?? void 0
   };
 }
-function handleUnrepresentable(schema, ctx, json2, params, message2) {
-  const result = typeof ctx.unrepresentable === "function" ? ctx.unrepresentable({ zodSchema: schema, path: params.path, message: message2 }) : ctx.unrepresentable;
+function handleUnrepresentable(schema, ctx, json2, params, message3) {
+  const result = typeof ctx.unrepresentable === "function" ? ctx.unrepresentable({ zodSchema: schema, path: params.path, message: message3 }) : ctx.unrepresentable;
   if (result === "any")
     return false;
   if (result === void 0 || result === "throw")
-    throw new Error(message2);
+    throw new Error(message3);
   Object.assign(json2, result);
   return true;
 }
@@ -75346,14 +75352,34 @@ async function newerClaim(github, issueNumber, marker, mine) {
   const claim2 = comment ? parseClaim(comment.body) : null;
   return claim2 && isNewer(claim2, mine) ? claim2 : null;
 }
+var TRAILER = /^Agent-Fix-Run: (\d+)\.(\d+)$/;
+function claimTrailer(run2) {
+  return `Agent-Fix-Run: ${run2.id}.${run2.attempt}`;
+}
+function withClaimTrailer(message3, run2) {
+  return `${message3.replace(/\s+$/, "")}
+
+${claimTrailer(run2)}
+`;
+}
+function parseClaimTrailer(message3) {
+  const last = message3.replace(/\s+$/, "").split("\n").pop() ?? "";
+  const m = TRAILER.exec(last.trim());
+  return m ? { id: Number(m[1]), attempt: Number(m[2]) } : null;
+}
+function sameRun(a2, b) {
+  return a2.id === b.id && a2.attempt === b.attempt;
+}
 
 // src/safety/failure.ts
+function renderLeftBehind(f) {
+  if (f.prUrl) return `It had already opened or updated ${f.prUrl} (branch \`${f.pushedBranch}\`), which is left as it is for review.`;
+  if (f.pushedBranch) return `It had already pushed the branch \`${f.pushedBranch}\`, but no pull request was opened; ${f.retryHint ?? "trigger again"} to open it, or delete the branch.`;
+  return "Nothing was pushed and no pull request was opened.";
+}
 function renderFailureComment(f) {
   const lines = [f.marker];
-  let left;
-  if (f.prUrl) left = `It had already opened or updated ${f.prUrl} (branch \`${f.pushedBranch}\`), which is left as it is for review.`;
-  else if (f.pushedBranch) left = `It had already pushed the branch \`${f.pushedBranch}\`, but no pull request was opened; trigger again to open it, or delete the branch.`;
-  else left = "Nothing was pushed and no pull request was opened.";
+  const left = renderLeftBehind(f);
   lines.push(`**agent-fix** stopped with an error: ${f.why}`);
   lines.push("");
   lines.push(left);
@@ -76970,10 +76996,10 @@ function shorten(text) {
 var Collector = class _Collector {
   byId = /* @__PURE__ */ new Map();
   static rank = { skipped: 0, passed: 1, failed: 2 };
-  add(id, status, message2, durationMs) {
+  add(id, status, message3, durationMs) {
     id = id.trim();
     if (!id) return;
-    const msg = message2 ? shorten(message2) : void 0;
+    const msg = message3 ? shorten(message3) : void 0;
     const existing = this.byId.get(id);
     if (!existing) {
       const test = { id, status };
@@ -76985,9 +77011,9 @@ var Collector = class _Collector {
     if (_Collector.rank[status] > _Collector.rank[existing.status]) existing.status = status;
     if (msg && !existing.message) existing.message = msg;
   }
-  setMessage(id, message2) {
+  setMessage(id, message3) {
     const test = this.byId.get(id);
-    if (test && !test.message && message2.trim()) test.message = shorten(message2);
+    if (test && !test.message && message3.trim()) test.message = shorten(message3);
   }
   get size() {
     return this.byId.size;
@@ -77054,9 +77080,9 @@ function parseNodeSpec(lines) {
         afterTestAt = false;
         const m2 = NODE_SPEC_LINE.exec(line);
         const name2 = m2 ? m2[3].trim() : "";
-        const message3 = messageFrom(lines, i2 + 1, (l) => l.trim() !== "" && indentOf(l) === 0);
+        const message4 = messageFrom(lines, i2 + 1, (l) => l.trim() !== "" && indentOf(l) === 0);
         const target = out.list().find((t) => t.status === "failed" && !t.message && (t.id === name2 || t.id.endsWith(`${SEP}${name2}`)));
-        if (target && message3) out.setMessage(target.id, message3);
+        if (target && message4) out.setMessage(target.id, message4);
         continue;
       }
       if (!NODE_SPEC_LINE.test(line) || line.startsWith("\u2139")) continue;
@@ -77093,12 +77119,12 @@ function parseNodeSpec(lines) {
     else if (symbol2 === "\u2714" || symbol2 === "\u25B6") status = "passed";
     else continue;
     const id = [...stack.map((f) => f.name), name].join(SEP);
-    let message2;
+    let message3;
     if (status === "failed") {
-      message2 = messageFrom(lines, i2 + 1, (l) => l.trim() !== "" && indentOf(l) <= indent);
+      message3 = messageFrom(lines, i2 + 1, (l) => l.trim() !== "" && indentOf(l) <= indent);
       for (const f of stack) f.childFailed = true;
     }
-    out.add(id, status, message2, hasDuration ? Number(m[4]) : void 0);
+    out.add(id, status, message3, hasDuration ? Number(m[4]) : void 0);
   }
   return { tests: out.list(), parsedFrom: "node-test" };
 }
@@ -77122,7 +77148,7 @@ function flattenTree(nodes, prefix, out) {
 }
 var TAP_POINT = /^(\s*)(not ok|ok)\s+(\d+)\b(?:\s*-)?\s*(.*)$/;
 function tapMessage(lines, start, indent) {
-  let message2;
+  let message3;
   let durationMs;
   let inYaml = false;
   for (let i2 = start; i2 < lines.length; i2++) {
@@ -77139,7 +77165,7 @@ function tapMessage(lines, start, indent) {
     const d = /^duration_ms:\s*([\d.]+)/.exec(trimmed);
     if (d) durationMs = Number(d[1]);
     const e = /^(?:error|message):\s*(.*)$/.exec(trimmed);
-    if (e && message2 === void 0) {
+    if (e && message3 === void 0) {
       const value = e[1].trim();
       if (/^[|>][-+]?$/.test(value)) {
         const keyIndent = indentOf(line);
@@ -77148,13 +77174,13 @@ function tapMessage(lines, start, indent) {
           if (lines[j].trim() && indentOf(lines[j]) <= keyIndent) break;
           if (lines[j].trim()) block.push(lines[j].trim());
         }
-        message2 = block.join(" ");
+        message3 = block.join(" ");
       } else {
-        message2 = value.replace(/^(['"])(.*)\1$/, "$2");
+        message3 = value.replace(/^(['"])(.*)\1$/, "$2");
       }
     }
   }
-  return { message: message2, durationMs };
+  return { message: message3, durationMs };
 }
 var TAP_SUMMARY = /^#\s+(?:tests|pass|fail|skip|todo|ok|not ok)\b(?:\s+\d+)?\s*$/;
 function tapGroups(nodes) {
@@ -77170,8 +77196,8 @@ function tapGroups(nodes) {
     const failed = members2.find((n2) => n2.status === "failed" || hasFailure(n2.children));
     const allSkipped = members2.every((n2) => n2.status === "skipped");
     const status = failed ? "failed" : allSkipped ? "skipped" : "passed";
-    const message2 = failed ? [failed.name, failed.message].filter(Boolean).join(": ") : void 0;
-    out.add(name, status, message2);
+    const message3 = failed ? [failed.name, failed.message].filter(Boolean).join(": ") : void 0;
+    out.add(name, status, message3);
   }
   return { tests: out.list(), parsedFrom: "tap" };
 }
@@ -77261,8 +77287,8 @@ function parseJest(lines) {
       if (title === "Console") continue;
       const parts = title === "Test suite failed to run" ? [title] : title.split(" \u203A ");
       const id = [file2, ...parts].join(SEP);
-      const message2 = messageFrom(lines, i2 + 1, (l) => JEST_HEADER.test(l) || JEST_FILE.test(l), 3);
-      out.add(id, "failed", message2);
+      const message3 = messageFrom(lines, i2 + 1, (l) => JEST_HEADER.test(l) || JEST_FILE.test(l), 3);
+      out.add(id, "failed", message3);
       continue;
     }
     if (!listing) continue;
@@ -77376,8 +77402,8 @@ function parseMocha(lines) {
       if (head && byNumber.has(head[1])) {
         let j = i2;
         while (j < lines.length && j < i2 + 12 && !/:\s*$/.test(lines[j])) j++;
-        const message2 = messageFrom(lines, j + 1, (l) => /^\s+\d+\)\s/.test(l));
-        out.setMessage(byNumber.get(head[1]), message2);
+        const message3 = messageFrom(lines, j + 1, (l) => /^\s+\d+\)\s/.test(l));
+        out.setMessage(byNumber.get(head[1]), message3);
         i2 = j;
         continue;
       }
@@ -80004,8 +80030,8 @@ var Transcript = class {
     this.entries.push({ at: (/* @__PURE__ */ new Date()).toISOString(), event });
   };
   /** Records an error and writes what there is; never throws (the error itself is what matters). */
-  writeAfterError(file2, redact2, message2) {
-    this.add({ type: "error", message: message2 });
+  writeAfterError(file2, redact2, message3) {
+    this.add({ type: "error", message: message3 });
     try {
       this.write(file2, redact2);
     } catch {
@@ -80025,10 +80051,20 @@ var sameEmail = (a2, b) => a2.trim().toLowerCase() === b.trim().toLowerCase();
 function foreignCommits(commits, identity3) {
   return commits.filter((c3) => !sameEmail(c3.authorEmail, identity3.email) || !sameEmail(c3.committerEmail, identity3.email));
 }
-async function publishBranch(git, p) {
-  if (!isAgentBranch(p.branch)) {
-    throw new Error(`refusing to publish to ${JSON.stringify(p.branch)}: only ${BRANCH_PREFIX}* branches are written`);
+async function pushedBy(git, sha, identity3) {
+  const tip = await git.readCommit(sha);
+  return foreignCommits([tip], identity3).length === 0 ? parseClaimTrailer(tip.message) : null;
+}
+async function newerRunOnBranch(git, remote, branch, identity3, mine) {
+  const sha = await git.fetchBranch(remote, branch);
+  const by = sha ? await pushedBy(git, sha, identity3) : null;
+  return by && isNewer(by, mine) ? by : null;
+}
+async function publishBranch(git, given) {
+  if (!isAgentBranch(given.branch)) {
+    throw new Error(`refusing to publish to ${JSON.stringify(given.branch)}: only ${BRANCH_PREFIX}* branches are written`);
   }
+  const p = given.claim ? { ...given, message: withClaimTrailer(given.message, given.claim) } : given;
   const remoteSha = await git.fetchBranch(p.remote, p.branch);
   if (remoteSha === null) {
     const sha2 = await git.commitTree(p.tree, p.baseSha, p.message, p.identity);
@@ -80037,10 +80073,13 @@ async function publishBranch(git, p) {
     await moveLocal(git, p.branch, sha2);
     return { kind: "created", sha: sha2, previousSha: null };
   }
+  const tipRun = p.claim ? await pushedBy(git, remoteSha, p.identity) : null;
+  if (p.claim && tipRun && isNewer(tipRun, p.claim)) return { kind: "superseded", by: tipRun, remoteSha };
   const onBranch = await git.commitsBetween(p.baseSha, remoteSha);
   const foreign = foreignCommits(onBranch, p.identity);
   if (foreign.length > 0) return { kind: "human-commits", commits: foreign, remoteSha };
-  if (onBranch.length === 1 && onBranch[0].sha === remoteSha && await git.isAncestor(p.baseSha, remoteSha)) {
+  const claimed = !p.claim || tipRun !== null && sameRun(tipRun, p.claim);
+  if (claimed && onBranch.length === 1 && onBranch[0].sha === remoteSha && await git.isAncestor(p.baseSha, remoteSha)) {
     const delta = await git.changes(`${remoteSha}^{tree}`, p.tree);
     if (delta.length === 0) {
       await moveLocal(git, p.branch, remoteSha);
@@ -80076,9 +80115,16 @@ async function deliverFix(d) {
   const { report, branch } = d;
   const pushed = await publishWithRetry(
     d.git,
-    { remote: "origin", branch, baseSha: d.baseSha, tree: d.tree, message: d.commitMessage, identity: d.identity },
+    { remote: "origin", branch, baseSha: d.baseSha, tree: d.tree, message: d.commitMessage, identity: d.identity, claim: d.claim },
     d.log
   );
+  if (pushed.kind === "superseded") {
+    report.status = "skipped";
+    report.reason = "superseded";
+    report.detail = `A verified fix was found, but a newer run (${pushed.by.id}, attempt ${pushed.by.attempt}) has already pushed ${branch}; this run yields to it and publishes nothing.`;
+    d.log(report.detail);
+    return;
+  }
   if (pushed.kind === "human-commits") {
     report.status = "not-fixed";
     report.reason = "human-commits-on-branch";
@@ -81048,16 +81094,68 @@ function renderCiSkipSummary(reason, runUrl) {
 The failed workflow run${runUrl ? ` ([link](${runUrl}))` : ""} was not repaired: ${reason}
 `;
 }
+function renderCiStoppedSummary(heading, what, left) {
+  return `### agent-fix: ${heading}
+
+${what}
+
+${left}
+`;
+}
 
 // src/ci/run.ts
-async function runCiRepair(given, deps) {
+var CANCEL_SETTLE_MS = 2500;
+var RETRY_HINT = "re-run the failed workflow";
+async function runCiRepair(trigger, deps) {
   const { github, redactor, log } = deps;
+  const runId = deps.runId ?? null;
+  const claim2 = (body) => runId ? withClaim(body, runId) : body;
+  const progress = { busy: Promise.resolve(), cancelled: null };
+  const failedRunLink = () => progress.failure ? `[the failed run](${progress.failure.runUrl})` : `the failed run ${trigger.runUrl}`;
+  const reportStop = async (heading, why, summary2) => {
+    const f = progress.failure;
+    if (progress.pushed && !progress.prUrl && f) progress.prUrl = (await github.findOpenPullRequest(progress.pushed, f.headBranch).catch(() => null))?.url;
+    const left = { pushedBranch: progress.pushed, prUrl: progress.prUrl, retryHint: RETRY_HINT };
+    if (progress.comment && progress.marker) {
+      const body = renderFailureComment({ marker: progress.marker, why, runUrl: deps.runUrl, ...left });
+      await progress.comment.set(claim2(redactor.redact(body))).catch((e) => log(`Could not update the pull request comment: ${redactor.redact(message(e))}`));
+    }
+    await deps.appendSummary(redactor.redact(renderCiStoppedSummary(heading, summary2, renderLeftBehind(left)))).catch(() => void 0);
+  };
+  const dispose = deps.onCancel?.(async (signal) => {
+    progress.cancelled = signal;
+    await Promise.race([progress.busy, new Promise((resolve) => setTimeout(resolve, CANCEL_SETTLE_MS))]);
+    const why = `the workflow run was cancelled or timed out (${signal}) before agent-fix finished repairing ${failedRunLink()}.`;
+    await reportStop("Cancelled", why, `The agent-fix run was cancelled or timed out (${signal}) before it finished repairing ${failedRunLink()}.`);
+    return { status: "error", reason: "cancelled", branch: progress.pushed, prUrl: progress.prUrl, failure: progress.failure };
+  });
+  try {
+    return await repair(trigger, deps, progress, claim2);
+  } catch (e) {
+    const why = redactor.redact(message(e));
+    if (!progress.cancelled) await reportStop("Error", `${why} (while repairing ${failedRunLink()})`, `Repairing ${failedRunLink()} stopped with an error: ${why}`);
+    throw e;
+  } finally {
+    dispose?.();
+  }
+}
+function message(e) {
+  return e instanceof Error ? e.message : String(e);
+}
+async function repair(given, deps, progress, claim2) {
+  const { github, redactor, log } = deps;
+  const runId = deps.runId ?? null;
   let trigger = given;
   const skipped = async (reason) => {
     log(`agent-fix skipped: ${reason}`);
     await deps.appendSummary(redactor.redact(renderCiSkipSummary(reason, trigger.runUrl)));
     return { status: "skipped", reason };
   };
+  const publishing = (step) => {
+    progress.busy = step.catch(() => void 0);
+    return step;
+  };
+  const cancelled = () => progress.cancelled ? { status: "error", reason: "cancelled", branch: progress.pushed, prUrl: progress.prUrl, failure: progress.failure } : null;
   const auth2 = await authorizeActor(github, trigger.actor);
   if (!auth2.ok) return skipped(`the run was triggered by someone agent-fix does not act for: ${auth2.reason}`);
   if (trigger.dispatched) {
@@ -81076,36 +81174,62 @@ async function runCiRepair(given, deps) {
   });
   if (collected.kind === "skip") return skipped(collected.reason);
   const failure3 = collected.failure;
+  progress.failure = failure3;
   const task = buildCiTask(failure3);
   log(`CI failure ${failure3.fingerprint}: ${failure3.jobs.length} failed job(s), ${failure3.failingTests.length} failing test(s) named in the logs, context ~${failure3.contextTokens} tokens`);
   const tip = await git.fetchBranch("origin", failure3.headBranch);
   if (tip === null) return skipped(`${failure3.headBranch}, the branch of the failed run, no longer exists (merged or deleted): there is no branch to fix.`);
   if (tip !== failure3.headSha) log(`${failure3.headBranch} has moved on since the failed run (now ${tip.slice(0, 7)}); the fix starts from the failed commit ${failure3.headSha.slice(0, 7)}.`);
-  const comment = failure3.pullRequest ? new StickyComment(github, failure3.pullRequest, commentMarker(task.key)) : null;
-  try {
-    if (comment) await comment.set(renderCiStartComment(task.key, failure3, deps.runUrl));
-    if (failure3.headSha !== trigger.headSha) await git.checkoutDetached("origin", failure3.headSha);
-    const result = await runFix(task, {
-      git,
-      shell: deps.shell,
-      model: deps.makeModel(),
-      settings: deps.settings,
-      redactor,
-      parentEnv: deps.parentEnv,
-      log,
-      emit: deps.emit,
-      acceptBaseline: (baseline) => {
-        const r = checkReproduction(failure3.failingTests, baseline, { failedSteps: failure3.jobs.flatMap((j) => j.failedSteps) });
-        log(`Reproduction: ${r.kind}. ${r.detail}`);
-        if (r.kind !== "reproduced") return { ok: false, reason: "not-reproduced", detail: r.detail };
-        return { ok: true, targets: r.local.length ? r.local : "all" };
-      }
-    });
-    const report = { ...result.report, runUrl: deps.runUrl };
-    const out = { status: report.status, reason: report.reason, iterations: report.iterations, report, failure: failure3 };
-    if (report.status === "fixed" && result.tree) {
-      const branch = branchForTask(task.key);
-      await deliverFix({
+  const branch = branchForTask(task.key);
+  const marker = commentMarker(task.key);
+  const newerRun = async () => {
+    if (!runId) return null;
+    const inComment = failure3.pullRequest ? await newerClaim(github, failure3.pullRequest, marker, runId) : null;
+    return inComment ?? newerRunOnBranch(git, "origin", branch, deps.identity, runId);
+  };
+  const yieldTo = async (by, when) => {
+    const detail = `A newer agent-fix run (${by.id}, attempt ${by.attempt}) has taken over the repair of this failure; this run${runId ? ` (${runId.id}, attempt ${runId.attempt})` : ""} yields ${when}.`;
+    log(detail);
+    await deps.appendSummary(redactor.redact(renderCiStoppedSummary("Superseded", `${detail} Failed run: ${failure3.runUrl}.`, "This run pushed nothing and opened no pull request.")));
+    return { status: "skipped", reason: "superseded", failure: failure3 };
+  };
+  const early = await newerRun();
+  if (early) return yieldTo(early, "before starting");
+  const comment = failure3.pullRequest ? new StickyComment(github, failure3.pullRequest, marker) : null;
+  if (comment) {
+    progress.comment = comment;
+    progress.marker = marker;
+    await publishing(comment.set(claim2(renderCiStartComment(task.key, failure3, deps.runUrl))));
+  }
+  if (failure3.headSha !== trigger.headSha) await git.checkoutDetached("origin", failure3.headSha);
+  const result = await runFix(task, {
+    git,
+    shell: deps.shell,
+    model: deps.makeModel(),
+    settings: deps.settings,
+    redactor,
+    parentEnv: deps.parentEnv,
+    log,
+    emit: deps.emit,
+    sandbox: deps.sandbox,
+    acceptBaseline: (baseline) => {
+      const r = checkReproduction(failure3.failingTests, baseline, { failedSteps: failure3.jobs.flatMap((j) => j.failedSteps) });
+      log(`Reproduction: ${r.kind}. ${r.detail}`);
+      if (r.kind !== "reproduced") return { ok: false, reason: "not-reproduced", detail: r.detail };
+      return { ok: true, targets: r.local.length ? r.local : "all" };
+    }
+  });
+  const report = { ...result.report, runUrl: deps.runUrl };
+  const out = { status: report.status, reason: report.reason, iterations: report.iterations, report, failure: failure3 };
+  const stop = cancelled();
+  if (stop) return { ...stop, iterations: report.iterations, report };
+  if (report.status === "fixed" && result.tree) {
+    const newer = await newerRun();
+    if (newer) return { ...await yieldTo(newer, "before publishing"), iterations: report.iterations, report: { ...report, status: "skipped", reason: "superseded" } };
+    const stopNow = cancelled();
+    if (stopNow) return { ...stopNow, iterations: report.iterations, report };
+    await publishing(
+      deliverFix({
         git,
         github,
         report,
@@ -81124,29 +81248,31 @@ Failed run: ${failure3.runUrl}`.trim(),
         draft: deps.settings.draft,
         redact: (t) => redactor.redact(t),
         log,
-        retryHint: "re-run the failed workflow"
-      });
-      out.branch = report.branch;
+        retryHint: RETRY_HINT,
+        claim: runId,
+        onPushed: (b) => {
+          progress.pushed = b;
+        }
+      }).then(() => {
+        progress.prUrl = report.prUrl;
+      })
+    );
+    if (report.reason === "superseded") {
+      await deps.appendSummary(redactor.redact(renderCiStoppedSummary("Superseded", `${report.detail} Failed run: ${failure3.runUrl}.`, "This run pushed nothing and opened no pull request.")));
+      return { status: "skipped", reason: "superseded", iterations: report.iterations, report, failure: failure3 };
     }
-    out.status = report.status;
-    out.reason = report.reason;
-    out.prNumber = report.prNumber;
-    out.prUrl = report.prUrl;
-    if (comment) await comment.set(redactor.redact(renderCiFinalComment(report, failure3)));
-    await deps.appendSummary(redactor.redact(renderCiSummary(report, failure3)));
-    log(`agent-fix: ${report.status} (${report.reason}). ${report.detail}`);
-    return out;
-  } catch (e) {
-    if (comment) {
-      const why = redactor.redact(e instanceof Error ? e.message : String(e));
-      await comment.set(`${commentMarker(task.key)}
-**agent-fix** stopped with an error and changed nothing while repairing [the failed run](${failure3.runUrl}): ${why}${deps.runUrl ? `
-
-See the [agent-fix run](${deps.runUrl}).` : ""}
-`).catch(() => void 0);
-    }
-    throw e;
+    out.branch = report.branch;
   }
+  out.status = report.status;
+  out.reason = report.reason;
+  out.prNumber = report.prNumber;
+  out.prUrl = report.prUrl;
+  const stopLate = cancelled();
+  if (stopLate) return { ...out, ...stopLate };
+  if (comment) await publishing(comment.set(claim2(redactor.redact(renderCiFinalComment(report, failure3)))));
+  await deps.appendSummary(redactor.redact(renderCiSummary(report, failure3)));
+  log(`agent-fix: ${report.status} (${report.reason}). ${report.detail}`);
+  return out;
 }
 
 // src/ci/report-only.ts
@@ -81199,8 +81325,18 @@ function writeOutputs(rt, o2) {
   rt.setOutput("iterations", o2.iterations ?? 0);
   rt.setOutput("transcript-path", o2.transcriptPath ?? "");
 }
-function message(e) {
+function message2(e) {
   return e instanceof Error ? e.message : String(e);
+}
+function storyAdapters(env, settings, say, overrides) {
+  return {
+    openGit: () => openGit(env.GITHUB_WORKSPACE || process.cwd(), { log: say }),
+    shell: makeShell(),
+    makeModel: () => makeChatModel({ baseUrl: settings.baseUrl, apiKey: settings.apiKey, model: settings.model, log: say, ...overrides.model }),
+    sandbox: overrides.sandbox,
+    runId: runIdFromEnv(env),
+    onCancel: (handler2) => onCancel(handler2, overrides.exit)
+  };
 }
 async function run(rt = actionsRuntime(), env = process.env, overrides = {}) {
   let settings;
@@ -81208,7 +81344,7 @@ async function run(rt = actionsRuntime(), env = process.env, overrides = {}) {
     settings = readSettings((name) => rt.getInput(name));
   } catch (e) {
     writeOutputs(rt, { status: "error" });
-    rt.setFailed(message(e));
+    rt.setFailed(message2(e));
     return;
   }
   for (const secret of /* @__PURE__ */ new Set([settings.githubToken, settings.apiKey, ...secretsFromEnv(env)])) {
@@ -81239,7 +81375,7 @@ async function run(rt = actionsRuntime(), env = process.env, overrides = {}) {
     loaded = await loadPolicy(github, defaultBranch);
   } catch (e) {
     writeOutputs(rt, { status: "error" });
-    rt.setFailed(`agent-fix: ${redactor.redact(message(e))}${e instanceof PolicyError ? " Nothing else was done." : ""}`);
+    rt.setFailed(`agent-fix: ${redactor.redact(message2(e))}${e instanceof PolicyError ? " Nothing else was done." : ""}`);
     return;
   }
   if (maybeAllowedBot) trigger = parseTrigger(rt.eventName, rt.payload, { label: settings.label, workflows: settings.workflows, allowedBots: loaded.policy.triggers["allowed-bots"] });
@@ -81250,13 +81386,14 @@ async function run(rt = actionsRuntime(), env = process.env, overrides = {}) {
   }
   settings = applyPolicy(settings, loaded.policy, loaded.source);
   say(`Policy: ${loaded.source}`);
+  const adapters = storyAdapters(env, settings, say, overrides);
   if (trigger.kind === "ci") {
     let ciAuth;
     try {
       ciAuth = await authorizeByPolicy(github, trigger.actor, loaded.policy);
     } catch (e) {
       writeOutputs(rt, { status: "error" });
-      rt.setFailed(`agent-fix: ${redactor.redact(message(e))}`);
+      rt.setFailed(`agent-fix: ${redactor.redact(message2(e))}`);
       return;
     }
     if (!ciAuth.ok) {
@@ -81264,9 +81401,9 @@ async function run(rt = actionsRuntime(), env = process.env, overrides = {}) {
       writeOutputs(rt, { status: "skipped" });
       return;
     }
-    return runCi(rt, env, settings, trigger, github, redactor, say);
+    return runCi({ rt, env, settings, github, redactor, say, adapters }, trigger);
   }
-  const runId = runIdFromEnv(env);
+  const { runId } = adapters;
   const claim2 = (body) => runId ? withClaim(body, runId) : body;
   let pushedBranch;
   let openedPrUrl;
@@ -81288,12 +81425,12 @@ async function run(rt = actionsRuntime(), env = process.env, overrides = {}) {
     await comment.set(claim2(renderStartComment(task, rt.runUrl)));
     const startedComment = comment;
     const cancelMarker = commentMarker(task.key);
-    disposeCancel = onCancel(async (signal) => {
+    disposeCancel = adapters.onCancel(async (signal) => {
       const why = `the workflow run was cancelled or timed out (${signal}) before agent-fix finished.`;
       rt.warning(`agent-fix: ${why}`);
       writeOutputs(rt, { status: "error", transcriptPath, branch: pushedBranch });
       await startedComment.set(claim2(redactor.redact(renderFailureComment({ marker: cancelMarker, why, pushedBranch, prUrl: openedPrUrl, runUrl: rt.runUrl, policy: loaded.source }))));
-    }, overrides.exit);
+    });
     const taskMarker = commentMarker(task.key);
     const issueNumber = trigger.issueNumber;
     const superseded = async () => {
@@ -81302,16 +81439,15 @@ async function run(rt = actionsRuntime(), env = process.env, overrides = {}) {
       if (newer) say(`A newer run (${newer.id}, attempt ${newer.attempt}) has taken over this task; this run (${runId.id}) yields and publishes nothing.`);
       return newer !== null;
     };
-    const git = await openGit(env.GITHUB_WORKSPACE || process.cwd(), { log: say });
-    const model = makeChatModel({ baseUrl: settings.baseUrl, apiKey: settings.apiKey, model: settings.model, log: say, ...overrides.model });
-    const result = await runFix(task, { git, shell: makeShell(), model, settings, redactor, parentEnv: env, log: say, emit: transcript.add, sandbox: overrides.sandbox });
+    const git = await adapters.openGit();
+    const result = await runFix(task, { git, shell: adapters.shell, model: adapters.makeModel(), settings, redactor, parentEnv: env, log: say, emit: transcript.add, sandbox: adapters.sandbox });
     const report = { ...result.report, runUrl: rt.runUrl };
     const outputs = { status: report.status, iterations: report.iterations, transcriptPath };
-    if (await superseded()) {
+    const yieldNow = () => {
       transcript.write(transcriptPath, (t) => redactor.redact(t), { ...report, status: "skipped", reason: "superseded" });
       writeOutputs(rt, { status: "skipped", iterations: report.iterations, transcriptPath });
-      return;
-    }
+    };
+    if (await superseded()) return yieldNow();
     if (report.status === "fixed" && result.tree) {
       const branch = branchForTask(task.key);
       await deliverFix({
@@ -81334,10 +81470,12 @@ ${task.issueNumber ? `Fixes #${task.issueNumber}` : ""}`.trim(),
         redact: (t) => redactor.redact(t),
         log: say,
         retryHint: "trigger again",
+        claim: runId,
         onPushed: (b) => {
           pushedBranch = b;
         }
       });
+      if (report.reason === "superseded") return yieldNow();
       outputs.branch = report.branch;
       openedPrUrl = report.prUrl;
     }
@@ -81351,14 +81489,14 @@ ${task.issueNumber ? `Fixes #${task.issueNumber}` : ""}`.trim(),
     say(`agent-fix: ${report.status} (${report.reason}). ${report.detail}`);
     if (report.status === "error") rt.setFailed(`agent-fix: ${report.detail}`);
   } catch (e) {
-    const why = redactor.redact(message(e));
+    const why = redactor.redact(message2(e));
     transcript.writeAfterError(transcriptPath, (t) => redactor.redact(t), why);
     if (comment && task) {
       try {
         const body = renderFailureComment({ marker: commentMarker(task.key), why, pushedBranch, prUrl: openedPrUrl, runUrl: rt.runUrl, policy: loaded.source });
         await comment.set(claim2(redactor.redact(body)));
       } catch (e2) {
-        rt.warning(`Could not update the issue comment: ${redactor.redact(message(e2))}`);
+        rt.warning(`Could not update the issue comment: ${redactor.redact(message2(e2))}`);
       }
     }
     writeOutputs(rt, { status: "error", transcriptPath, branch: pushedBranch });
@@ -81367,15 +81505,18 @@ ${task.issueNumber ? `Fixes #${task.issueNumber}` : ""}`.trim(),
     disposeCancel?.();
   }
 }
-async function runCi(rt, env, settings, trigger, github, redactor, say) {
+async function runCi(ctx, trigger) {
+  const { rt, env, settings, github, redactor, say, adapters } = ctx;
   const transcript = new Transcript({ event: rt.eventName, repository: `${rt.owner}/${rt.repo}`, runUrl: rt.runUrl, failedRun: trigger.runUrl });
   const transcriptPath = path20.join(env.RUNNER_TEMP || os7.tmpdir(), "agent-fix", `transcript-ci-${trigger.runId}-${Date.now()}.json`);
+  const redact2 = (t) => redactor.redact(t);
   try {
     const r = await runCiRepair(trigger, {
       github,
-      openGit: () => openGit(env.GITHUB_WORKSPACE || process.cwd(), { log: say }),
-      shell: makeShell(),
-      makeModel: () => makeChatModel({ baseUrl: settings.baseUrl, apiKey: settings.apiKey, model: settings.model, log: say }),
+      openGit: adapters.openGit,
+      shell: adapters.shell,
+      makeModel: adapters.makeModel,
+      sandbox: adapters.sandbox,
       settings,
       redactor,
       parentEnv: env,
@@ -81385,18 +81526,22 @@ async function runCi(rt, env, settings, trigger, github, redactor, say) {
       runUrl: rt.runUrl,
       log: say,
       appendSummary: (md) => rt.appendSummary(md),
-      emit: transcript.add
+      emit: transcript.add,
+      runId: adapters.runId,
+      // The repair makes its comment and summary final; the outputs and the transcript say the same.
+      onCancel: (handler2) => adapters.onCancel(async (signal) => {
+        rt.warning(`agent-fix: the workflow run was cancelled or timed out (${signal}) before agent-fix finished.`);
+        const r2 = await handler2(signal);
+        transcript.writeAfterError(transcriptPath, redact2, `cancelled (${signal})`);
+        writeOutputs(rt, { status: "error", branch: r2.branch, prUrl: r2.prUrl, transcriptPath });
+      })
     });
-    const wrote = r.report ? transcript.write(transcriptPath, (t) => redactor.redact(t), r.report) : void 0;
+    const wrote = r.report ? transcript.write(transcriptPath, redact2, r.report) : void 0;
     writeOutputs(rt, { status: r.status, prNumber: r.prNumber, prUrl: r.prUrl, branch: r.branch, iterations: r.iterations, transcriptPath: wrote });
-    if (r.status === "error") rt.setFailed(`agent-fix: ${r.report?.detail ?? r.reason}`);
+    if (r.status === "error") rt.setFailed(`agent-fix: ${r.reason === "cancelled" ? "cancelled" : r.report?.detail ?? r.reason}`);
   } catch (e) {
-    const why = redactor.redact(message(e));
-    transcript.writeAfterError(transcriptPath, (t) => redactor.redact(t), why);
-    await rt.appendSummary(`### agent-fix: Error
-
-Repairing the failed run ${trigger.runUrl} stopped with an error and changed nothing: ${why}
-`).catch(() => void 0);
+    const why = redactor.redact(message2(e));
+    transcript.writeAfterError(transcriptPath, redact2, why);
     writeOutputs(rt, { status: "error", transcriptPath });
     rt.setFailed(`agent-fix: ${why}`);
   }
