@@ -142,7 +142,8 @@ function show(v) {
   return typeof v === 'string' ? v : util.inspect(v, { depth: 8, sorted: true, breakLength: 60 });
 }
 
-// message, the "+ expected - actual" diff (differing lines, with the common lines around), the stack
+// message, the "+ expected - actual" diff (differing lines, with the common lines around; not when the message
+// already shows one, as node's assert does), the stack
 function describe(err) {
   if (err === undefined || err === null) return { message: 'failed', text: '     failed' };
   if (typeof err !== 'object') return { message: String(err), text: '     ' + String(err) };
@@ -161,7 +162,9 @@ function describe(err) {
     }
   }
   var diff = '';
-  if (err.showDiff !== false && err.expected !== undefined && typeof err.actual === typeof err.expected) {
+  // node's assert and chai-style messages that already carry a diff are not diffed twice
+  var hasDiff = /\+ actual - expected|- expected\s+\+ received|Expected:[^\n]*\n\s*Received:/i.test(message);
+  if (!hasDiff && err.showDiff !== false && err.expected !== undefined && typeof err.actual === typeof err.expected) {
     var a = show(err.actual).split('\n');
     var b = show(err.expected).split('\n');
     var s = 0;
