@@ -461,6 +461,14 @@ describe('report: test section', () => {
     expect(renderTerminal(base)).toContain('proof:    fails before, passes after');
   });
 
+  test('failures that predate the change and did not block it say so', () => {
+    const last = base.attempts[0];
+    const r: RunReport = { ...base, attempts: [{ ...last, verdict: { ...last.verdict, preexisting: ['cart > old'] } }] };
+    expect(renderTestSection(r)).toContain(
+      '**Still failing** (1, already failing before any edit; not blocking: the task does not name them, and they share no file with a test this change fixed): `cart > old`',
+    );
+  });
+
   test('missing proof and an unexplained exit code are shown as such', () => {
     const r: RunReport = {
       ...base,

@@ -62,7 +62,7 @@ export function renderTestSection(r: RunReport): string {
   const newly = after.filter((id) => !before.has(id) && !flakySet.has(id));
   if (newly.length) items.push(`- **Newly failing** (${newly.length}): ${ids(newly)}`);
   const still = after.filter((id) => before.has(id) && !flakySet.has(id));
-  const tolerated = last?.verdict.ok && last.verdict.preexisting?.length ? '; not blocking: the task is not about them, and the change touches none of their files' : '';
+  const tolerated = last?.verdict.ok && last.verdict.preexisting?.length ? '; not blocking: the task does not name them, and they share no file with a test this change fixed' : '';
   if (still.length) items.push(`- **Still failing** (${still.length}, already failing before any edit${tolerated}): ${ids(still)}`);
   if (!r.final && before.size) items.push(`- **Failing before any edit** (${before.size}): ${ids([...before])}`);
   if (flaky.length) items.push(`- **Flaky** (${flaky.length}, result differs between two runs of the same code; not blocking): ${ids(flaky)}`);
