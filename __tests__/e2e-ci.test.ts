@@ -489,4 +489,24 @@ describe('CI repair run safety: claims and cancellation (dist/index.js under nod
     expect(r.summary).toContain(`/pull/${fix.number}`);
     w.github.assertNoViolations();
   });
+
+  test('an error after the push (the PR cannot be created): the outputs, the comment and the summary name the pushed branch', async () => {
+    const w = await world();
+    const payload = failingPullRequest(w);
+    w.github.failNext({ method: 'POST', path: '/repos/{owner}/{repo}/pulls', status: 403, body: { message: 'Resource not accessible by integration' } });
+    const r = await w.run(payload, { runId: 100 });
+    expect(r.code).toBe(1);
+    expect(r.outputs.status).toBe('error');
+    const branch = r.outputs.branch;
+    expect(branch).toMatch(/^agent-fix\/ci-[0-9a-f]{12}$/);
+    expect(remoteSha(w.repo, `refs/heads/${branch}`)).not.toBeNull();
+    expect(r.outputs['pr-url']).toBe('');
+    expect(w.github.pulls.filter((p) => p.head === branch)).toHaveLength(0);
+    const body = prComments(w)[0].body;
+    expect(body).toContain('Resource not accessible by integration');
+    expect(body).toContain(branch);
+    expect(r.summary).toContain('### agent-fix: Error');
+    expect(r.summary).toContain(branch);
+    w.github.assertNoViolations();
+  });
 });

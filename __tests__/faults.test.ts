@@ -292,6 +292,9 @@ describe('concurrency', () => {
     expect(claimed).toBe(true);
     expect(a.rt.outputs.status).toBe('skipped');
     expect(a.rt.logs.join('\n')).toContain('yields');
+    expect(a.rt.summary).toContain('### agent-fix: Superseded');
+    expect(a.rt.summary).toContain('A newer agent-fix run has taken over issue #7; this run (100, attempt 1) yields to it');
+    expect(a.rt.summary).toContain('This run pushed nothing and opened no pull request');
     expect(remoteBranch(w.repo, 'agent-fix/issue-7')).toBeNull();
     expect(w.github.pulls).toHaveLength(0);
     const b = await w.run({ runId: 200 });
@@ -329,6 +332,7 @@ describe('concurrency', () => {
     expect(newer).not.toBe('');
     expect(a.rt.outputs.status).toBe('skipped');
     expect(a.rt.logs.join('\n')).toContain('a newer run (200, attempt 1) has already pushed agent-fix/issue-7; this run yields');
+    expect(a.rt.summary).toContain('### agent-fix: Superseded');
     expect(remoteBranch(w.repo, 'agent-fix/issue-7')).toBe(newer);
     expect(w.github.pulls).toHaveLength(0);
     // the comment is left to the newer run: still this run's "working on it", never a final report of a fix it did not publish

@@ -81097,7 +81097,7 @@ function renderCiSkipSummary(reason, runUrl) {
 The failed workflow run${runUrl ? ` ([link](${runUrl}))` : ""} was not repaired: ${reason}
 `;
 }
-function renderCiStoppedSummary(heading, what, left) {
+function renderStoppedSummary(heading, what, left) {
   return `### agent-fix: ${heading}
 
 ${what}
@@ -81123,7 +81123,7 @@ async function runCiRepair(trigger, deps) {
       const body = renderFailureComment({ marker: progress.marker, why, runUrl: deps.runUrl, ...left });
       await progress.comment.set(claim2(redactor.redact(body))).catch((e) => log(`Could not update the pull request comment: ${redactor.redact(message(e))}`));
     }
-    await deps.appendSummary(redactor.redact(renderCiStoppedSummary(heading, summary2, renderLeftBehind(left)))).catch(() => void 0);
+    await deps.appendSummary(redactor.redact(renderStoppedSummary(heading, summary2, renderLeftBehind(left)))).catch(() => void 0);
   };
   const dispose = deps.onCancel?.(async (signal) => {
     progress.cancelled = signal;
@@ -81137,7 +81137,7 @@ async function runCiRepair(trigger, deps) {
   } catch (e) {
     const why = redactor.redact(message(e));
     if (!progress.cancelled) await reportStop("Error", `${why} (while repairing ${failedRunLink()})`, `Repairing ${failedRunLink()} stopped with an error: ${why}`);
-    throw e;
+    throw new CiRepairStopped(e, progress.pushed, progress.prUrl);
   } finally {
     dispose?.();
   }
@@ -81145,6 +81145,18 @@ async function runCiRepair(trigger, deps) {
 function message(e) {
   return e instanceof Error ? e.message : String(e);
 }
+var CiRepairStopped = class extends Error {
+  constructor(reason, branch, prUrl) {
+    super(message(reason));
+    this.reason = reason;
+    this.branch = branch;
+    this.prUrl = prUrl;
+    this.name = "CiRepairStopped";
+  }
+  reason;
+  branch;
+  prUrl;
+};
 async function repair(given, deps, progress, claim2) {
   const { github, redactor, log } = deps;
   const runId = deps.runId ?? null;
@@ -81193,7 +81205,7 @@ async function repair(given, deps, progress, claim2) {
   const yieldTo = async (by, when) => {
     const detail = `A newer agent-fix run (${by.id}, attempt ${by.attempt}) has taken over the repair of this failure; this run${runId ? ` (${runId.id}, attempt ${runId.attempt})` : ""} yields ${when}.`;
     log(detail);
-    await deps.appendSummary(redactor.redact(renderCiStoppedSummary("Superseded", `${detail} Failed run: ${failure3.runUrl}.`, "This run pushed nothing and opened no pull request.")));
+    await deps.appendSummary(redactor.redact(renderStoppedSummary("Superseded", `${detail} Failed run: ${failure3.runUrl}.`, "This run pushed nothing and opened no pull request.")));
     return { status: "skipped", reason: "superseded", failure: failure3 };
   };
   const early = await newerRun();
@@ -81261,7 +81273,7 @@ Failed run: ${failure3.runUrl}`.trim(),
       })
     );
     if (report.reason === "superseded") {
-      await deps.appendSummary(redactor.redact(renderCiStoppedSummary("Superseded", `${report.detail} Failed run: ${failure3.runUrl}.`, "This run pushed nothing and opened no pull request.")));
+      await deps.appendSummary(redactor.redact(renderStoppedSummary("Superseded", `${report.detail} Failed run: ${failure3.runUrl}.`, "This run pushed nothing and opened no pull request.")));
       return { status: "skipped", reason: "superseded", iterations: report.iterations, report, failure: failure3 };
     }
     out.branch = report.branch;
@@ -81446,11 +81458,13 @@ async function run(rt = actionsRuntime(), env = process.env, overrides = {}) {
     const result = await runFix(task, { git, shell: adapters.shell, model: adapters.makeModel(), settings, redactor, parentEnv: env, log: say, emit: transcript.add, sandbox: adapters.sandbox });
     const report = { ...result.report, runUrl: rt.runUrl };
     const outputs = { status: report.status, iterations: report.iterations, transcriptPath };
-    const yieldNow = () => {
+    const yieldNow = async () => {
       transcript.write(transcriptPath, (t) => redactor.redact(t), { ...report, status: "skipped", reason: "superseded" });
       writeOutputs(rt, { status: "skipped", iterations: report.iterations, transcriptPath });
+      const what = `A newer agent-fix run has taken over issue #${issueNumber}; this run${runId ? ` (${runId.id}, attempt ${runId.attempt})` : ""} yields to it (its own result: ${report.status}, ${report.reason}).`;
+      await rt.appendSummary(redactor.redact(renderStoppedSummary("Superseded", what, "This run pushed nothing and opened no pull request; the issue comment is left to the newer run.")));
     };
-    if (await superseded()) return yieldNow();
+    if (await superseded()) return await yieldNow();
     if (report.status === "fixed" && result.tree) {
       const branch = branchForTask(task.key);
       await deliverFix({
@@ -81478,7 +81492,7 @@ ${task.issueNumber ? `Fixes #${task.issueNumber}` : ""}`.trim(),
           pushedBranch = b;
         }
       });
-      if (report.reason === "superseded") return yieldNow();
+      if (report.reason === "superseded") return await yieldNow();
       outputs.branch = report.branch;
       openedPrUrl = report.prUrl;
     }
@@ -81545,7 +81559,8 @@ async function runCi(ctx, trigger) {
   } catch (e) {
     const why = redactor.redact(message2(e));
     transcript.writeAfterError(transcriptPath, redact2, why);
-    writeOutputs(rt, { status: "error", transcriptPath });
+    const left = e instanceof CiRepairStopped ? { branch: e.branch, prUrl: e.prUrl } : {};
+    writeOutputs(rt, { status: "error", transcriptPath, ...left });
     rt.setFailed(`agent-fix: ${why}`);
   }
 }

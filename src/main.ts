@@ -32,8 +32,9 @@ import { branchForTask } from './publish/branch.js';
 import { commentMarker, renderFinalComment, renderPrBody, renderPrTitle, renderReportMarkdown, renderStartComment } from './report/render.js';
 import type { CiTrigger, Outcome, RunReport, Settings, Task } from './types.js';
 import type { Identity } from './ports/git.js';
-import { runCiRepair } from './ci/run.js';
+import { CiRepairStopped, runCiRepair } from './ci/run.js';
 import { ciSkipReport } from './ci/report-only.js';
+import { renderStoppedSummary } from './ci/report.js';
 
 /** The identity of commits made with the workflow token; also what "the bot's own commits" means. */
 export const BOT_IDENTITY: Identity = { name: 'github-actions[bot]', email: '41898282+github-actions[bot]@users.noreply.github.com' };
@@ -208,11 +209,13 @@ export async function run(rt: ActionsRuntime = actionsRuntime(), env: NodeJS.Pro
     const outputs: Outputs = { status: report.status, iterations: report.iterations, transcriptPath };
 
     /** Yielding to a newer run: nothing published, the comment left to that run. */
-    const yieldNow = () => {
+    const yieldNow = async () => {
       transcript.write(transcriptPath, (t) => redactor.redact(t), { ...report, status: 'skipped', reason: 'superseded' });
       writeOutputs(rt, { status: 'skipped', iterations: report.iterations, transcriptPath });
+      const what = `A newer agent-fix run has taken over issue #${issueNumber}; this run${runId ? ` (${runId.id}, attempt ${runId.attempt})` : ''} yields to it (its own result: ${report.status}, ${report.reason}).`;
+      await rt.appendSummary(redactor.redact(renderStoppedSummary('Superseded', what, 'This run pushed nothing and opened no pull request; the issue comment is left to the newer run.')));
     };
-    if (await superseded()) return yieldNow();
+    if (await superseded()) return await yieldNow();
     if (report.status === 'fixed' && result.tree) {
       const branch = branchForTask(task.key);
       await deliverFix({
@@ -237,7 +240,7 @@ export async function run(rt: ActionsRuntime = actionsRuntime(), env: NodeJS.Pro
         },
       });
       // A newer run pushed the branch after the check above (seen on the tip the leased push would replace).
-      if (report.reason === 'superseded') return yieldNow();
+      if (report.reason === 'superseded') return await yieldNow();
       outputs.branch = report.branch;
       openedPrUrl = report.prUrl;
     }
@@ -311,7 +314,9 @@ async function runCi(
     // runCiRepair has made the comment and the step summary final (what exists, why it stopped).
     const why = redactor.redact(message(e));
     transcript.writeAfterError(transcriptPath, redact, why);
-    writeOutputs(rt, { status: 'error', transcriptPath });
+    // A push may have happened before the error: the outputs name what exists, like the comment does.
+    const left = e instanceof CiRepairStopped ? { branch: e.branch, prUrl: e.prUrl } : {};
+    writeOutputs(rt, { status: 'error', transcriptPath, ...left });
     rt.setFailed(`agent-fix: ${why}`);
   }
 }

@@ -98,6 +98,6 @@ export function renderCiSkipSummary(reason: string, runUrl?: string): string {
  * Step summary of a repair that did not finish: cancelled (SIGINT/SIGTERM), stopped with an
  * error, or yielded to a newer run. `what` says why; `left` what exists now.
  */
-export function renderCiStoppedSummary(heading: 'Cancelled' | 'Error' | 'Superseded', what: string, left: string): string {
+export function renderStoppedSummary(heading: 'Cancelled' | 'Error' | 'Superseded', what: string, left: string): string {
   return `### agent-fix: ${heading}\n\n${what}\n\n${left}\n`;
 }

@@ -34,7 +34,7 @@ import { collectCiFailure, type CiFailure } from './context.js';
 import { buildCiTask } from './task.js';
 import { resolveDispatchedRun } from './trigger.js';
 import { checkReproduction } from './fingerprint.js';
-import { renderCiFinalComment, renderCiPrBody, renderCiPrTitle, renderCiSkipSummary, renderCiStartComment, renderCiStoppedSummary, renderCiSummary } from './report.js';
+import { renderCiFinalComment, renderCiPrBody, renderCiPrTitle, renderCiSkipSummary, renderCiStartComment, renderStoppedSummary, renderCiSummary } from './report.js';
 
 export interface CiRunDeps {
   github: GitHubPort & CiGitHubPort;
@@ -111,7 +111,7 @@ export async function runCiRepair(trigger: CiTrigger, deps: CiRunDeps): Promise<
       const body = renderFailureComment({ marker: progress.marker, why, runUrl: deps.runUrl, ...left });
       await progress.comment.set(claim(redactor.redact(body))).catch((e: unknown) => log(`Could not update the pull request comment: ${redactor.redact(message(e))}`));
     }
-    await deps.appendSummary(redactor.redact(renderCiStoppedSummary(heading, summary, renderLeftBehind(left)))).catch(() => undefined);
+    await deps.appendSummary(redactor.redact(renderStoppedSummary(heading, summary, renderLeftBehind(left)))).catch(() => undefined);
   };
 
   const dispose = deps.onCancel?.(async (signal) => {
@@ -127,7 +127,7 @@ export async function runCiRepair(trigger: CiTrigger, deps: CiRunDeps): Promise<
   } catch (e) {
     const why = redactor.redact(message(e));
     if (!progress.cancelled) await reportStop('Error', `${why} (while repairing ${failedRunLink()})`, `Repairing ${failedRunLink()} stopped with an error: ${why}`);
-    throw e;
+    throw new CiRepairStopped(e, progress.pushed, progress.prUrl);
   } finally {
     dispose?.();
   }
@@ -135,6 +135,18 @@ export async function runCiRepair(trigger: CiTrigger, deps: CiRunDeps): Promise<
 
 function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
+}
+
+/** The error that stopped a repair, with what the repair had published by then (for the action's outputs). */
+export class CiRepairStopped extends Error {
+  constructor(
+    readonly reason: unknown,
+    readonly branch?: string,
+    readonly prUrl?: string,
+  ) {
+    super(message(reason));
+    this.name = 'CiRepairStopped';
+  }
 }
 
 async function repair(given: CiTrigger, deps: CiRunDeps, progress: Progress, claim: (body: string) => string): Promise<CiRunResult> {
@@ -196,7 +208,7 @@ async function repair(given: CiTrigger, deps: CiRunDeps, progress: Progress, cla
   const yieldTo = async (by: RunId, when: string): Promise<CiRunResult> => {
     const detail = `A newer agent-fix run (${by.id}, attempt ${by.attempt}) has taken over the repair of this failure; this run${runId ? ` (${runId.id}, attempt ${runId.attempt})` : ''} yields ${when}.`;
     log(detail);
-    await deps.appendSummary(redactor.redact(renderCiStoppedSummary('Superseded', `${detail} Failed run: ${failure.runUrl}.`, 'This run pushed nothing and opened no pull request.')));
+    await deps.appendSummary(redactor.redact(renderStoppedSummary('Superseded', `${detail} Failed run: ${failure.runUrl}.`, 'This run pushed nothing and opened no pull request.')));
     return { status: 'skipped', reason: 'superseded', failure };
   };
 
@@ -266,7 +278,7 @@ async function repair(given: CiTrigger, deps: CiRunDeps, progress: Progress, cla
     );
     // The branch's tip was pushed by a newer run in the meantime (checked against the sha the leased push replaces).
     if (report.reason === 'superseded') {
-      await deps.appendSummary(redactor.redact(renderCiStoppedSummary('Superseded', `${report.detail} Failed run: ${failure.runUrl}.`, 'This run pushed nothing and opened no pull request.')));
+      await deps.appendSummary(redactor.redact(renderStoppedSummary('Superseded', `${report.detail} Failed run: ${failure.runUrl}.`, 'This run pushed nothing and opened no pull request.')));
       return { status: 'skipped', reason: 'superseded', iterations: report.iterations, report, failure };
     }
     out.branch = report.branch;
