@@ -4,7 +4,7 @@
  * errors, flaky tests marked by the baseline re-run, related tests first.
  * A stack whose toolchain is missing is skipped with a message (.ci/run installs them).
  */
-import { writeFileSync, readFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Redactor } from '../src/redact.js';
 import { parseTestOutput } from '../src/verify/parse.js';
@@ -243,18 +243,84 @@ describe('mocha: our reporter on the real mocha', () => {
     }
   });
 
-  test('a .mocharc spec is added by mocha to any file given: no selection, the full command', async () => {
+  // A setup file the tests need (a `require` hook), a timeout and a ui of the configuration: kept in the selected runs.
+  const SETUP = "globalThis.FIXTURE_SETUP = 'ran';\n";
+  const SEES_SETUP = `
+describe('setup', () => {
+  it('ran before the tests', function () {
+    require('assert').strictEqual(globalThis.FIXTURE_SETUP, 'ran');
+    require('assert').strictEqual(this.timeout(), 4321);
+  });
+});
+`;
+  const OPTIONS = { spec: ['test/**/*.test.js'], require: ['test/support/setup.js'], timeout: 4321, ui: 'bdd', reporter: 'dot' };
+  const configs: { name: string; files: Record<string, string>; executed: RegExp }[] = [
+    { name: '.mocharc.json', files: { '.mocharc.json': JSON.stringify(OPTIONS) }, executed: /^npm test -- test\/setup\.test\.js test\/broken\.test\.js test\/math\.test\.js --config \S+agent-fix-mocharc\.json --reporter / },
+    {
+      name: '.mocharc.yml',
+      files: { '.mocharc.yml': 'spec: "test/**/*.test.js"\nrequire:\n  - test/support/setup.js\ntimeout: 4321\nui: bdd\nreporter: dot\n' },
+      executed: /^npm test -- test\/setup\.test\.js test\/broken\.test\.js test\/math\.test\.js --config \S+agent-fix-mocharc\.json --reporter /,
+    },
+    {
+      name: '.mocharc.jsonc',
+      files: { '.mocharc.jsonc': `// the project's options\n{\n  "spec": "test/**/*.test.js", /* every test file */\n  "require": "test/support/setup.js",\n  "timeout": 4321\n}\n` },
+      executed: /^npm test -- test\/setup\.test\.js test\/broken\.test\.js test\/math\.test\.js --config \S+agent-fix-mocharc\.json --reporter /,
+    },
+    {
+      name: '.mocharc.js (loaded by mocha through a wrapper of ours)',
+      files: { '.mocharc.js': `const path = require('path');\nmodule.exports = { spec: ['test/**/*.test.js'], require: [path.join(__dirname, 'test/support/setup.js')], timeout: 4321 };\n` },
+      executed: /^npm test -- test\/setup\.test\.js test\/broken\.test\.js test\/math\.test\.js --config \S+agent-fix-mocharc\.cjs --reporter /,
+    },
+    {
+      name: 'package.json mocha.spec',
+      files: { 'package.json': JSON.stringify({ name: 'fx-mocha', private: true, scripts: { test: 'mocha' }, mocha: { spec: 'test/*.test.js', require: 'test/support/setup.js', timeout: 4321 } }) },
+      executed: /^npm test -- test\/setup\.test\.js test\/broken\.test\.js test\/math\.test\.js --package \S+agent-fix-mocha-package\.json --reporter /,
+    },
+    {
+      name: "a script `mocha 'test/*.test.js'`",
+      files: { 'package.json': JSON.stringify({ name: 'fx-mocha', private: true, scripts: { test: "mocha -r test/support/setup.js --timeout 4321 'test/*.test.js'" } }) },
+      executed: /^npx --no-install mocha -r test\/support\/setup\.js --timeout 4321 test\/setup\.test\.js test\/broken\.test\.js test\/math\.test\.js --reporter /,
+    },
+  ];
+  test.each(configs)('spec files named by $name: the selected run executes only the given files, with the other options', async ({ files, executed }) => {
     const p = makeStackProject('mocha');
     try {
-      writeFileSync(path.join(p.dir, '.mocharc.json'), JSON.stringify({ spec: ['test/**/*.test.js'], reporter: 'dot' }));
-      const session = await TestSession.create({ root: p.dir, testCommand: 'npm test', exec: p.exec, redactor: new Redactor() });
-      expect(session.info.configSpec).toBe(true);
-      expect(await session.runFiles(['test/math.test.js'], 'proof-after')).toBeNull();
-      // The configuration's reporter is replaced by ours for the harness's runs.
-      const run = await session.runFull('baseline');
-      expect(run.structured).toBe(true);
-      expect(run.counts).toEqual({ passed: 2, failed: 2, skipped: 1 });
-      expect(run.outputTail).toContain('    ✔ adds');
+      mkdirSync(path.join(p.dir, 'test/support'));
+      writeFileSync(path.join(p.dir, 'test/support/setup.js'), SETUP);
+      writeFileSync(path.join(p.dir, 'test/setup.test.js'), SEES_SETUP);
+      for (const [name, text] of Object.entries(files)) writeFileSync(path.join(p.dir, name), text);
+      const all = ['src/math.js', ...MOCHA_FILES, 'test/setup.test.js', 'test/support/setup.js'];
+      const session = await TestSession.create({ root: p.dir, testCommand: 'npm test', exec: p.exec, redactor: new Redactor(), changedFiles: async () => ['test/setup.test.js'], listFiles: async () => all });
+      const full = await session.runBaseline();
+      expect(full.structured).toBe(true);
+      expect(statuses(full)).toEqual([
+        'failed broken setup > "before all" hook for "queries"',
+        'failed math > subtracts',
+        'passed flaky > sometimes',
+        'passed math > adds',
+        'passed setup > ran before the tests',
+        'skipped math > multiplies',
+      ]);
+      // The proof's run: only the given file, and the hook still ran (the setup test would fail without it).
+      const one = await session.runFiles(['test/setup.test.js'], 'proof-after');
+      expect(one!.structured).toBe(true);
+      expect(statuses(one!)).toEqual(['passed setup > ran before the tests']);
+      expect(session.commands.at(-1)!.command).toMatch(/^(?:npm test -- |npx --no-install mocha -r test\/support\/setup\.js --timeout 4321 )test\/setup\.test\.js$/);
+      // The loop: the changed test file and those of the baseline's failures (broken, math), nothing else (not flaky).
+      const loop = await session.runForLoop();
+      expect(loop.scope).toBe('related');
+      expect(session.commands.at(-1)!.purpose).toBe('related');
+      expect(loop.executed).toMatch(executed);
+      expect(statuses(loop)).toEqual([
+        'failed broken setup > "before all" hook for "queries"',
+        'failed math > subtracts',
+        'passed math > adds',
+        'passed setup > ran before the tests',
+        'skipped math > multiplies',
+      ]);
+      // The same ids as the full run.
+      const ids = new Set(full.tests.map((t) => t.id));
+      expect(loop.tests.every((t) => ids.has(t.id))).toBe(true);
       await session.dispose();
     } finally {
       p.cleanup();

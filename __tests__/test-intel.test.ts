@@ -4,6 +4,7 @@ import type { RunReport, TestCase, TestRun, TestStatus } from '../src/types.js';
 import { parseGoJson, parseJestJson, parseJUnit, parseMochaJsonl, parseStructured, firstRepoFrame, goJsonToText } from '../src/verify/structured.js';
 import { displayCommand, identifyRunner, ownReportFile, planFiles, planRelated, planStructured } from '../src/verify/plan.js';
 import { reconcile, describeConsistency } from '../src/verify/reconcile.js';
+import type { MochaConfig } from '../src/verify/mocha.js';
 import { compareRuns } from '../src/verify/compare.js';
 import { packFeedback, stripNoise, estimateTokens } from '../src/verify/feedback.js';
 import { differingTests } from '../src/verify/session.js';
@@ -207,8 +208,8 @@ describe('mocha: our reporter, selection of files', () => {
     ] as const) {
       const plan = planStructured(cmd, identifyRunner(cmd, script), f);
       expect(plan.command).toBe(expected);
-      expect(plan).toMatchObject({ reportFile: f, format: 'mocha-jsonl', parsedFrom: 'mocha', support: { path: reporter } });
-      expect(plan.support!.text).toContain("runner.on('fail'");
+      expect(plan).toMatchObject({ reportFile: f, format: 'mocha-jsonl', parsedFrom: 'mocha', support: [{ path: reporter }] });
+      expect(plan.support![0].text).toContain("runner.on('fail'");
       expect(displayCommand(plan.command)).toBe(cmd);
     }
     // A compound script or one mocha cannot be appended to: the plain command.
@@ -220,28 +221,113 @@ describe('mocha: our reporter, selection of files', () => {
     }
   });
 
-  test('files: only when the invocation names no files and the configuration no spec', () => {
+  test('files: appended when the invocation names no spec files, only files the full command runs', () => {
     expect(planFiles(identifyRunner('npx mocha --recursive -r ts-node/register --timeout=5000', null), ['test/a.test.js', 'test/b c.test.js'], f)!.command).toBe(
       `npx mocha --recursive -r ts-node/register --timeout=5000 test/a.test.js 'test/b c.test.js' ${ours}`,
     );
     // `-r ts-node/register` takes a value: it is not a file of the invocation.
     expect(planFiles(identifyRunner('npm test', 'mocha -r ts-node/register'), ['test/a.test.js'], f)!.command).toBe(`npm test -- test/a.test.js ${ours}`);
-    // mocha runs the files of the command line and ours (and a config's spec and ours): no selection.
-    for (const [cmd, script] of [['npm test', 'mocha test/unit'], ['npx mocha "test/**/*.spec.js"', null], ['npx mocha --spec test/a.js', null], ['npx mocha --config .mocharc.ci.js', null]] as const) {
-      expect(planFiles(identifyRunner(cmd, script), ['test/a.test.js'], f)).toBeNull();
-    }
-    expect(planFiles({ ...identifyRunner('npm test', 'mocha'), configSpec: true }, ['test/a.test.js'], f)).toBeNull();
+    // mocha's default spec is `test` (not recursive, .js/.cjs/.mjs): other files are not run by the full command.
+    expect(planFiles(identifyRunner('npx mocha', null), ['test/a.test.js', 'test/unit/b.test.js', 'test/c.test.ts', 'lib/d.spec.js'], f)!.command).toBe(`npx mocha test/a.test.js ${ours}`);
+    expect(planFiles(identifyRunner('npx mocha --recursive', null), ['test/unit/b.test.js', 'test/.hidden.test.js'], f)!.command).toBe(`npx mocha --recursive test/unit/b.test.js ${ours}`);
+    expect(planFiles(identifyRunner('npx mocha', null), ['lib/d.spec.js'], f)).toBeNull();
     // A compound script: through mocha itself.
     expect(planFiles(identifyRunner('npm test', 'tsc && mocha'), ['test/a.test.js'], f)!.command).toBe(`npx --no-install mocha test/a.test.js ${ours}`);
   });
 
-  test('related: the test files among the selection (changed tests, files of the baseline failures)', () => {
+  test('files: spec files of the invocation are replaced by the selection, when it can be taken apart safely', () => {
+    const files = ['test/a.test.js', 'test/unit/b.spec.js', 'lib/c.test.js'];
+    for (const [cmd, script, expected] of [
+      // A direct call: rebuilt word by word, options and their values kept, the specs replaced.
+      ['npx mocha "test/**/*.spec.js"', null, `npx mocha test/unit/b.spec.js ${ours}`],
+      ["npx mocha --timeout 5000 'test/**/*.{test,spec}.js' -r ./test/setup.js", null, `npx mocha --timeout 5000 -r ./test/setup.js test/a.test.js test/unit/b.spec.js ${ours}`],
+      ['mocha --recursive test', null, `mocha --recursive test/a.test.js test/unit/b.spec.js ${ours}`],
+      ['mocha test lib', null, `mocha test/a.test.js lib/c.test.js ${ours}`],
+      ['NODE_ENV=test ./node_modules/.bin/mocha --spec=lib/c.test.js --exit', null, `NODE_ENV=test ./node_modules/.bin/mocha --exit lib/c.test.js ${ours}`],
+      // A package script that names spec files: mocha through the package manager, with the script's environment.
+      ['npm test', "NODE_ENV=test mocha 'test/*.test.js'", `NODE_ENV=test npx --no-install mocha test/a.test.js ${ours}`],
+      ['pnpm test', 'mocha --recursive test/unit', `pnpm exec mocha --recursive test/unit/b.spec.js ${ours}`],
+      ['yarn test', 'npx mocha test/a.test.js', `yarn exec mocha test/a.test.js ${ours}`],
+    ] as const) {
+      const plan = planFiles(identifyRunner(cmd, script), files, f)!;
+      expect(plan.command).toBe(expected);
+      expect(plan.support!.map((x) => x.path)).toEqual([reporter]);
+    }
+    // None of the files is run by the full command: no selection (the full command runs).
+    expect(planFiles(identifyRunner('npx mocha "test/**/*.spec.js"', null), ['test/a.test.js'], f)).toBeNull();
+    // Invocations that cannot be taken apart safely.
+    for (const [cmd, script] of [
+      ['npx mocha --config .mocharc.ci.js', null],
+      ['npx mocha --package ci/package.json', null],
+      ['npx mocha --no-config test', null],
+      ['npx mocha -- test', null],
+      ['npx mocha -bR dot test', null], // bundled short flags
+      ['npx mocha --loader ts-node/esm test', null], // unknown option: `ts-node/esm` may be its value
+      ['npx mocha test/\\*.js', null], // an escape
+      ['npx mocha "test/+(a|b).js"', null], // extglob
+      ['npx mocha /abs/test', null],
+      ['npm test', 'cross-env NODE_ENV=test mocha test'],
+    ] as const) {
+      expect(planFiles(identifyRunner(cmd, script), files, f)).toBeNull();
+    }
+  });
+
+  test('files: a configuration that names spec files is replaced by one of ours without them, everything else kept', () => {
+    const info = (cmd: string, script: string | null, mochaConfig: MochaConfig) => ({ ...identifyRunner(cmd, script), mochaConfig });
+    const rc = { spec: ['test/**/*.spec.js'], require: ['test/setup.js'], timeout: 4321, extension: ['js'], ui: 'bdd' };
+    const plan = planFiles(info('npm test', 'mocha', { file: '.mocharc.json', options: rc }), ['test/unit/b.spec.js', 'test/a.test.js'], f)!;
+    const config = '/tmp/agent-fix-tests-x/agent-fix-mocharc.json';
+    expect(plan.command).toBe(`npm test -- test/unit/b.spec.js --config ${config} ${ours}`);
+    expect(plan.support!.map((x) => x.path)).toEqual([reporter, config]);
+    expect(JSON.parse(plan.support![1].text)).toEqual({ require: ['test/setup.js'], timeout: 4321, extension: ['js'], ui: 'bdd' });
+    expect(displayCommand(plan.command)).toBe('npm test -- test/unit/b.spec.js');
+    // No spec in the configuration: it stays the project's (its extension and recursive still decide which files count).
+    const plain = planFiles(info('npx mocha', null, { file: '.mocharc.yml', options: { extension: ['cjs'], recursive: true } }), ['test/a/b.test.cjs', 'test/c.test.js'], f)!;
+    expect(plain.command).toBe(`npx mocha test/a/b.test.cjs ${ours}`);
+    // Positional `_` counts as spec too; `ignore` drops files.
+    const ignored = planFiles(info('npx mocha', null, { file: '.mocharc.json', options: { _: ['test'], ignore: ['test/slow.test.js'] } }), ['test/slow.test.js', 'test/a.test.js'], f)!;
+    expect(ignored.command).toBe(`npx mocha test/a.test.js --config ${config} ${ours}`);
+    expect(JSON.parse(ignored.support![1].text)).toEqual({ ignore: ['test/slow.test.js'] });
+    // package.json's `mocha` field: a package file of ours without the spec (mocha merges it with the .mocharc as usual).
+    const pkgPlan = planFiles(info('npm test', 'mocha', { pkg: { spec: 'spec/*.js', require: 'spec/helper.js' } }), ['spec/a.js', 'test/b.js'], f)!;
+    const pkgFile = '/tmp/agent-fix-tests-x/agent-fix-mocha-package.json';
+    expect(pkgPlan.command).toBe(`npm test -- spec/a.js --package ${pkgFile} ${ours}`);
+    expect(JSON.parse(pkgPlan.support![1].text)).toEqual({ mocha: { require: 'spec/helper.js' } });
+    expect(displayCommand(pkgPlan.command)).toBe('npm test -- spec/a.js');
+    // Both, and spec files of the invocation too: the union decides which files count.
+    const both = planFiles(info('npx mocha test/x.test.js', null, { file: '.mocharc.json', options: { spec: 'test/unit' }, pkg: { spec: 'spec/*.js' } }), ['test/unit/u.js', 'spec/s.js', 'test/x.test.js', 'test/y.test.js'], f)!;
+    expect(both.command).toBe(`npx mocha test/unit/u.js spec/s.js test/x.test.js --config ${config} --package ${pkgFile} ${ours}`);
+  });
+
+  test('files: a JS configuration is loaded by mocha itself, through a wrapper of ours that drops its spec', () => {
+    const info = (cmd: string, mochaConfig: MochaConfig) => ({ ...identifyRunner(cmd, null), mochaConfig });
+    const plan = planFiles(info('npx mocha', { file: '.mocharc.js', jsSpec: true }), ['test/a.test.js', 'lib/b.test.js'], f)!;
+    const wrapper = '/tmp/agent-fix-tests-x/agent-fix-mocharc.cjs';
+    // Its spec is unknown here: the files are run as given.
+    expect(plan.command).toBe(`npx mocha test/a.test.js lib/b.test.js --config ${wrapper} ${ours}`);
+    expect(plan.support![1].text).toContain(`require(require('path').resolve(".mocharc.js"))`);
+    expect(plan.support![1].text).toContain('delete options.spec;');
+    // No mention of spec: the project's file stays.
+    expect(planFiles(info('npx mocha', { file: '.mocharc.cjs', jsSpec: false }), ['test/a.test.js'], f)!.command).toBe(`npx mocha test/a.test.js ${ours}`);
+    // With spec files in the invocation, only globs and files are judged (a directory's files depend on the JS options).
+    expect(planFiles(info("npx mocha 'test/*.test.js'", { file: '.mocharc.js', jsSpec: true }), ['test/a.test.js', 'lib/b.test.js'], f)!.command).toBe(
+      `npx mocha test/a.test.js --config ${wrapper} ${ours}`,
+    );
+    expect(planFiles(info('npx mocha test', { file: '.mocharc.js', jsSpec: true }), ['test/a.test.js'], f)).toBeNull();
+    // A configuration that cannot be used: no selection.
+    expect(planFiles(info('npx mocha', { file: '.mocharc.mjs', unselectable: '.mocharc.mjs may set spec' }), ['test/a.test.js'], f)).toBeNull();
+  });
+
+  test('related: the test files among the selection (changed tests, files of the baseline failures) that the full command runs', () => {
     const info = identifyRunner('npm test', 'mocha');
-    expect(planRelated(info, ['src/math.js', 'test/math.test.js', 'spec/helpers/db.js', 'lib/x.spec.ts', 'README.md'], [], f)!.command).toBe(
-      `npm test -- test/math.test.js spec/helpers/db.js lib/x.spec.ts ${ours}`,
+    expect(planRelated(info, ['src/math.js', 'test/math.test.js', 'test/b.test.js', 'lib/x.spec.ts', 'README.md'], [], f)!.command).toBe(
+      `npm test -- test/math.test.js test/b.test.js ${ours}`,
     );
     expect(planRelated(info, ['src/math.js', 'lib/contest.js'], [], f)).toBeNull();
-    expect(planRelated({ ...info, configSpec: true }, ['test/math.test.js'], [], f)).toBeNull();
+    const spec = { ...identifyRunner('npm test', "mocha 'spec/**/*.spec.ts' -r ts-node/register"), mochaConfig: { file: '.mocharc.json', options: { extension: ['ts'] } } };
+    expect(planRelated(spec, ['src/math.ts', 'spec/math.spec.ts', 'test/other.test.js'], [], f)!.command).toBe(
+      `npx --no-install mocha -r ts-node/register spec/math.spec.ts ${ours}`,
+    );
   });
 
   test('the report lines: spec ids, hooks, files, a test that passed and then failed', () => {

@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import type { ParsedFrom } from '../types.js';
-import { MOCHA_REPORTER_FILE, MOCHA_REPORTER_SOURCE } from './mocha.js';
+import { MOCHA_REPORTER_FILE, MOCHA_REPORTER_SOURCE, namesSpec, type MochaConfig } from './mocha.js';
 import type { StructuredFormat } from './structured.js';
 
 export type Runner = 'jest' | 'vitest' | 'mocha' | 'node-test' | 'pytest' | 'go' | 'cargo' | 'make' | 'unknown';
@@ -29,11 +29,12 @@ export interface RunnerInfo {
    */
   direct?: string;
   /**
-   * mocha: the project's configuration (`.mocharc.*`, the `mocha` field of package.json)
-   * names spec files. mocha adds them to the files given on the command line (checked with
-   * 10.8, 11.8, 12.0, positional and `--spec` alike), so no selection of files is possible.
+   * mocha: the project's configuration (`.mocharc.*`, the `mocha` field of package.json),
+   * read by the session. mocha adds a configured spec to the files given on the command
+   * line (checked with 10.8, 11.8, 12.0), so a selected run gets a configuration without it.
+   * Absent: no configuration.
    */
-  configSpec?: boolean;
+  mochaConfig?: MochaConfig;
 }
 
 export interface PlannedRun {
@@ -43,8 +44,8 @@ export interface PlannedRun {
   format?: StructuredFormat;
   /** The report is the command's stdout redirected to reportFile (go test -json). */
   stdoutIsReport?: boolean;
-  /** A file the command needs (our mocha reporter), written before the command runs. */
-  support?: { path: string; text: string };
+  /** Files the command needs (our mocha reporter, a mocha configuration), written before the command runs. */
+  support?: { path: string; text: string }[];
   /**
    * The report is the one the user's command already writes (`--json --outputFile=x`):
    * `reportFile` is relative to the repository, never deleted, and read only when the run
@@ -168,43 +169,324 @@ export function planStructured(testCommand: string, info: RunnerInfo, reportFile
  * the report. mocha takes the last `--reporter` given and a command-line reporter over the
  * configuration's (checked with 10.8, 11.8, 12.0), so a reporter of the user's is replaced
  * for our runs only; the user's `--reporter-option`s are merged with ours and ignored.
+ * `extra`: arguments before ours (a selection of files, a configuration of ours).
  */
-function mochaRun(base: string, reportFile: string, files: string[] = []): PlannedRun {
+function mochaRun(base: string, reportFile: string, extra: string[] = [], support: { path: string; text: string }[] = []): PlannedRun {
   const reporter = path.join(path.dirname(reportFile), MOCHA_REPORTER_FILE);
-  const selection = files.length ? ` ${files.map(quote).join(' ')}` : '';
+  const args = extra.length ? ` ${extra.join(' ')}` : '';
   return {
-    command: `${base}${selection} --reporter ${quote(reporter)} --reporter-option agentFixOutput=${quote(reportFile)}`,
+    command: `${base}${args} --reporter ${quote(reporter)} --reporter-option agentFixOutput=${quote(reportFile)}`,
     reportFile,
     format: 'mocha-jsonl',
-    support: { path: reporter, text: MOCHA_REPORTER_SOURCE },
+    support: [{ path: reporter, text: MOCHA_REPORTER_SOURCE }, ...support],
     flavour: 'generic',
     parsedFrom: 'mocha',
   };
 }
 
-/** mocha options that take a value (`--require x`, `-t 5000`). */
+/** mocha options that take a value (`--require x`, `-t 5000`), mocha 10 to 12. */
 const MOCHA_VALUE_FLAGS = new Set([
   '--config', '--package', '--extension', '--file', '--global', '--globals', '--ignore', '--exclude', '--node-option', '-n',
   '--reporter-option', '--reporter-options', '-O', '--require', '-r', '--spec', '--watch-files', '--watch-ignore',
-  '--fgrep', '-f', '--grep', '-g', '--reporter', '-R', '--ui', '-u', '--slow', '-s', '--timeout', '-t', '--retries', '--jobs', '-j',
+  '--fgrep', '-f', '--grep', '-g', '--reporter', '-R', '--ui', '-u', '--slow', '-s', '--timeout', '--timeouts', '-t', '--retries', '--jobs', '-j',
 ]);
 
-/**
- * Whether mocha can be asked to run only given files: the invocation names no files of its
- * own (flags only; mocha would run its files and ours), no `--spec`, no other configuration
- * file, and the project's configuration names no spec (mocha would add it to ours).
- */
-function mochaSelectable(info: RunnerInfo): boolean {
-  if (info.configSpec) return false;
-  const args = core(info.invocation).replace(/^(?:\.\/node_modules\/\.bin\/)?mocha\b/, '').split(/\s+/).filter(Boolean);
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    if (!a.startsWith('-')) return false;
-    const name = a.split('=')[0];
-    if (name === '--spec' || name === '--config' || name === '--package' || name === '--no-config' || name === '--no-package') return false;
-    if (MOCHA_VALUE_FLAGS.has(name) && !a.includes('=')) i++;
+/** mocha's boolean options (lib/cli/run-option-metadata), with their aliases. */
+const MOCHA_BOOLEAN_FLAGS = new Set(
+  [
+    'allow-uncaught', 'async-only', 'bail', 'check-leaks', 'clear-screen', 'color', 'colors', 'delay', 'diff', 'dry-run', 'exit',
+    'fail-hook-affected-tests', 'pass-on-failing-test-suite', 'fail-zero', 'forbid-only', 'forbid-pending', 'full-trace', 'inline-diffs',
+    'invert', 'no-colors', 'parallel', 'posix-exit-codes', 'recursive', 'sort', 'watch', 'inspect', 'inspect-brk',
+  ].flatMap((n) => [`--${n}`, `--no-${n}`]).concat(['-A', '-b', '-c', '-C', '-i', '-p', '-S', '-w']),
+);
+
+/** Splits a command into words: plain words and '…' / "…" quoted ones; null for anything else (escapes, expansions). */
+function words(command: string): string[] | null {
+  const out: string[] = [];
+  const re = /\s*(?:'([^']*)'|"([^"\\$`]*)"|([^\s'"\\]+))/y;
+  let current: string | null = null;
+  let i = 0;
+  while (i < command.length) {
+    if (/\s/.test(command[i])) {
+      if (current !== null) out.push(current);
+      current = null;
+      i++;
+      continue;
+    }
+    re.lastIndex = i;
+    const m = re.exec(command);
+    if (!m || m[0].length === 0) return null;
+    current = (current ?? '') + (m[1] ?? m[2] ?? m[3]);
+    i = re.lastIndex;
   }
-  return true;
+  if (current !== null) out.push(current);
+  return out;
+}
+
+/** A mocha invocation taken apart: what comes before mocha, mocha, its options and the spec files it names. */
+interface MochaCall {
+  /** Words before the binary: `VAR=x`, `cross-env …`, `npx --no-install`, `pnpm exec`. */
+  prefix: string[];
+  bin: string;
+  /** The options, with their values, in order (spec files and `--spec` left out). */
+  options: string[];
+  /** Spec files, directories or globs named by the invocation (positional or `--spec`). */
+  specs: string[];
+  extension: string[];
+  ignore: string[];
+  recursive?: boolean;
+}
+
+/**
+ * The invocation taken apart, or null when that cannot be done safely: quoting beyond plain
+ * '…' / "…", `--`, a configuration or package.json of its own (`--config`, `--package`,
+ * `--no-config`, `--no-package`), bundled short flags, or an unknown option followed by a
+ * word (the word may be its value or a spec file, depending on mocha's version).
+ */
+function parseMochaCall(invocation: string): MochaCall | null {
+  const w = words(invocation);
+  if (!w) return null;
+  let i = 0;
+  const prefix: string[] = [];
+  while (i < w.length) {
+    if (/^\w+=/.test(w[i]) || w[i] === 'cross-env') prefix.push(w[i++]);
+    else if (w[i] === 'npx') {
+      prefix.push(w[i++]);
+      while (i < w.length && /^(?:--no-install|--yes|-y)$/.test(w[i])) prefix.push(w[i++]);
+    } else if (w[i] === 'pnpm' || w[i] === 'yarn') {
+      prefix.push(w[i++]);
+      if (w[i] === 'exec') prefix.push(w[i++]);
+    } else break;
+  }
+  if (!/^(?:\.\/node_modules\/\.bin\/)?mocha$/.test(w[i] ?? '')) return null;
+  const call: MochaCall = { prefix, bin: w[i], options: [], specs: [], extension: [], ignore: [] };
+  for (i++; i < w.length; i++) {
+    const a = w[i];
+    if (!a.startsWith('-') || a === '-') {
+      call.specs.push(a);
+      continue;
+    }
+    const eq = a.indexOf('=');
+    const name = eq === -1 ? a : a.slice(0, eq);
+    if (a === '--' || /^--(?:no-)?(?:config|package)$/.test(name)) return null;
+    if (MOCHA_VALUE_FLAGS.has(name)) {
+      let value: string;
+      if (eq !== -1) value = a.slice(eq + 1);
+      else {
+        if (i + 1 >= w.length) return null;
+        value = w[++i];
+      }
+      if (name === '--spec') {
+        call.specs.push(value);
+        continue;
+      }
+      if (name === '--extension') call.extension.push(...value.split(',').filter(Boolean));
+      if (name === '--ignore' || name === '--exclude') call.ignore.push(value);
+      call.options.push(name, value);
+      continue;
+    }
+    if (/^-[^-]./.test(a)) return null;
+    if (name === '--recursive') call.recursive = true;
+    if (name === '--no-recursive') call.recursive = false;
+    if (!MOCHA_BOOLEAN_FLAGS.has(name) && eq === -1 && i + 1 < w.length && !w[i + 1].startsWith('-')) return null;
+    call.options.push(a);
+  }
+  return call;
+}
+
+/** Brace alternatives expanded (`test/{a,b}/*.js`); null for ranges (`{1..3}`) or unbalanced braces. */
+function expandBraces(pattern: string): string[] | null {
+  const open = pattern.indexOf('{');
+  if (open === -1) return pattern.includes('}') ? null : [pattern];
+  let depth = 0;
+  const cuts: number[] = [];
+  let close = -1;
+  for (let i = open; i < pattern.length; i++) {
+    if (pattern[i] === '{') depth++;
+    else if (pattern[i] === '}' && --depth === 0) {
+      close = i;
+      break;
+    } else if (pattern[i] === ',' && depth === 1) cuts.push(i);
+  }
+  if (close === -1) return null;
+  const inner = pattern.slice(open + 1, close);
+  if (cuts.length === 0) return null;
+  const parts: string[] = [];
+  let from = open + 1;
+  for (const c of [...cuts, close]) {
+    parts.push(pattern.slice(from, c));
+    from = c + 1;
+  }
+  const out: string[] = [];
+  for (const part of parts) {
+    const more = expandBraces(pattern.slice(0, open) + part + pattern.slice(close + 1));
+    if (!more) return null;
+    out.push(...more);
+  }
+  return out;
+}
+
+/** A glob as mocha's glob reads it (`*`, `**`, `?`, `[…]`, `{a,b}`), as a regular expression; null for extglobs. */
+function globRegex(glob: string): RegExp | null {
+  const alternatives = expandBraces(glob);
+  if (!alternatives) return null;
+  const sources: string[] = [];
+  for (const alt of alternatives) {
+    if (/[!+@*?]\(/.test(alt)) return null;
+    let re = '';
+    for (let i = 0; i < alt.length; i++) {
+      const c = alt[i];
+      if (c === '*' && alt[i + 1] === '*' && (i === 0 || alt[i - 1] === '/') && (i + 2 === alt.length || alt[i + 2] === '/')) {
+        re += i + 2 === alt.length ? '.*' : '(?:[^/]+/)*';
+        i += 2;
+      } else if (c === '*') re += '[^/]*';
+      else if (c === '?') re += '[^/]';
+      else if (c === '[') {
+        const end = alt.indexOf(']', i + 2);
+        if (end === -1) return null;
+        const body = alt.slice(i + 1, end).replace(/^!/, '^').replace(/\\/g, '\\\\');
+        re += `[${body}]`;
+        i = end;
+      } else re += c.replace(/[.+^${}()|\\\]]/g, '\\$&');
+    }
+    sources.push(re);
+  }
+  return new RegExp(`^(?:${sources.join('|')})$`);
+}
+
+/**
+ * Whether mocha, given `spec`, runs `file` (repo-relative): the file itself, the file with
+ * one of the extensions added, a file of the directory (of its subdirectories with
+ * `recursive`) with one of the extensions, or a file the glob matches. Hidden files and
+ * directories are never matched (mocha's glob and directory lookup skip hidden files).
+ * Null when the spec cannot be judged (absolute, `..`, an extglob).
+ */
+function specMatcher(spec: string, extension: string[], recursive: boolean): ((file: string) => boolean) | null {
+  const s = spec.replace(/^(?:\.\/)+/, '').replace(/\/+$/, '');
+  if (spec.startsWith('/') || s.split('/').includes('..')) return null;
+  const visible = (f: string) => !f.split('/').some((part) => part.startsWith('.'));
+  if (/[*?[\]{}]/.test(s)) {
+    const re = globRegex(s);
+    return re ? (f) => visible(f) && re.test(f) : null;
+  }
+  const exts = extension.map((e) => (e.startsWith('.') ? e : `.${e}`));
+  return (f) => {
+    if (f === s) return true;
+    if (!visible(f)) return false;
+    if (exts.some((e) => f === s + e)) return true;
+    const rest = s === '' || s === '.' ? f : f.startsWith(`${s}/`) ? f.slice(s.length + 1) : null;
+    return rest !== null && (recursive || !rest.includes('/')) && exts.some((e) => f.endsWith(e));
+  };
+}
+
+const asList = (v: unknown): string[] => (v === undefined || v === null ? [] : (Array.isArray(v) ? v : [v]).map(String));
+const asFlag = (v: unknown): boolean | undefined => (v === undefined ? undefined : v === true || v === 'true');
+
+/** The configuration of ours that mocha loads instead of the project's: its options without the spec. */
+function jsConfigWrapper(file: string): string {
+  return [
+    "'use strict';",
+    '// agent-fix: the project\'s mocha configuration without its spec, for a run of selected test files.',
+    '// mocha loads this file as it loads the project\'s; the project\'s file is loaded the way mocha loads it (require, relative to the working directory).',
+    `var loaded = require(require('path').resolve(${JSON.stringify(file)}));`,
+    'var options = Object.assign({}, loaded !== null && loaded !== undefined && loaded.default !== undefined && loaded.default !== null ? loaded.default : loaded);',
+    'delete options.spec;',
+    'delete options._;',
+    'module.exports = options;',
+    '',
+  ].join('\n');
+}
+
+function withoutSpec(options: Record<string, unknown>): Record<string, unknown> {
+  const { spec: _spec, _: _positional, ...rest } = options;
+  return rest;
+}
+
+const MOCHA_CONFIG_FILE = 'agent-fix-mocharc';
+const MOCHA_PACKAGE_FILE = 'agent-fix-mocha-package.json';
+
+/**
+ * mocha running only `files` (repo-relative), the tests the full command runs among them;
+ * null when that cannot be done soundly. mocha adds the spec files of the invocation and of
+ * the configuration to the files it is given, so:
+ * - spec files named by the invocation (`mocha 'test/*.test.js'`, `mocha --recursive test`)
+ *   are replaced by ours: the invocation is rebuilt word by word (through the package
+ *   manager's exec when it is the package script), when it can be taken apart safely;
+ * - a configuration that names spec files is replaced for this run by one of ours without
+ *   them (`--config <tmp>/agent-fix-mocharc.json`, everything else kept; a JS file is loaded
+ *   by a small wrapper of ours, which mocha loads the way it loads the project's), and a
+ *   package.json `mocha` field that does by a package file of ours (`--package <tmp>/…`),
+ *   so mocha merges the two as it always does;
+ * - only files the full command runs are kept: those the specs (invocation, configuration,
+ *   else mocha's default `test`), `extension`, `recursive` and `ignore` select. Under a JS
+ *   configuration these are unknown: the files are kept as given when the invocation names
+ *   no spec, and only globs and files of the invocation are judged otherwise.
+ */
+function mochaSelection(info: RunnerInfo, files: string[], reportFile: string): PlannedRun | null {
+  const base = info.base;
+  if (!base || files.length === 0) return null;
+  const config = info.mochaConfig ?? {};
+  if (config.unselectable) return null;
+  const call = parseMochaCall(info.invocation.trim());
+  if (!call) return null;
+  const tmp = path.dirname(reportFile);
+  const rc = config.options;
+  const pkg = config.pkg;
+  const js = config.file !== undefined && rc === undefined;
+
+  // Which of the files the full command runs.
+  const specs = [...call.specs];
+  if (!js) specs.push(...asList(rc?.spec), ...asList(rc?._));
+  specs.push(...asList(pkg?.spec), ...asList(pkg?._));
+  let keep: (f: string) => boolean = () => true;
+  if (!js || call.specs.length > 0) {
+    const configured = [...call.extension, ...(js ? [] : asList(rc?.extension)), ...asList(pkg?.extension)];
+    const extension = configured.length ? configured : ['js', 'cjs', 'mjs'];
+    const recursive = call.recursive ?? (js ? undefined : asFlag(rc?.recursive)) ?? asFlag(pkg?.recursive) ?? false;
+    const judged = js ? call.specs : specs.length ? specs : ['test'];
+    // Under a JS configuration, a directory's files depend on its extension / recursive: not judged.
+    if (js && judged.some((s) => !/[*?[\]{}]/.test(s) && !/\.[cm]?[jt]sx?$/.test(s))) return null;
+    const matchers = judged.map((s) => specMatcher(s, extension, recursive));
+    const ignoreList = [...call.ignore, ...(js ? [] : [...asList(rc?.ignore), ...asList(rc?.exclude)]), ...asList(pkg?.ignore), ...asList(pkg?.exclude)];
+    const ignores = ignoreList.map((g) => globRegex(g.replace(/^(?:\.\/)+/, '')));
+    if (matchers.some((m) => m === null) || ignores.some((r) => r === null)) return null;
+    keep = (f) => matchers.some((m) => m!(f)) && !ignores.some((r) => r!.test(f));
+  }
+  const selected = files.filter(keep);
+  if (selected.length === 0) return null;
+
+  // The configuration of ours, when the project's names spec files.
+  const extra: string[] = [];
+  const support: { path: string; text: string }[] = [];
+  if (rc && namesSpec(rc)) {
+    const file = path.join(tmp, `${MOCHA_CONFIG_FILE}.json`);
+    support.push({ path: file, text: `${JSON.stringify(withoutSpec(rc), null, 2)}\n` });
+    extra.push('--config', quote(file));
+  } else if (js && config.jsSpec) {
+    const file = path.join(tmp, `${MOCHA_CONFIG_FILE}.cjs`);
+    support.push({ path: file, text: jsConfigWrapper(config.file!) });
+    extra.push('--config', quote(file));
+  }
+  if (pkg && namesSpec(pkg)) {
+    const file = path.join(tmp, MOCHA_PACKAGE_FILE);
+    support.push({ path: file, text: `${JSON.stringify({ mocha: withoutSpec(pkg) }, null, 2)}\n` });
+    extra.push('--package', quote(file));
+  }
+
+  let command = base;
+  if (call.specs.length > 0) {
+    // The invocation's own spec files go: it is rebuilt with ours.
+    const rest = [call.bin, ...call.options].map(quote);
+    if (base === info.invocation) command = [...call.prefix.map(quote), ...rest].join(' ');
+    else {
+      // A package script (`npm test --`): the script cannot lose its arguments, mocha runs through the package manager.
+      const exec = /^npm\b/.test(base) ? 'npx --no-install' : /^pnpm\b/.test(base) ? 'pnpm exec' : /^yarn\b/.test(base) ? 'yarn exec' : null;
+      if (!exec || call.prefix.includes('cross-env')) return null;
+      const env = call.prefix.filter((p) => /^\w+=/.test(p));
+      command = [...env.map(quote), exec, ...rest].join(' ');
+    }
+  }
+  return mochaRun(command, reportFile, [...selected.map(quote), ...extra], support);
 }
 
 /** A JS/TS file that is a test file by name or place (`*.test.js`, `test/…`, `spec/…`). */
@@ -315,8 +597,7 @@ export function planRelated(info: RunnerInfo, changed: string[], allFiles: strin
       // ones, those of the baseline's failures); none: null, and the caller tries the test
       // files named after the changed sources (planFiles).
       const tests = changed.filter((p) => JS_TEST.test(p));
-      if (tests.length === 0 || !mochaSelectable(info)) return null;
-      return mochaRun(info.base, reportFile, tests);
+      return tests.length ? mochaSelection(info, tests, reportFile) : null;
     }
     default:
       return null;
@@ -350,7 +631,7 @@ export function planFiles(info: RunnerInfo, testFiles: string[], reportFile: str
       return { command: `go test -json ${dirs.map(quote).join(' ')} > ${f}`, reportFile, format: 'go-json', stdoutIsReport: true, flavour: 'generic', parsedFrom: 'go' };
     }
     case 'mocha':
-      return mochaSelectable(info) ? mochaRun(info.base, reportFile, testFiles) : null;
+      return mochaSelection(info, testFiles, reportFile);
     default:
       return null;
   }
@@ -366,6 +647,7 @@ export function displayCommand(command: string): string {
     .replace(/ --reporter=default --reporter=json --outputFile\.json=\S+/g, '')
     .replace(/ --junitxml=\S+ -o junit_family=xunit1/g, '')
     .replace(/--test-reporter=spec --test-reporter-destination=stdout --test-reporter=junit --test-reporter-destination=\S+ /g, '')
+    .replace(/ --config \S*agent-fix-mocharc\.(?:json|cjs)'?| --package \S*agent-fix-mocha-package\.json'?/g, '')
     .replace(/ --reporter \S*agent-fix-mocha-reporter\.cjs'? --reporter-option agentFixOutput=\S+/g, '')
     .replace(/^go test -json /, 'go test ')
     .replace(/ > \S+$/, '')

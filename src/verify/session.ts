@@ -12,7 +12,7 @@ import type { CommandResult } from '../ports/shell.js';
 import type { Redactor } from '../redact.js';
 import type { TestCase, TestRun } from '../types.js';
 import { compareRuns, STRICT_GATE, type GateRule } from './compare.js';
-import { mochaConfigHasSpec } from './mocha.js';
+import { readMochaConfig } from './mocha.js';
 import { displayCommand, identifyRunner, planFiles, planRelated, planStructured, type PlannedRun, type RunnerInfo } from './plan.js';
 import { reconcile } from './reconcile.js';
 import { goJsonToText, parseStructured } from './structured.js';
@@ -137,7 +137,7 @@ export class TestSession {
     }
     const tmp = await mkdtemp(path.join(os.tmpdir(), 'agent-fix-tests-'));
     const info = identifyRunner(deps.testCommand, script);
-    if (info.runner === 'mocha' && (await mochaConfigHasSpec(deps.root, pkg))) info.configSpec = true;
+    if (info.runner === 'mocha') info.mochaConfig = await readMochaConfig(deps.root, pkg);
     return new TestSession(deps, info, tmp);
   }
 
@@ -180,7 +180,7 @@ export class TestSession {
     // The user's own report file is never deleted: it counts only when this run wrote it.
     const before = reportPath && plan.ownReport ? await mtime(reportPath) : null;
     if (reportPath && !plan.ownReport) await rm(reportPath, { force: true });
-    if (plan.support) await writeFile(plan.support.path, plan.support.text);
+    for (const file of plan.support ?? []) await writeFile(file.path, file.text);
     const r = await this.deps.exec(plan.command);
     let content: string | null = null;
     if (reportPath && (!plan.ownReport || (await mtime(reportPath)) !== before)) {
