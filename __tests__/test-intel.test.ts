@@ -169,6 +169,9 @@ describe('runner plans', () => {
     // A compound script: the full command stays the script, related tests go through the runner itself.
     const compound = identifyRunner('npm test', 'TZ=UTC npm run test-tz && jest');
     expect(compound).toMatchObject({ runner: 'jest', base: null, direct: 'npx --no-install jest' });
+    // variables set for the runner stay in front of it
+    expect(identifyRunner('npm test', 'tsc && NODE_ENV=test TZ=UTC jest --ci').direct).toBe('NODE_ENV=test TZ=UTC npx --no-install jest --ci');
+    expect(identifyRunner('pnpm test', 'tsc && NODE_ENV=test vitest run').direct).toBe('NODE_ENV=test pnpm exec vitest run');
     expect(planStructured('npm test', compound, f).command).toBe('npm test');
     expect(planRelated(compound, ['src/a.js'], [], f)!.command).toBe('npx --no-install jest --findRelatedTests src/a.js --passWithNoTests --json --outputFile=/tmp/r');
     expect(planRelated(identifyRunner('npm test', 'jest'), ['docs/a.md'], [], f)).toBeNull();

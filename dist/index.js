@@ -30698,7 +30698,7 @@ var require_picomatch = __commonJS({
     var parse5 = require_parse3();
     var utils = require_utils2();
     var constants6 = require_constants6();
-    var isObject3 = (val) => val && typeof val === "object" && !Array.isArray(val);
+    var isObject4 = (val) => val && typeof val === "object" && !Array.isArray(val);
     var picomatch3 = (glob2, options, returnState = false) => {
       if (Array.isArray(glob2)) {
         const fns = glob2.map((input2) => picomatch3(input2, options, returnState));
@@ -30711,7 +30711,7 @@ var require_picomatch = __commonJS({
         };
         return arrayMatcher;
       }
-      const isState = isObject3(glob2) && glob2.tokens && glob2.input;
+      const isState = isObject4(glob2) && glob2.tokens && glob2.input;
       if (glob2 === "" || typeof glob2 !== "string" && !isState) {
         throw new TypeError("Expected pattern to be a non-empty string");
       }
@@ -32084,8 +32084,8 @@ var stringifyIteratively = (rootValue, replacer, spaceParam) => {
   const isFunctionReplacer = typeof replacer === "function";
   const propertyList = Array.isArray(replacer) ? new Set(replacer.map(String)) : null;
   const prepareVal = (parent, key, val) => {
-    const isObject3 = val !== null && typeof val === "object";
-    const hasToJSON = isObject3 && typeof val.toJSON === "function";
+    const isObject4 = val !== null && typeof val === "object";
+    const hasToJSON = isObject4 && typeof val.toJSON === "function";
     if (hasToJSON) {
       val = val.toJSON(key);
     }
@@ -58369,7 +58369,7 @@ var $ZodObject = /* @__PURE__ */ $constructor("$ZodObject", (inst, def) => {
     }
     return propValues;
   });
-  const isObject3 = isObject2;
+  const isObject4 = isObject2;
   const catchall = def.catchall;
   let value;
   const memo2 = globalConfig.memoizer;
@@ -58377,7 +58377,7 @@ var $ZodObject = /* @__PURE__ */ $constructor("$ZodObject", (inst, def) => {
   inst._zod.parse = (payload, ctx) => {
     value ?? (value = _normalized.value);
     const input2 = payload.value;
-    if (!isObject3(input2)) {
+    if (!isObject4(input2)) {
       payload.issues.push({
         expected: "object",
         code: "invalid_type",
@@ -58513,7 +58513,7 @@ var $ZodObjectJIT = /* @__PURE__ */ $constructor("$ZodObjectJIT", (inst, def) =>
     return doc.compile();
   };
   let fastpass;
-  const isObject3 = isObject2;
+  const isObject4 = isObject2;
   const jit = !globalConfig.jitless;
   const allowsEval2 = allowsEval;
   const fastEnabled = jit && allowsEval2.value;
@@ -58522,7 +58522,7 @@ var $ZodObjectJIT = /* @__PURE__ */ $constructor("$ZodObjectJIT", (inst, def) =>
   inst._zod.parse = (payload, ctx) => {
     value ?? (value = _normalized.value);
     const input2 = payload.value;
-    if (!isObject3(input2)) {
+    if (!isObject4(input2)) {
       payload.issues.push({
         expected: "object",
         code: "invalid_type",
@@ -77666,12 +77666,39 @@ function describeConsistency(run2) {
 import path12 from "node:path";
 
 // src/verify/mocha.ts
+var import_yaml3 = __toESM(require_dist(), 1);
 import { readFile as readFile2 } from "node:fs/promises";
 import path11 from "node:path";
-var MOCHA_CONFIGS = [".mocharc.cjs", ".mocharc.js", ".mocharc.yaml", ".mocharc.yml", ".mocharc.jsonc", ".mocharc.json"];
-async function mochaConfigHasSpec(root, pkg) {
-  const field = pkg?.mocha;
-  if (field && typeof field === "object" && "spec" in field) return true;
+var MOCHA_CONFIGS = [".mocharc.cjs", ".mocharc.js", ".mocharc.mjs", ".mocharc.yaml", ".mocharc.yml", ".mocharc.jsonc", ".mocharc.json"];
+var isObject3 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+function parseJsonc(text) {
+  let out = "";
+  for (let i2 = 0; i2 < text.length; i2++) {
+    const c3 = text[i2];
+    if (c3 === '"') {
+      let j = i2 + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
+      out += text.slice(i2, j + 1);
+      i2 = j;
+    } else if (c3 === "/" && text[i2 + 1] === "/") {
+      while (i2 < text.length && text[i2] !== "\n") i2++;
+      out += "\n";
+    } else if (c3 === "/" && text[i2 + 1] === "*") {
+      const end = text.indexOf("*/", i2 + 2);
+      i2 = end === -1 ? text.length : end + 1;
+      out += " ";
+    } else {
+      out += c3;
+    }
+  }
+  return JSON.parse(out);
+}
+function namesSpec(options) {
+  return !!options && (options.spec !== void 0 || options._ !== void 0);
+}
+async function readMochaConfig(root, pkg) {
+  const config2 = {};
+  if (isObject3(pkg?.mocha)) config2.pkg = pkg.mocha;
   for (const name of MOCHA_CONFIGS) {
     let text;
     try {
@@ -77679,9 +77706,24 @@ async function mochaConfigHasSpec(root, pkg) {
     } catch {
       continue;
     }
-    return /\bspec\b/.test(text);
+    config2.file = name;
+    const mentions = /\bspec\b/.test(text);
+    if (name === ".mocharc.mjs") {
+      if (mentions) config2.unselectable = `${name} may set spec (mocha 12 loads it, earlier versions do not)`;
+    } else if (/\.c?js$/.test(name)) {
+      config2.jsSpec = mentions;
+    } else {
+      try {
+        const parsed = /\.ya?ml$/.test(name) ? (0, import_yaml3.parse)(text) : parseJsonc(text);
+        if (isObject3(parsed)) config2.options = parsed;
+        else if (parsed !== null && parsed !== void 0) throw new Error("not an object");
+      } catch {
+        if (mentions) config2.unselectable = `${name} could not be read`;
+      }
+    }
+    break;
   }
-  return false;
+  return config2;
 }
 var MOCHA_REPORTER_FILE = "agent-fix-mocha-reporter.cjs";
 var MOCHA_REPORTER_SOURCE = String.raw`'use strict';
@@ -77880,7 +77922,8 @@ function identifyRunner(testCommand, testScript) {
       const segment = testScript.split(/&&|\|\||;/).map((p) => p.trim()).find((p) => runnerOf(p) === runner2);
       if (segment && !/[|`$<>()]/.test(segment)) {
         const exec = manager === "npm" ? "npx --no-install" : `${manager} exec`;
-        info2.direct = `${exec} ${segment.replace(/^(?:npx(?:\s+--no-install)?\s+)/, "")}`;
+        const env = segment.match(/^(?:\w+=\S*\s+)*/)?.[0] ?? "";
+        info2.direct = `${env}${exec} ${segment.slice(env.length).replace(/^(?:npx(?:\s+--no-install)?\s+)/, "")}`;
       }
     }
     return info2;
@@ -77927,14 +77970,14 @@ function planStructured(testCommand, info2, reportFile) {
       return plain;
   }
 }
-function mochaRun(base, reportFile, files = []) {
+function mochaRun(base, reportFile, extra = [], support = []) {
   const reporter = path12.join(path12.dirname(reportFile), MOCHA_REPORTER_FILE);
-  const selection = files.length ? ` ${files.map(quote).join(" ")}` : "";
+  const args = extra.length ? ` ${extra.join(" ")}` : "";
   return {
-    command: `${base}${selection} --reporter ${quote(reporter)} --reporter-option agentFixOutput=${quote(reportFile)}`,
+    command: `${base}${args} --reporter ${quote(reporter)} --reporter-option agentFixOutput=${quote(reportFile)}`,
     reportFile,
     format: "mocha-jsonl",
-    support: { path: reporter, text: MOCHA_REPORTER_SOURCE },
+    support: [{ path: reporter, text: MOCHA_REPORTER_SOURCE }, ...support],
     flavour: "generic",
     parsedFrom: "mocha"
   };
@@ -77969,22 +78012,267 @@ var MOCHA_VALUE_FLAGS = /* @__PURE__ */ new Set([
   "--slow",
   "-s",
   "--timeout",
+  "--timeouts",
   "-t",
   "--retries",
   "--jobs",
   "-j"
 ]);
-function mochaSelectable(info2) {
-  if (info2.configSpec) return false;
-  const args = core(info2.invocation).replace(/^(?:\.\/node_modules\/\.bin\/)?mocha\b/, "").split(/\s+/).filter(Boolean);
-  for (let i2 = 0; i2 < args.length; i2++) {
-    const a2 = args[i2];
-    if (!a2.startsWith("-")) return false;
-    const name = a2.split("=")[0];
-    if (name === "--spec" || name === "--config" || name === "--package" || name === "--no-config" || name === "--no-package") return false;
-    if (MOCHA_VALUE_FLAGS.has(name) && !a2.includes("=")) i2++;
+var MOCHA_BOOLEAN_FLAGS = new Set(
+  [
+    "allow-uncaught",
+    "async-only",
+    "bail",
+    "check-leaks",
+    "clear-screen",
+    "color",
+    "colors",
+    "delay",
+    "diff",
+    "dry-run",
+    "exit",
+    "fail-hook-affected-tests",
+    "pass-on-failing-test-suite",
+    "fail-zero",
+    "forbid-only",
+    "forbid-pending",
+    "full-trace",
+    "inline-diffs",
+    "invert",
+    "no-colors",
+    "parallel",
+    "posix-exit-codes",
+    "recursive",
+    "sort",
+    "watch",
+    "inspect",
+    "inspect-brk"
+  ].flatMap((n2) => [`--${n2}`, `--no-${n2}`]).concat(["-A", "-b", "-c", "-C", "-i", "-p", "-S", "-w"])
+);
+function words(command2) {
+  const out = [];
+  const re = /\s*(?:'([^']*)'|"([^"\\$`]*)"|([^\s'"\\]+))/y;
+  let current = null;
+  let i2 = 0;
+  while (i2 < command2.length) {
+    if (/\s/.test(command2[i2])) {
+      if (current !== null) out.push(current);
+      current = null;
+      i2++;
+      continue;
+    }
+    re.lastIndex = i2;
+    const m = re.exec(command2);
+    if (!m || m[0].length === 0) return null;
+    current = (current ?? "") + (m[1] ?? m[2] ?? m[3]);
+    i2 = re.lastIndex;
   }
-  return true;
+  if (current !== null) out.push(current);
+  return out;
+}
+function parseMochaCall(invocation) {
+  const w = words(invocation);
+  if (!w) return null;
+  let i2 = 0;
+  const prefix = [];
+  while (i2 < w.length) {
+    if (/^\w+=/.test(w[i2]) || w[i2] === "cross-env") prefix.push(w[i2++]);
+    else if (w[i2] === "npx") {
+      prefix.push(w[i2++]);
+      while (i2 < w.length && /^(?:--no-install|--yes|-y)$/.test(w[i2])) prefix.push(w[i2++]);
+    } else if (w[i2] === "pnpm" || w[i2] === "yarn") {
+      prefix.push(w[i2++]);
+      if (w[i2] === "exec") prefix.push(w[i2++]);
+    } else break;
+  }
+  if (!/^(?:\.\/node_modules\/\.bin\/)?mocha$/.test(w[i2] ?? "")) return null;
+  const call = { prefix, bin: w[i2], options: [], specs: [], extension: [], ignore: [] };
+  for (i2++; i2 < w.length; i2++) {
+    const a2 = w[i2];
+    if (!a2.startsWith("-") || a2 === "-") {
+      call.specs.push(a2);
+      continue;
+    }
+    const eq2 = a2.indexOf("=");
+    const name = eq2 === -1 ? a2 : a2.slice(0, eq2);
+    if (a2 === "--" || /^--(?:no-)?(?:config|package)$/.test(name)) return null;
+    if (MOCHA_VALUE_FLAGS.has(name)) {
+      let value;
+      if (eq2 !== -1) value = a2.slice(eq2 + 1);
+      else {
+        if (i2 + 1 >= w.length) return null;
+        value = w[++i2];
+      }
+      if (name === "--spec") {
+        call.specs.push(value);
+        continue;
+      }
+      if (name === "--extension") call.extension.push(...value.split(",").filter(Boolean));
+      if (name === "--ignore" || name === "--exclude") call.ignore.push(value);
+      call.options.push(name, value);
+      continue;
+    }
+    if (/^-[^-]./.test(a2)) return null;
+    if (name === "--recursive") call.recursive = true;
+    if (name === "--no-recursive") call.recursive = false;
+    if (!MOCHA_BOOLEAN_FLAGS.has(name) && eq2 === -1 && i2 + 1 < w.length && !w[i2 + 1].startsWith("-")) return null;
+    call.options.push(a2);
+  }
+  return call;
+}
+function expandBraces(pattern) {
+  const open3 = pattern.indexOf("{");
+  if (open3 === -1) return pattern.includes("}") ? null : [pattern];
+  let depth = 0;
+  const cuts = [];
+  let close = -1;
+  for (let i2 = open3; i2 < pattern.length; i2++) {
+    if (pattern[i2] === "{") depth++;
+    else if (pattern[i2] === "}" && --depth === 0) {
+      close = i2;
+      break;
+    } else if (pattern[i2] === "," && depth === 1) cuts.push(i2);
+  }
+  if (close === -1) return null;
+  const inner = pattern.slice(open3 + 1, close);
+  if (cuts.length === 0) return null;
+  const parts = [];
+  let from = open3 + 1;
+  for (const c3 of [...cuts, close]) {
+    parts.push(pattern.slice(from, c3));
+    from = c3 + 1;
+  }
+  const out = [];
+  for (const part of parts) {
+    const more2 = expandBraces(pattern.slice(0, open3) + part + pattern.slice(close + 1));
+    if (!more2) return null;
+    out.push(...more2);
+  }
+  return out;
+}
+function globRegex(glob2) {
+  const alternatives = expandBraces(glob2);
+  if (!alternatives) return null;
+  const sources = [];
+  for (const alt of alternatives) {
+    if (/[!+@*?]\(/.test(alt)) return null;
+    let re = "";
+    for (let i2 = 0; i2 < alt.length; i2++) {
+      const c3 = alt[i2];
+      if (c3 === "*" && alt[i2 + 1] === "*" && (i2 === 0 || alt[i2 - 1] === "/") && (i2 + 2 === alt.length || alt[i2 + 2] === "/")) {
+        re += i2 + 2 === alt.length ? ".*" : "(?:[^/]+/)*";
+        i2 += 2;
+      } else if (c3 === "*") re += "[^/]*";
+      else if (c3 === "?") re += "[^/]";
+      else if (c3 === "[") {
+        const end = alt.indexOf("]", i2 + 2);
+        if (end === -1) return null;
+        const body = alt.slice(i2 + 1, end).replace(/^!/, "^").replace(/\\/g, "\\\\");
+        re += `[${body}]`;
+        i2 = end;
+      } else re += c3.replace(/[.+^${}()|\\\]]/g, "\\$&");
+    }
+    sources.push(re);
+  }
+  return new RegExp(`^(?:${sources.join("|")})$`);
+}
+function specMatcher(spec, extension, recursive2) {
+  const s = spec.replace(/^(?:\.\/)+/, "").replace(/\/+$/, "");
+  if (spec.startsWith("/") || s.split("/").includes("..")) return null;
+  const visible = (f) => !f.split("/").some((part) => part.startsWith("."));
+  if (/[*?[\]{}]/.test(s)) {
+    const re = globRegex(s);
+    return re ? (f) => visible(f) && re.test(f) : null;
+  }
+  const exts = extension.map((e) => e.startsWith(".") ? e : `.${e}`);
+  return (f) => {
+    if (f === s) return true;
+    if (!visible(f)) return false;
+    if (exts.some((e) => f === s + e)) return true;
+    const rest = s === "" || s === "." ? f : f.startsWith(`${s}/`) ? f.slice(s.length + 1) : null;
+    return rest !== null && (recursive2 || !rest.includes("/")) && exts.some((e) => f.endsWith(e));
+  };
+}
+var asList = (v) => v === void 0 || v === null ? [] : (Array.isArray(v) ? v : [v]).map(String);
+var asFlag = (v) => v === void 0 ? void 0 : v === true || v === "true";
+function jsConfigWrapper(file2) {
+  return [
+    "'use strict';",
+    "// agent-fix: the project's mocha configuration without its spec, for a run of selected test files.",
+    "// mocha loads this file as it loads the project's; the project's file is loaded the way mocha loads it (require, relative to the working directory).",
+    `var loaded = require(require('path').resolve(${JSON.stringify(file2)}));`,
+    "var options = Object.assign({}, loaded !== null && loaded !== undefined && loaded.default !== undefined && loaded.default !== null ? loaded.default : loaded);",
+    "delete options.spec;",
+    "delete options._;",
+    "module.exports = options;",
+    ""
+  ].join("\n");
+}
+function withoutSpec(options) {
+  const { spec: _spec, _: _positional, ...rest } = options;
+  return rest;
+}
+var MOCHA_CONFIG_FILE = "agent-fix-mocharc";
+var MOCHA_PACKAGE_FILE = "agent-fix-mocha-package.json";
+function mochaSelection(info2, files, reportFile) {
+  const base = info2.base;
+  if (!base || files.length === 0) return null;
+  const config2 = info2.mochaConfig ?? {};
+  if (config2.unselectable) return null;
+  const call = parseMochaCall(info2.invocation.trim());
+  if (!call) return null;
+  const tmp = path12.dirname(reportFile);
+  const rc = config2.options;
+  const pkg = config2.pkg;
+  const js = config2.file !== void 0 && rc === void 0;
+  const specs = [...call.specs];
+  if (!js) specs.push(...asList(rc?.spec), ...asList(rc?._));
+  specs.push(...asList(pkg?.spec), ...asList(pkg?._));
+  let keep = () => true;
+  if (!js || call.specs.length > 0) {
+    const configured = [...call.extension, ...js ? [] : asList(rc?.extension), ...asList(pkg?.extension)];
+    const extension = configured.length ? configured : ["js", "cjs", "mjs"];
+    const recursive2 = call.recursive ?? (js ? void 0 : asFlag(rc?.recursive)) ?? asFlag(pkg?.recursive) ?? false;
+    const judged = js ? call.specs : specs.length ? specs : ["test"];
+    if (js && judged.some((s) => !/[*?[\]{}]/.test(s) && !/\.[cm]?[jt]sx?$/.test(s))) return null;
+    const matchers = judged.map((s) => specMatcher(s, extension, recursive2));
+    const ignoreList = [...call.ignore, ...js ? [] : [...asList(rc?.ignore), ...asList(rc?.exclude)], ...asList(pkg?.ignore), ...asList(pkg?.exclude)];
+    const ignores = ignoreList.map((g) => globRegex(g.replace(/^(?:\.\/)+/, "")));
+    if (matchers.some((m) => m === null) || ignores.some((r) => r === null)) return null;
+    keep = (f) => matchers.some((m) => m(f)) && !ignores.some((r) => r.test(f));
+  }
+  const selected = files.filter(keep);
+  if (selected.length === 0) return null;
+  const extra = [];
+  const support = [];
+  if (rc && namesSpec(rc)) {
+    const file2 = path12.join(tmp, `${MOCHA_CONFIG_FILE}.json`);
+    support.push({ path: file2, text: `${JSON.stringify(withoutSpec(rc), null, 2)}
+` });
+    extra.push("--config", quote(file2));
+  } else if (js && config2.jsSpec) {
+    const file2 = path12.join(tmp, `${MOCHA_CONFIG_FILE}.cjs`);
+    support.push({ path: file2, text: jsConfigWrapper(config2.file) });
+    extra.push("--config", quote(file2));
+  }
+  if (pkg && namesSpec(pkg)) {
+    const file2 = path12.join(tmp, MOCHA_PACKAGE_FILE);
+    support.push({ path: file2, text: `${JSON.stringify({ mocha: withoutSpec(pkg) }, null, 2)}
+` });
+    extra.push("--package", quote(file2));
+  }
+  let command2 = base;
+  if (call.specs.length > 0) {
+    const rest = [call.bin, ...call.options].map(quote);
+    if (base === info2.invocation) command2 = [...call.prefix.map(quote), ...rest].join(" ");
+    else {
+      const exec = /^npm\b/.test(base) ? "npx --no-install" : /^pnpm\b/.test(base) ? "pnpm exec" : /^yarn\b/.test(base) ? "yarn exec" : null;
+      if (!exec || call.prefix.includes("cross-env")) return null;
+      const env = call.prefix.filter((p) => /^\w+=/.test(p));
+      command2 = [...env.map(quote), exec, ...rest].join(" ");
+    }
+  }
+  return mochaRun(command2, reportFile, [...selected.map(quote), ...extra], support);
 }
 var JS_TEST = /\.(?:test|spec)\.[cm]?[jt]sx?$|(?:^|\/)(?:test|tests|spec|__tests__)\/(?:.*\/)?[^/]+\.[cm]?[jt]sx?$/;
 var OUTPUT_FILE = /(?:^|\s)--outputFile(?:\.json)?(?:=|\s+)(?:'([^']+)'|"([^"]+)"|(\S+))/;
@@ -78065,8 +78353,7 @@ function planRelated(info2, changed, allFiles, reportFile) {
     }
     case "mocha": {
       const tests = changed.filter((p) => JS_TEST.test(p));
-      if (tests.length === 0 || !mochaSelectable(info2)) return null;
-      return mochaRun(info2.base, reportFile, tests);
+      return tests.length ? mochaSelection(info2, tests, reportFile) : null;
     }
     default:
       return null;
@@ -78097,13 +78384,13 @@ function planFiles(info2, testFiles, reportFile) {
       return { command: `go test -json ${dirs.map(quote).join(" ")} > ${f}`, reportFile, format: "go-json", stdoutIsReport: true, flavour: "generic", parsedFrom: "go" };
     }
     case "mocha":
-      return mochaSelectable(info2) ? mochaRun(info2.base, reportFile, testFiles) : null;
+      return mochaSelection(info2, testFiles, reportFile);
     default:
       return null;
   }
 }
 function displayCommand(command2) {
-  return command2.replace(/ --json --outputFile=\S+/g, "").replace(/ --reporter=default --reporter=json --outputFile\.json=\S+/g, "").replace(/ --junitxml=\S+ -o junit_family=xunit1/g, "").replace(/--test-reporter=spec --test-reporter-destination=stdout --test-reporter=junit --test-reporter-destination=\S+ /g, "").replace(/ --reporter \S*agent-fix-mocha-reporter\.cjs'? --reporter-option agentFixOutput=\S+/g, "").replace(/^go test -json /, "go test ").replace(/ > \S+$/, "").replace(/\s+/g, " ").trim().replace(/ --$/, "");
+  return command2.replace(/ --json --outputFile=\S+/g, "").replace(/ --reporter=default --reporter=json --outputFile\.json=\S+/g, "").replace(/ --junitxml=\S+ -o junit_family=xunit1/g, "").replace(/--test-reporter=spec --test-reporter-destination=stdout --test-reporter=junit --test-reporter-destination=\S+ /g, "").replace(/ --config \S*agent-fix-mocharc\.(?:json|cjs)'?| --package \S*agent-fix-mocha-package\.json'?/g, "").replace(/ --reporter \S*agent-fix-mocha-reporter\.cjs'? --reporter-option agentFixOutput=\S+/g, "").replace(/^go test -json /, "go test ").replace(/ > \S+$/, "").replace(/\s+/g, " ").trim().replace(/ --$/, "");
 }
 
 // src/verify/feedback.ts
@@ -79455,7 +79742,7 @@ var TestSession = class _TestSession {
     }
     const tmp = await mkdtemp2(path15.join(os5.tmpdir(), "agent-fix-tests-"));
     const info2 = identifyRunner(deps.testCommand, script);
-    if (info2.runner === "mocha" && await mochaConfigHasSpec(deps.root, pkg)) info2.configSpec = true;
+    if (info2.runner === "mocha") info2.mochaConfig = await readMochaConfig(deps.root, pkg);
     return new _TestSession(deps, info2, tmp);
   }
   async dispose() {
@@ -79489,7 +79776,7 @@ var TestSession = class _TestSession {
     const reportPath = plan.reportFile && plan.ownReport ? path15.resolve(root, plan.reportFile) : plan.reportFile;
     const before = reportPath && plan.ownReport ? await mtime(reportPath) : null;
     if (reportPath && !plan.ownReport) await rm3(reportPath, { force: true });
-    if (plan.support) await writeFile3(plan.support.path, plan.support.text);
+    for (const file2 of plan.support ?? []) await writeFile3(file2.path, file2.text);
     const r = await this.deps.exec(plan.command);
     let content = null;
     if (reportPath && (!plan.ownReport || await mtime(reportPath) !== before)) {

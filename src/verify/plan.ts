@@ -112,7 +112,9 @@ export function identifyRunner(testCommand: string, testScript: string | null): 
       const segment = testScript.split(/&&|\|\||;/).map((p) => p.trim()).find((p) => runnerOf(p) === runner);
       if (segment && !/[|`$<>()]/.test(segment)) {
         const exec = manager === 'npm' ? 'npx --no-install' : `${manager} exec`;
-        info.direct = `${exec} ${segment.replace(/^(?:npx(?:\s+--no-install)?\s+)/, '')}`;
+        // `VAR=x jest`: the variables stay in front of the runner call (`VAR=x npx --no-install jest`).
+        const env = segment.match(/^(?:\w+=\S*\s+)*/)?.[0] ?? '';
+        info.direct = `${env}${exec} ${segment.slice(env.length).replace(/^(?:npx(?:\s+--no-install)?\s+)/, '')}`;
       }
     }
     return info;
