@@ -41,14 +41,19 @@ test('classifies lease rejections', () => {
   expect(isLostRace('[remote rejected] (pre-receive hook declined)\nremote: GH006: Protected branch update failed')).toBe(false);
 });
 
-test('a race with another bot push: the lease rejects, the retry publishes over the bot commit; one commit on the base', async () => {
+/** Our checkout with our tree to publish, and a second clone (another run) with its own tree. */
+async function raceWorld(extra: { claim?: { id: number; attempt: number } } = {}) {
   const r = makeRepo({ 'a.txt': 'a\n' });
   const git = await openGit(r.dir);
-  const params = { remote: 'origin', branch: BRANCH, baseSha: r.sha, tree: await treeWith(git, r.dir, 'ours\n'), message: 'agent-fix: ours', identity: BOT };
+  const params = { remote: 'origin', branch: BRANCH, baseSha: r.sha, tree: await treeWith(git, r.dir, 'ours\n'), message: 'agent-fix: ours', identity: BOT, ...extra };
   const other = cloneFull(r.remoteUrl);
   const otherGit = await openGit(other.dir);
   const theirsTree = await treeWith(otherGit, other.dir, 'theirs\n');
-  const logs: string[] = [];
+  return { r, git, params, otherGit, theirsTree, logs: [] as string[] };
+}
+
+test('a race with another bot push: the lease rejects, the retry publishes over the bot commit; one commit on the base', async () => {
+  const { r, git, params, otherGit, theirsTree, logs } = await raceWorld();
   const outcome = await publishWithRetry(
     racing(git, async () => {
       await publishBranch(otherGit, { ...params, tree: theirsTree, message: 'agent-fix: theirs' });
@@ -83,13 +88,7 @@ test('a race with a human push: the retry sees the human commit and leaves the b
 });
 
 test('a race with a newer run of the bot: the lease rejects, the retry sees the newer run\'s commit and yields to it', async () => {
-  const r = makeRepo({ 'a.txt': 'a\n' });
-  const git = await openGit(r.dir);
-  const params = { remote: 'origin', branch: BRANCH, baseSha: r.sha, tree: await treeWith(git, r.dir, 'ours\n'), message: 'agent-fix: ours', identity: BOT, claim: { id: 100, attempt: 1 } };
-  const other = cloneFull(r.remoteUrl);
-  const otherGit = await openGit(other.dir);
-  const theirsTree = await treeWith(otherGit, other.dir, 'theirs\n');
-  const logs: string[] = [];
+  const { r, git, params, otherGit, theirsTree, logs } = await raceWorld({ claim: { id: 100, attempt: 1 } });
   const outcome = await publishWithRetry(
     racing(git, async () => {
       // the newer run pushes between our fetch (no branch yet) and our push

@@ -120,6 +120,7 @@ for (const task of tasks) {
   const fixed = await session.runForLoop();
   const finalMs = Date.now() - t0;
   fullTimes.push(baseline.durationMs);
+  const verdict = compareRuns(baseline, fixed, gate);
   const row = {
     task: task.id,
     fullSuiteMs: baseline.durationMs,
@@ -129,7 +130,7 @@ for (const task of tasks) {
     iterations: perIteration,
     medianIterationMs: median(perIteration.map((p) => p.ms)),
     speedup: baseline.durationMs / median(perIteration.map((p) => p.ms)),
-    finalIteration: { ms: finalMs, succeeded: fixed.succeeded, gate: gateMode, verified: compareRuns(baseline, fixed, gate).ok, preexisting: compareRuns(baseline, fixed, gate).preexisting?.length ?? 0, scope: fixed.scope, commands: session.commands.slice(before).map((c) => ({ purpose: c.purpose, ms: c.durationMs, exit: c.exitCode, counts: c.counts })) },
+    finalIteration: { ms: finalMs, succeeded: fixed.succeeded, gate: gateMode, verified: verdict.ok, preexisting: verdict.preexisting?.length ?? 0, scope: fixed.scope, commands: session.commands.slice(before).map((c) => ({ purpose: c.purpose, ms: c.durationMs, exit: c.exitCode, counts: c.counts })) },
   };
   results.push(row);
   console.log(

@@ -49027,9 +49027,9 @@ function compareRuns(baseline, current, rule = STRICT_GATE) {
   const baselinePassing = baseline.tests.some((t) => t.status === "passed");
   const lostTests = baselinePassing && current.tests.length === 0;
   const onlyFlakyFailures = flaky.length > 0 && stillFailing.length === 0 && !current.timedOut && !current.loadErrors?.length && current.consistency !== "exit-nonzero-without-failing-test";
-  const preexisting2 = onlyPreexistingFailures(baseline, current, rule, { newlyFailing, nowPassing, stillFailing, flaky });
+  const blocking = current.succeeded ? [] : taskFailures(baseline, current, rule, { nowPassing, stillFailing });
+  const preexisting2 = blocking.length ? null : onlyPreexistingFailures(baseline, current, rule, { newlyFailing, nowPassing, stillFailing, flaky });
   const ok = (current.succeeded || onlyFlakyFailures || preexisting2 !== null) && newlyFailing.length === 0 && !lostTests;
-  const blocking = ok ? [] : taskFailures(baseline, current, rule, { nowPassing, stillFailing });
   const parsedAny = baseline.tests.length > 0 || current.tests.length > 0 || baseline.parsedFrom !== "none" || current.parsedFrom !== "none";
   const parts = [];
   if (parsedAny) {
@@ -49047,7 +49047,7 @@ function compareRuns(baseline, current, rule = STRICT_GATE) {
   const verdict = { ok, newlyFailing, nowPassing, stillFailing, summary };
   if (flaky.length) verdict.flaky = flaky;
   if (ok && preexisting2) verdict.preexisting = preexisting2;
-  if (blocking.length) verdict.taskFailures = blocking;
+  if (!ok && blocking.length) verdict.taskFailures = blocking;
   return verdict;
 }
 function onlyPreexistingFailures(baseline, current, rule, v) {
@@ -49060,8 +49060,6 @@ function onlyPreexistingFailures(baseline, current, rule, v) {
   const named = v.stillFailing.length + v.flaky.length;
   if (named === 0 && loadErrors.length === 0) return null;
   if (current.counts.failed > named) return null;
-  const blocking = taskFailures(baseline, current, rule, v);
-  if (blocking.length) return null;
   return [...v.stillFailing, ...loadErrors.map((f) => `${f} (failed to load)`)];
 }
 function taskFailures(baseline, current, rule, v) {

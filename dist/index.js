@@ -76688,9 +76688,9 @@ function compareRuns(baseline, current, rule = STRICT_GATE) {
   const baselinePassing = baseline.tests.some((t) => t.status === "passed");
   const lostTests = baselinePassing && current.tests.length === 0;
   const onlyFlakyFailures = flaky.length > 0 && stillFailing.length === 0 && !current.timedOut && !current.loadErrors?.length && current.consistency !== "exit-nonzero-without-failing-test";
-  const preexisting = onlyPreexistingFailures(baseline, current, rule, { newlyFailing, nowPassing, stillFailing, flaky });
+  const blocking = current.succeeded ? [] : taskFailures(baseline, current, rule, { nowPassing, stillFailing });
+  const preexisting = blocking.length ? null : onlyPreexistingFailures(baseline, current, rule, { newlyFailing, nowPassing, stillFailing, flaky });
   const ok = (current.succeeded || onlyFlakyFailures || preexisting !== null) && newlyFailing.length === 0 && !lostTests;
-  const blocking = ok ? [] : taskFailures(baseline, current, rule, { nowPassing, stillFailing });
   const parsedAny = baseline.tests.length > 0 || current.tests.length > 0 || baseline.parsedFrom !== "none" || current.parsedFrom !== "none";
   const parts = [];
   if (parsedAny) {
@@ -76708,7 +76708,7 @@ function compareRuns(baseline, current, rule = STRICT_GATE) {
   const verdict = { ok, newlyFailing, nowPassing, stillFailing, summary: summary2 };
   if (flaky.length) verdict.flaky = flaky;
   if (ok && preexisting) verdict.preexisting = preexisting;
-  if (blocking.length) verdict.taskFailures = blocking;
+  if (!ok && blocking.length) verdict.taskFailures = blocking;
   return verdict;
 }
 function onlyPreexistingFailures(baseline, current, rule, v) {
@@ -76721,8 +76721,6 @@ function onlyPreexistingFailures(baseline, current, rule, v) {
   const named = v.stillFailing.length + v.flaky.length;
   if (named === 0 && loadErrors.length === 0) return null;
   if (current.counts.failed > named) return null;
-  const blocking = taskFailures(baseline, current, rule, v);
-  if (blocking.length) return null;
   return [...v.stillFailing, ...loadErrors.map((f) => `${f} (failed to load)`)];
 }
 function taskFailures(baseline, current, rule, v) {
@@ -80683,6 +80681,14 @@ function renderFinalComment(r) {
   return `${lines.join("\n")}
 `;
 }
+function renderStoppedSummary(heading, what, left) {
+  return `### agent-fix: ${heading}
+
+${what}
+
+${left}
+`;
+}
 
 // src/trigger/authorize.ts
 var ALLOWED = /* @__PURE__ */ new Set(["write", "maintain", "admin"]);
@@ -81382,14 +81388,6 @@ function renderCiSkipSummary(reason, runUrl) {
   return `### agent-fix: Skipped
 
 The failed workflow run${runUrl ? ` ([link](${runUrl}))` : ""} was not repaired: ${reason}
-`;
-}
-function renderStoppedSummary(heading, what, left) {
-  return `### agent-fix: ${heading}
-
-${what}
-
-${left}
 `;
 }
 

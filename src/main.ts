@@ -29,12 +29,11 @@ import { Transcript } from './transcript.js';
 import { StickyComment } from './publish/artifacts.js';
 import { deliverFix } from './publish/deliver.js';
 import { branchForTask } from './publish/branch.js';
-import { commentMarker, renderFinalComment, renderPrBody, renderPrTitle, renderReportMarkdown, renderStartComment } from './report/render.js';
+import { commentMarker, renderFinalComment, renderPrBody, renderPrTitle, renderReportMarkdown, renderStartComment, renderStoppedSummary } from './report/render.js';
 import type { CiTrigger, Outcome, RunReport, Settings, Task } from './types.js';
 import type { Identity } from './ports/git.js';
 import { CiRepairStopped, runCiRepair } from './ci/run.js';
 import { ciSkipReport } from './ci/report-only.js';
-import { renderStoppedSummary } from './ci/report.js';
 
 /** The identity of commits made with the workflow token; also what "the bot's own commits" means. */
 export const BOT_IDENTITY: Identity = { name: 'github-actions[bot]', email: '41898282+github-actions[bot]@users.noreply.github.com' };

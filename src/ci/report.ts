@@ -93,11 +93,3 @@ export function renderCiSummary(r: RunReport, f: CiFailure): string {
 export function renderCiSkipSummary(reason: string, runUrl?: string): string {
   return `### agent-fix: Skipped\n\nThe failed workflow run${runUrl ? ` ([link](${runUrl}))` : ''} was not repaired: ${reason}\n`;
 }
-
-/**
- * Step summary of a repair that did not finish: cancelled (SIGINT/SIGTERM), stopped with an
- * error, or yielded to a newer run. `what` says why; `left` what exists now.
- */
-export function renderStoppedSummary(heading: 'Cancelled' | 'Error' | 'Superseded', what: string, left: string): string {
-  return `### agent-fix: ${heading}\n\n${what}\n\n${left}\n`;
-}

@@ -27,14 +27,14 @@ import { StickyComment } from '../publish/artifacts.js';
 import { deliverFix } from '../publish/deliver.js';
 import { branchForTask } from '../publish/branch.js';
 import { newerRunOnBranch } from '../publish/push.js';
-import { commentMarker } from '../report/render.js';
+import { commentMarker, renderStoppedSummary } from '../report/render.js';
 import { newerClaim, withClaim, type RunId } from '../safety/claim.js';
 import { renderFailureComment, renderLeftBehind } from '../safety/failure.js';
 import { collectCiFailure, type CiFailure } from './context.js';
 import { buildCiTask } from './task.js';
 import { resolveDispatchedRun } from './trigger.js';
 import { checkReproduction } from './fingerprint.js';
-import { renderCiFinalComment, renderCiPrBody, renderCiPrTitle, renderCiSkipSummary, renderCiStartComment, renderStoppedSummary, renderCiSummary } from './report.js';
+import { renderCiFinalComment, renderCiPrBody, renderCiPrTitle, renderCiSkipSummary, renderCiStartComment, renderCiSummary } from './report.js';
 
 export interface CiRunDeps {
   github: GitHubPort & CiGitHubPort;

@@ -184,3 +184,11 @@ export function renderTerminal(r: RunReport): string {
   out.push(bar);
   return out.join('\n');
 }
+
+/**
+ * Step summary of a run that did not finish (an issue fix or a CI repair): cancelled (SIGINT/SIGTERM), stopped with an
+ * error, or yielded to a newer run. `what` says why; `left` what exists now.
+ */
+export function renderStoppedSummary(heading: 'Cancelled' | 'Error' | 'Superseded', what: string, left: string): string {
+  return `### agent-fix: ${heading}\n\n${what}\n\n${left}\n`;
+}

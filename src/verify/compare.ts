@@ -68,9 +68,9 @@ export function compareRuns(baseline: TestRun, current: TestRun, rule: GateRule 
     !current.timedOut &&
     !(current.loadErrors?.length) &&
     current.consistency !== 'exit-nonzero-without-failing-test';
-  const preexisting = onlyPreexistingFailures(baseline, current, rule, { newlyFailing, nowPassing, stillFailing, flaky });
+  const blocking = current.succeeded ? [] : taskFailures(baseline, current, rule, { nowPassing, stillFailing });
+  const preexisting = blocking.length ? null : onlyPreexistingFailures(baseline, current, rule, { newlyFailing, nowPassing, stillFailing, flaky });
   const ok = (current.succeeded || onlyFlakyFailures || preexisting !== null) && newlyFailing.length === 0 && !lostTests;
-  const blocking = ok ? [] : taskFailures(baseline, current, rule, { nowPassing, stillFailing });
 
   const parsedAny = baseline.tests.length > 0 || current.tests.length > 0 || baseline.parsedFrom !== 'none' || current.parsedFrom !== 'none';
   const parts: string[] = [];
@@ -90,13 +90,14 @@ export function compareRuns(baseline: TestRun, current: TestRun, rule: GateRule 
   const verdict: Verdict = { ok, newlyFailing, nowPassing, stillFailing, summary };
   if (flaky.length) verdict.flaky = flaky;
   if (ok && preexisting) verdict.preexisting = preexisting;
-  if (blocking.length) verdict.taskFailures = blocking;
+  if (!ok && blocking.length) verdict.taskFailures = blocking;
   return verdict;
 }
 
 /**
- * Under rule `allow`: the failures that remain, when every one of them predates the change
- * and none is the task's business; otherwise null. Every failure must be named (a crash, a
+ * Under rule `allow`, when none of the remaining failures is the task's business
+ * (`taskFailures`, checked by the caller): the failures that remain, when every one of them
+ * predates the change; otherwise null. Every failure must be named (a crash, a
  * timeout, a new file that fails to load or failures the parser could not name block).
  * A remaining failure is the task's business when the task names it (`targets`), or when it
  * shares a file with a test the change made pass (its test file or its first in-repo frame):
@@ -118,8 +119,6 @@ function onlyPreexistingFailures(
   const named = v.stillFailing.length + v.flaky.length;
   if (named === 0 && loadErrors.length === 0) return null;
   if (current.counts.failed > named) return null;
-  const blocking = taskFailures(baseline, current, rule, v);
-  if (blocking.length) return null;
   return [...v.stillFailing, ...loadErrors.map((f) => `${f} (failed to load)`)];
 }
 
