@@ -97,7 +97,7 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
   const context = deps.context ? { repo: deps.context, budgetTokens: deps.contextTokens ?? DEFAULT_CONTEXT_TOKENS } : undefined;
   const messages: ChatMessage[] = [
     { role: 'system', content: system },
-    { role: 'user', content: deps.redact(firstMessageWithContext(first, system, TOOL_SPECS, context)) },
+    { role: 'user', content: deps.redact(firstMessageWithContext(first, system, TOOL_SPECS, context).text) },
   ];
   let sent = 0;
   let best = { tree: deps.baselineTree, score: score(deps.baseline) };

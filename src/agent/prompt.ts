@@ -2,7 +2,7 @@
 import type { Task, TestRun } from '../types.js';
 import type { GateRule } from '../verify/compare.js';
 import type { RepoContext } from '../context/index.js';
-import { renderContext } from '../context/render.js';
+import { renderContext, type RenderedContext } from '../context/render.js';
 import { countJsonTokens, countTokens } from '../context/tokens.js';
 
 export interface PromptLimits {
@@ -57,11 +57,11 @@ export const DEFAULT_CONTEXT_TOKENS = 8000;
  * The first message with the repository context in what the budget leaves after the system
  * prompt, the tool schemas and the task itself (all counted with the real tokenizer).
  */
-export function firstMessageWithContext(base: string, system: string, tools: unknown, context?: { repo: RepoContext; budgetTokens: number }): string {
-  if (!context || context.budgetTokens <= 0) return base;
+export function firstMessageWithContext(base: string, system: string, tools: unknown, context?: { repo: RepoContext; budgetTokens: number }): { text: string; rendered?: RenderedContext } {
+  if (!context || context.budgetTokens <= 0) return { text: base };
   // ~4 tokens of framing per message and a margin for the API's own wrapping of the tool schemas
   const left = context.budgetTokens - countTokens(system) - countJsonTokens(tools) - countTokens(base) - 60;
-  if (left < 200) return base;
+  if (left < 200) return { text: base };
   const rendered = renderContext(context.repo.localization, context.repo.read, left);
-  return rendered.text ? `${base}\n\n${rendered.text}` : base;
+  return { text: rendered.text ? `${base}\n\n${rendered.text}` : base, rendered };
 }
