@@ -80391,10 +80391,12 @@ async function moveLocal(git, branch, sha) {
 function isLostRace(reason) {
   return /stale info|fetch first|non-fast-forward|\(already exists\)/i.test(reason);
 }
+var TRANSIENT = /fatal error in commit_refs|internal server error|returned error: 5\d\d|\bHTTP 5\d\d\b|RPC failed|early EOF|unexpected disconnect|remote end hung up unexpectedly|connection (reset|refused|timed out)|operation timed out|could not resolve host|temporarily unavailable|try again later/i;
 function isTransientPushFailure(reason) {
-  return /fatal error in commit_refs|internal server error|returned error: 5\d\d|\bHTTP 5\d\d\b|RPC failed|early EOF|unexpected disconnect|remote end hung up unexpectedly|connection (reset|refused|timed out)|operation timed out|could not resolve host|temporarily unavailable|try again later/i.test(
-    reason
-  );
+  return TRANSIENT.test(reason);
+}
+function transientLine(text) {
+  return (text.split("\n").find((l) => TRANSIENT.test(l)) ?? text.split("\n")[0]).trim();
 }
 var TRANSIENT_DELAYS_MS = [2e3, 6e3, 18e3];
 var wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -80416,7 +80418,7 @@ async function publishWithRetry(git, p, log = () => void 0, opts = {}) {
     } catch (e) {
       const text = failureText(e);
       if (text === null || !isTransientPushFailure(text) || transient >= delays.length) throw e;
-      log(`pushing ${p.branch} failed (${text.split("\n")[0]}); a transient failure: trying again in ${delays[transient] / 1e3} s`);
+      log(`pushing ${p.branch} failed (${transientLine(text)}); a transient failure: trying again in ${delays[transient] / 1e3} s`);
       await sleep3(delays[transient++]);
       continue;
     }
@@ -80428,7 +80430,7 @@ async function publishWithRetry(git, p, log = () => void 0, opts = {}) {
       continue;
     }
     if (isTransientPushFailure(outcome.reason) && transient < delays.length) {
-      log(`push of ${p.branch} was rejected by a transient server failure (${outcome.reason.replace(/\n/g, " ")}); trying again in ${delays[transient] / 1e3} s`);
+      log(`push of ${p.branch} was rejected by a transient server failure (${transientLine(outcome.reason)}); trying again in ${delays[transient] / 1e3} s`);
       await sleep3(delays[transient++]);
       continue;
     }
