@@ -20451,7 +20451,7 @@ var require_light = __commonJS({
           return this.check(weight, now);
         }
         async __register__(index, weight, expiration) {
-          var now, wait;
+          var now, wait2;
           await this.yieldLoop();
           now = Date.now();
           if (this.conditionsCheck(weight)) {
@@ -20459,11 +20459,11 @@ var require_light = __commonJS({
             if (this.storeOptions.reservoir != null) {
               this.storeOptions.reservoir -= weight;
             }
-            wait = Math.max(this._nextRequest - now, 0);
-            this._nextRequest = now + wait + this.storeOptions.minTime;
+            wait2 = Math.max(this._nextRequest - now, 0);
+            this._nextRequest = now + wait2 + this.storeOptions.minTime;
             return {
               success: true,
-              wait,
+              wait: wait2,
               reservoir: this.storeOptions.reservoir
             };
           } else {
@@ -20943,7 +20943,7 @@ var require_light = __commonJS({
               return this.Events.trigger("error", e);
             }
           }
-          _run(index, job, wait) {
+          _run(index, job, wait2) {
             var clearGlobalState, free, run2;
             job.doRun();
             clearGlobalState = this._clearGlobalState.bind(this, index);
@@ -20952,10 +20952,10 @@ var require_light = __commonJS({
             return this._scheduled[index] = {
               timeout: setTimeout(() => {
                 return job.doExecute(this._limiter, clearGlobalState, run2, free);
-              }, wait),
+              }, wait2),
               expiration: job.options.expiration != null ? setTimeout(function() {
                 return job.doExpire(clearGlobalState, run2, free);
-              }, wait + job.options.expiration) : void 0,
+              }, wait2 + job.options.expiration) : void 0,
               job
             };
           }
@@ -20972,7 +20972,7 @@ var require_light = __commonJS({
               }
               this.Events.trigger("debug", `Draining ${options.id}`, { args, options });
               index = this._randomIndex();
-              return this._store.__register__(index, options.weight, options.expiration).then(({ success: success2, wait, reservoir }) => {
+              return this._store.__register__(index, options.weight, options.expiration).then(({ success: success2, wait: wait2, reservoir }) => {
                 var empty2;
                 this.Events.trigger("debug", `Drained ${options.id}`, { success: success2, args, options });
                 if (success2) {
@@ -20984,7 +20984,7 @@ var require_light = __commonJS({
                   if (reservoir === 0) {
                     this.Events.trigger("depleted", empty2);
                   }
-                  this._run(index, next, wait);
+                  this._run(index, next, wait2);
                   return this.Promise.resolve(options.weight);
                 } else {
                   return this.Promise.resolve(null);
@@ -54745,8 +54745,8 @@ function describe(e, where, sentTools) {
     if (status === 404) return { status, kind: "not-found", message: `${head}. Check the model name and that base-url is the API root (the part before /chat/completions, e.g. https://api.openai.com/v1)` };
     if (status === 429) {
       if (/quota|billing|insufficient/i.test(`${code3} ${msg}`)) return { status, kind: "quota", message: `${head}. The account's quota is exhausted: check billing or use another key` };
-      const wait = e.headers ? retryAfterMs(e.headers) : void 0;
-      const asks = wait !== void 0 && wait > 0 ? ` (the server asks to wait ${Math.ceil(wait / 1e3)}s)` : "";
+      const wait2 = e.headers ? retryAfterMs(e.headers) : void 0;
+      const asks = wait2 !== void 0 && wait2 > 0 ? ` (the server asks to wait ${Math.ceil(wait2 / 1e3)}s)` : "";
       return { status, kind: "rate-limited", message: `${head}. Still rate-limited${asks}: try again later or use a model with a higher limit` };
     }
     if (status === 413 || /context.?length|maximum context|too many tokens|prompt is too long/i.test(`${code3} ${msg}`)) {
@@ -77537,11 +77537,11 @@ function parseCargo(lines) {
   let target = "";
   let totals;
   let failureOf = null;
-  let failureText = [];
+  let failureText2 = [];
   const endFailure = () => {
-    if (failureOf) out.setMessage(failureOf, failureText.filter((l) => l.trim() && !/^note: run with/.test(l)).join("\n"));
+    if (failureOf) out.setMessage(failureOf, failureText2.filter((l) => l.trim() && !/^note: run with/.test(l)).join("\n"));
     failureOf = null;
-    failureText = [];
+    failureText2 = [];
   };
   for (const line of lines) {
     const running = /^\s*Running (?:unittests )?(\S+)/.exec(line);
@@ -77576,7 +77576,7 @@ function parseCargo(lines) {
     }
     if (failureOf) {
       if (/^failures:\s*$/.test(line)) endFailure();
-      else failureText.push(line);
+      else failureText2.push(line);
     }
   }
   endFailure();
@@ -80391,11 +80391,55 @@ async function moveLocal(git, branch, sha) {
 function isLostRace(reason) {
   return /stale info|fetch first|non-fast-forward|\(already exists\)/i.test(reason);
 }
-async function publishWithRetry(git, p, log = () => void 0) {
-  const first = await publishBranch(git, p);
-  if (first.kind !== "rejected" || !isLostRace(first.reason)) return first;
-  log(`push of ${p.branch} lost a race with another push (${first.reason.split("\n")[0]}); fetching and trying once more`);
-  return publishBranch(git, p);
+var TRANSIENT = /fatal error in commit_refs|internal server error|returned error: 5\d\d|\bHTTP 5\d\d\b|RPC failed|early EOF|unexpected disconnect|remote end hung up unexpectedly|connection (reset|refused|timed out)|operation timed out|could not resolve host|temporarily unavailable|try again later/i;
+function isTransientPushFailure(reason) {
+  return TRANSIENT.test(reason);
+}
+function transientLine(text) {
+  return (text.split("\n").find((l) => TRANSIENT.test(l)) ?? text.split("\n")[0]).trim();
+}
+var TRANSIENT_DELAYS_MS = [2e3, 6e3, 18e3];
+var wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+function failureText(e) {
+  if (!(e instanceof Error)) return null;
+  const stderr = e.stderr;
+  return `${e.message}
+${typeof stderr === "string" ? stderr : ""}`;
+}
+async function publishWithRetry(git, p, log = () => void 0, opts = {}) {
+  const delays = opts.transientDelaysMs ?? TRANSIENT_DELAYS_MS;
+  const sleep3 = opts.sleep ?? wait;
+  let raced = false;
+  let transient = 0;
+  for (; ; ) {
+    let outcome;
+    try {
+      outcome = await publishBranch(git, p);
+    } catch (e) {
+      const text = failureText(e);
+      if (text === null || !isTransientPushFailure(text) || transient >= delays.length) throw e;
+      log(`pushing ${p.branch} failed (${transientLine(text)}); a transient failure: trying again in ${delays[transient] / 1e3} s`);
+      await sleep3(delays[transient++]);
+      continue;
+    }
+    if (outcome.kind !== "rejected") return outcome;
+    const first = outcome.reason.split("\n")[0];
+    if (isLostRace(outcome.reason) && !raced) {
+      raced = true;
+      log(`push of ${p.branch} lost a race with another push (${first}); fetching and trying once more`);
+      continue;
+    }
+    if (isTransientPushFailure(outcome.reason) && transient < delays.length) {
+      log(`push of ${p.branch} was rejected by a transient server failure (${transientLine(outcome.reason)}); trying again in ${delays[transient] / 1e3} s`);
+      await sleep3(delays[transient++]);
+      continue;
+    }
+    if (transient > 0 && isTransientPushFailure(outcome.reason)) {
+      return { kind: "rejected", reason: `${outcome.reason}
+(the server failed the same way ${transient + 1} times, over about ${Math.round(delays.slice(0, transient).reduce((a2, b) => a2 + b, 0) / 1e3)} s)` };
+    }
+    return outcome;
+  }
 }
 
 // src/publish/deliver.ts
@@ -81639,6 +81683,45 @@ function storyAdapters(env, settings, say, overrides) {
   };
 }
 async function run(rt = actionsRuntime(), env = process.env, overrides = {}) {
+  const seen = { summary: false, status: "", failed: "", note: "" };
+  const tracked = Object.assign(Object.create(rt), {
+    appendSummary: async (md) => {
+      seen.summary = true;
+      await rt.appendSummary(md);
+    },
+    setOutput: (name, value) => {
+      if (name === "status") seen.status = String(value);
+      rt.setOutput(name, value);
+    },
+    setFailed: (m) => {
+      seen.failed = m;
+      rt.setFailed(m);
+    },
+    info: (m) => {
+      if (/^agent-fix (skipped|refused)/.test(m)) seen.note = m;
+      rt.info(m);
+    }
+  });
+  try {
+    await runAction(tracked, env, overrides);
+  } catch (e) {
+    const redactor = new Redactor([rt.getInput("github-token"), rt.getInput("api-key"), ...secretsFromEnv(env)]);
+    seen.failed = `agent-fix: ${redactor.redact(message2(e))}`;
+    rt.setOutput("status", "error");
+    rt.setFailed(seen.failed);
+  } finally {
+    if (!seen.summary) {
+      const status = seen.status || "error";
+      const why = seen.failed || seen.note || "The run ended without writing a report; the job log has the details.";
+      try {
+        await rt.appendSummary(renderStoppedSummary(status === "skipped" ? "Skipped" : "Error", why, status === "skipped" ? "Nothing was changed." : "See the job log above for what was done before it stopped."));
+      } catch (e2) {
+        rt.warning(`Could not write the step summary: ${message2(e2)}`);
+      }
+    }
+  }
+}
+async function runAction(rt, env, overrides) {
   let settings;
   try {
     settings = readSettings((name) => rt.getInput(name));
@@ -81800,6 +81883,12 @@ ${task.issueNumber ? `Fixes #${task.issueNumber}` : ""}`.trim(),
       } catch (e2) {
         rt.warning(`Could not update the issue comment: ${redactor.redact(message2(e2))}`);
       }
+    }
+    const left = pushedBranch ? `agent-fix already pushed the branch \`${pushedBranch}\`${openedPrUrl ? ` and opened ${openedPrUrl}` : ", but no pull request was opened"}.` : "Nothing was pushed and no pull request was opened.";
+    try {
+      await rt.appendSummary(redactor.redact(renderStoppedSummary("Error", `The run stopped with an error: ${why}`, left)));
+    } catch (e2) {
+      rt.warning(`Could not write the step summary: ${redactor.redact(message2(e2))}`);
     }
     writeOutputs(rt, { status: "error", transcriptPath, branch: pushedBranch });
     rt.setFailed(`agent-fix: ${why}`);
