@@ -21,7 +21,7 @@ export interface Definition {
 
 export interface FileSymbols {
   defs: Definition[];
-  /** Names the file uses, with how often (its own definitions' names excluded). */
+  /** Names the file uses, with how often (its own definitions' names excluded; lexical, see usedNames). */
   refs: Record<string, number>;
   /** Module specifiers as written (`./utils`, `fmt`, `..core.base`). */
   imports: string[];
@@ -52,17 +52,12 @@ const TS_DEFS = `${JS_DEFS}
 `;
 
 const JS_REFS = `
-(identifier) @ref
-(property_identifier) @ref
-(shorthand_property_identifier) @ref
 (import_statement source: (string (string_fragment) @import))
 (export_statement source: (string (string_fragment) @import))
 (call_expression function: (identifier) @_req arguments: (arguments . (string (string_fragment) @import)) (#eq? @_req "require"))
 `;
 
-const TS_REFS = `${JS_REFS}
-(type_identifier) @ref
-`;
+const TS_REFS = JS_REFS;
 
 const PY_DEFS = `
 (function_definition name: (identifier) @name) @def.function
@@ -71,7 +66,6 @@ const PY_DEFS = `
 `;
 
 const PY_REFS = `
-(identifier) @ref
 (import_from_statement module_name: (_) @import)
 (import_statement name: (dotted_name) @import)
 (import_statement name: (aliased_import name: (dotted_name) @import))
@@ -86,9 +80,6 @@ const GO_DEFS = `
 `;
 
 const GO_REFS = `
-(identifier) @ref
-(field_identifier) @ref
-(type_identifier) @ref
 (import_spec path: (interpreted_string_literal) @import)
 `;
 
@@ -99,6 +90,28 @@ const QUERIES: Partial<Record<CodeLanguage, { defs: string; refs: string }>> = {
   python: { defs: PY_DEFS, refs: PY_REFS },
   go: { defs: GO_DEFS, refs: GO_REFS },
 };
+
+const KEYWORDS = new Set(
+  'abstract async await break case catch class const continue debugger default delete else enum export extends false finally for from function get if implements import interface let new null package private protected public readonly return set static super switch this throw true try type typeof undefined var void while with yield def elif except lambda nonlocal pass raise self None True False func chan defer fallthrough goto map range struct select string number boolean any unknown never object'.split(' '),
+);
+/** Most names a file uses are kept; the long tail of rare ones says little and costs cache space. */
+const MAX_REFS = 300;
+
+/**
+ * The names a file uses (its own definitions left out), counted. A lexical scan of the text:
+ * tree-sitter reads the definitions, but walking every identifier node through WebAssembly
+ * costs as much again as the parse, for the same names.
+ */
+export function usedNames(text: string, own: Set<string>): Record<string, number> {
+  const counts = new Map<string, number>();
+  for (const m of text.matchAll(/[A-Za-z_$][\w$]{2,}/g)) {
+    const w = m[0];
+    if (KEYWORDS.has(w) || own.has(w)) continue;
+    counts.set(w, (counts.get(w) ?? 0) + 1);
+  }
+  const top = counts.size > MAX_REFS ? [...counts].sort((a, b) => b[1] - a[1]).slice(0, MAX_REFS) : [...counts];
+  return Object.fromEntries(top);
+}
 
 const compiled = new Map<CodeLanguage, Promise<{ defs: Query; refs: Query }>>();
 
@@ -162,19 +175,8 @@ export async function extractSymbols(language: CodeLanguage, text: string): Prom
       defs.push(entry);
     }
     defs.sort((a, b) => a.line - b.line || b.endLine - a.endLine);
-    const own = new Set(defs.map((d) => d.name));
-    const refs: Record<string, number> = {};
-    const imports: string[] = [];
-    for (const c of queries.refs.captures(tree.rootNode)) {
-      if (c.name === 'import') {
-        imports.push(c.node.text.replace(/^["'`]|["'`]$/g, ''));
-      } else if (c.name === 'ref') {
-        const t = c.node.text;
-        if (t.length < 2 || own.has(t)) continue;
-        refs[t] = (refs[t] ?? 0) + 1;
-      }
-    }
-    return { defs, refs, imports };
+    const imports = queries.refs.captures(tree.rootNode).map((c) => c.node.text.replace(/^["'`]|["'`]$/g, ''));
+    return { defs, refs: usedNames(text, new Set(defs.map((d) => d.name))), imports };
   } finally {
     tree.delete();
   }

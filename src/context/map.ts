@@ -28,7 +28,7 @@ export interface RepoMap {
 export interface MapOptions {
   /** Where parsed symbols are kept between runs (default: `$RUNNER_TEMP|tmpdir/agent-fix-map`). */
   cacheDir?: string | null;
-  /** Larger files are left out of the map (generated code, bundles). Default 300 KB. */
+  /** Larger files are left out of the map (generated code, bundles). Default 200 KB. */
   maxFileBytes?: number;
 }
 
@@ -68,7 +68,7 @@ function defaultCacheDir(): string {
   return path.join(process.env.RUNNER_TEMP || os.tmpdir(), 'agent-fix-map');
 }
 
-const CACHE_VERSION = 1;
+const CACHE_VERSION = 2;
 
 function loadCache(file: string | null): Record<string, CacheEntry> {
   if (!file || !existsSync(file)) return {};
@@ -93,7 +93,7 @@ function saveCache(file: string, entries: Record<string, CacheEntry>): void {
 
 export async function buildRepoMap(root: string, opts: MapOptions = {}): Promise<RepoMap> {
   const started = Date.now();
-  const maxBytes = opts.maxFileBytes ?? 300_000;
+  const maxBytes = opts.maxFileBytes ?? 200_000;
   const tracked = await trackedFiles(root);
   const cacheDir = opts.cacheDir === undefined ? defaultCacheDir() : opts.cacheDir;
   // one pack per repository (keyed by the path of its root), entries keyed by blob
