@@ -175,7 +175,7 @@ export async function extractSymbols(language: CodeLanguage, text: string): Prom
       defs.push(entry);
     }
     defs.sort((a, b) => a.line - b.line || b.endLine - a.endLine);
-    const imports = queries.refs.captures(tree.rootNode).map((c) => c.node.text.replace(/^["'`]|["'`]$/g, ''));
+    const imports = queries.refs.captures(tree.rootNode).filter((c) => c.name === 'import').map((c) => c.node.text.replace(/^["'`]|["'`]$/g, ''));
     return { defs, refs: usedNames(text, new Set(defs.map((d) => d.name))), imports };
   } finally {
     tree.delete();
