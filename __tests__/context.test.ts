@@ -9,6 +9,7 @@ import { renderContext } from '../src/context/render.js';
 import { countJsonTokens, countTokens, truncateToTokens } from '../src/context/tokens.js';
 import { firstMessageWithContext, firstUserMessage, systemPrompt } from '../src/agent/prompt.js';
 import { TOOL_SPECS } from '../src/agent/tools.js';
+import { packFeedback } from '../src/verify/feedback.js';
 import { makeRepo, cleanupFixtures } from '../test-support/git-fixture.js';
 import type { TestRun } from '../src/types.js';
 
@@ -258,6 +259,20 @@ describe('the first message within a token budget (o200k_base)', () => {
     }
     // no room: the message is the task alone
     expect(firstMessageWithContext(base, system, TOOL_SPECS, { repo: ctx, budgetTokens: 1000 }).text).toBe(base);
+  });
+
+  test('the failure feedback keeps to its token budget on token-dense output (paths, hashes, diffs)', () => {
+    const dense = Array.from({ length: 400 }, (_, i) => `  at fn${i} (src/a/b/c/${i.toString(16)}.ts:${i}:${i % 7}) 0x${(i * 2654435761).toString(16)} {"k":[${i},${i + 1}]}`).join('\n');
+    const run: TestRun = {
+      ...failing(),
+      tests: Array.from({ length: 30 }, (_, i) => ({ id: `suite > case ${i}`, status: 'failed' as const, file: 'test/a.test.js', message: `expected ${i} got ${i + 1}`, details: `- Expected\n+ Received\n- ${i}\n+ ${i + 1}` })),
+      outputTail: dense,
+    };
+    for (const budget of [300, 1000]) {
+      const out = packFeedback(run, { budgetTokens: budget });
+      expect(countTokens(out)).toBeLessThanOrEqual(budget);
+      expect(countTokens(out)).toBeGreaterThan(budget / 2);
+    }
   });
 
   test('system prompt and tool schemas stay within about 1,200 tokens together', () => {

@@ -98,7 +98,7 @@ function changedLines(dir: string, t: BenchTask): Map<string, number[]> {
 }
 
 function ciBaseline(dir: string, t: BenchTask): { run: TestRun; log: string } {
-  if (!installed.has(t.repo)) {
+  if (!installed.has(t.repo) && !existsSync(path.join(dir, 'node_modules'))) {
     process.stderr.write(`  installing ${t.repo}\n`);
     spawnSync('bash', ['-c', t.install_command], { cwd: dir, stdio: 'ignore', env: { ...process.env, CI: 'true' } });
     installed.add(t.repo);
@@ -132,6 +132,7 @@ interface Row {
   mapMs: number;
   topFiles: string[];
   missedLines: Record<string, number[]>;
+  shownRegions: string[];
 }
 
 const rows: Row[] = [];
@@ -181,6 +182,7 @@ for (const t of tasks) {
       mapMs: repo.map.stats.ms,
       topFiles: repo.localization.ranked.slice(0, 5).map((r) => r.file.path),
       missedLines: missed,
+      shownRegions: (first.rendered?.shown ?? []).map((r) => `${r.file}:${r.start}-${r.end} ${r.label}`),
     });
     const r = rows[rows.length - 1];
     process.stderr.write(`  named=${r.named} shown=${r.shown} tokens=${r.tokens} top=${r.topFiles.slice(0, 3).join(',')}\n`);

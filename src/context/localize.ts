@@ -32,13 +32,15 @@ export type LineReader = (file: string) => string[] | null;
 const WHOLE_FILE_LINES = 60;
 const MAX_REGION_LINES = 120;
 const TOP_FILES = 4;
+/** Most lines of a file's head shown (before its first function or class). */
+const HEAD_LINES = 30;
 
 function defLabel(d: Definition): string {
   return d.parent ? `${d.parent}.${d.name}` : d.name;
 }
 
 /** Regions of one file worth showing, best first. */
-function fileRegions(rf: RankedFile, signals: Signals, lines: string[], testRefs: Map<string, number>): Region[] {
+function fileRegions(rf: RankedFile, signals: Signals, lines: string[], testRefs: Map<string, number>, withHead: boolean): Region[] {
   const f = rf.file;
   if (lines.length <= WHOLE_FILE_LINES) return [{ file: f.path, start: 1, end: lines.length, label: 'whole file', score: rf.score }];
   const frameLines = signals.frames.filter((x) => x.file === f.path).map((x) => x.line);
@@ -70,6 +72,10 @@ function fileRegions(rf: RankedFile, signals: Signals, lines: string[], testRefs
   for (const l of frameLines) {
     if (!picked.some((p) => l >= p.start && l <= p.end)) picked.push({ file: f.path, start: Math.max(1, l - 10), end: Math.min(lines.length, l + 10), label: `around line ${l}`, score: 5 });
   }
+  // the module's head (imports, constants, regular expressions) is where small fixes often add a line
+  const firstCode = f.defs.find((d) => d.kind !== 'constant')?.line ?? lines.length + 1;
+  const headEnd = Math.min(firstCode - 1, HEAD_LINES);
+  if (withHead && headEnd >= 3) picked.push({ file: f.path, start: 1, end: headEnd, label: 'head of the file', score: 0.5 });
   return picked;
 }
 
@@ -111,7 +117,7 @@ export function localize(map: RepoMap, signals: Signals, read: LineReader): Loca
     const lines = read(rf.file.path);
     if (!lines) continue;
     taken++;
-    regions.push(...fileRegions(rf, signals, lines, testRefs));
+    regions.push(...fileRegions(rf, signals, lines, testRefs, taken <= 2));
   }
 
   const tests: Region[] = [];
