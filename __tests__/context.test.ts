@@ -8,7 +8,7 @@ import { prepareContext, lineReader } from '../src/context/index.js';
 import { renderContext } from '../src/context/render.js';
 import { countJsonTokens, countTokens, truncateToTokens } from '../src/context/tokens.js';
 import { firstMessageWithContext, firstUserMessage, systemPrompt } from '../src/agent/prompt.js';
-import { TOOL_SPECS } from '../src/agent/tools.js';
+import { TOOL_SPECS, ToolBox, READ_MAX_LINES } from '../src/agent/tools.js';
 import { packFeedback } from '../src/verify/feedback.js';
 import { makeRepo, cleanupFixtures } from '../test-support/git-fixture.js';
 import type { TestRun } from '../src/types.js';
@@ -278,5 +278,28 @@ describe('the first message within a token budget (o200k_base)', () => {
   test('system prompt and tool schemas stay within about 1,200 tokens together', () => {
     const system = systemPrompt({ maxIterations: 5, maxChangedFiles: 10, maxChangedLines: 200 });
     expect(countTokens(system) + countJsonTokens(TOOL_SPECS)).toBeLessThanOrEqual(1300);
+  });
+});
+
+describe('read_file of a long file', () => {
+  test('without a range it shows the regions that matter first; with a range it reads as asked', async () => {
+    const repo = makeRepo({ ...shop(), 'src/big.js': filler(150, 'bigFunction') });
+    const ctx = await prepareContext(repo.dir, 'bigFunction120() returns the wrong value', passing(), { cacheDir: null });
+    const regions = ctx.localization.regions.filter((r) => r.file === 'src/big.js');
+    expect(regions[0].label).toBe('bigFunction120');
+    const tools = new ToolBox({ root: repo.dir, listFiles: async () => [], protectedPaths: [], focus: (rel) => ctx.localization.regions.filter((r) => r.file === rel) });
+    const lines = lineReader(repo.dir)('src/big.js')!;
+    expect(lines.length).toBeGreaterThan(READ_MAX_LINES);
+    const at = lines.indexOf('export function bigFunction120(value) {') + 1;
+    const focused = await tools.execute('read_file', JSON.stringify({ path: 'src/big.js' }));
+    expect(focused.ok).toBe(true);
+    expect(focused.content).toContain(`${at}| export function bigFunction120(value) {`);
+    expect(focused.content).toContain('Call read_file with start_line/end_line for any other part');
+    expect(focused.content).not.toContain('| export function bigFunction0(value) {');
+    const ranged = await tools.execute('read_file', JSON.stringify({ path: 'src/big.js', start_line: 1, end_line: 3 }));
+    expect(ranged.content).toContain('1| export function bigFunction0(value) {');
+    // a file without focus regions reads from the top as before
+    const plain = new ToolBox({ root: repo.dir, listFiles: async () => [], protectedPaths: [] });
+    expect((await plain.execute('read_file', JSON.stringify({ path: 'src/big.js' }))).content).toContain('1| export function bigFunction0(value) {');
   });
 });

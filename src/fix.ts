@@ -174,7 +174,9 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
   if (!baseline.succeeded && gate.preexisting === 'allow' && targets !== 'all' && targets.length) log(`The task is about ${targets.length} failing test(s): ${targets.slice(0, 5).join(', ')}${targets.length > 5 ? ', …' : ''}`);
   // The test run may itself leave files behind; the model's change is measured against this tree.
   const extraProtected = [...allowListAsProtected(settings.allowedPaths ?? []), ...(await repoStateProtections(git.root))];
-  const tools = new ToolBox({ root: git.root, listFiles: () => git.listFiles(), protectedPaths: [...settings.protectedPaths, ...extraProtected] });
+  const repoContext = await prepareRepoContext(git.root, task, baseline, settings.contextTokens ?? DEFAULT_CONTEXT_TOKENS, log);
+  const focus = (rel: string) => repoContext?.localization.regions.filter((r) => r.file === rel) ?? [];
+  const tools = new ToolBox({ root: git.root, listFiles: () => git.listFiles(), protectedPaths: [...settings.protectedPaths, ...extraProtected], focus });
   const runWithoutFix = async (testFiles: string[]): Promise<TestRun> => {
     const current = await git.snapshot();
     await composeChange(git, baselineTree, testFiles);
@@ -184,7 +186,6 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
       await git.restore(current);
     }
   };
-  const repoContext = await prepareRepoContext(git.root, task, baseline, settings.contextTokens ?? DEFAULT_CONTEXT_TOKENS, log);
   const loop = await runAgentLoop(task, {
     model: deps.model,
     tools,
