@@ -189,7 +189,9 @@ describe('ranking and localization by the task signals', () => {
     const region = ctx.localization.regions.find((r) => r.file === 'src/cart.js')!;
     expect(region.label).toBe('cartTotal');
     const lines = lineReader(repo.dir)('src/cart.js')!;
-    expect(lines[region.start - 1]).toBe('export function cartTotal(items) {');
+    // the function and the two lines above it
+    expect(lines[region.start + 1]).toBe('export function cartTotal(items) {');
+    expect(lines.slice(region.start - 1, region.end).join('\n')).toContain('return roundCents(total);\n}');
   });
 
   test('a file named in the text ranks first even without identifiers', async () => {

@@ -58,7 +58,8 @@ function fileRegions(rf: RankedFile, signals: Signals, lines: string[], testRefs
     for (const [w, weight] of signals.idents) if (weight >= 1 && body.includes(w)) inBody += Math.min(weight, 3);
     s += Math.min(6, inBody / Math.sqrt(Math.max(4, span / 4)));
     if (s <= 0.5) continue;
-    scored.push({ file: f.path, start: d.line, end: Math.min(d.endLine, d.line + MAX_REGION_LINES - 1), label: defLabel(d), score: s + rf.score / 10 });
+    // two lines above (a comment, the variable a fix often touches next to it), one below
+    scored.push({ file: f.path, start: Math.max(1, d.line - 2), end: Math.min(d.endLine + 1, d.line + MAX_REGION_LINES - 1, lines.length), label: defLabel(d), score: s + rf.score / 10 });
   }
   scored.sort((a, b) => b.score - a.score);
   // drop a region contained in a better one, and an enclosing region of a better inner one
@@ -73,7 +74,7 @@ function fileRegions(rf: RankedFile, signals: Signals, lines: string[], testRefs
     if (!picked.some((p) => l >= p.start && l <= p.end)) picked.push({ file: f.path, start: Math.max(1, l - 10), end: Math.min(lines.length, l + 10), label: `around line ${l}`, score: 5 });
   }
   // the module's head (imports, constants, regular expressions) is where small fixes often add a line
-  const firstCode = f.defs.find((d) => d.kind !== 'constant')?.line ?? lines.length + 1;
+  const firstCode = f.defs.find((d) => !d.parent && (d.kind === 'function' || d.kind === 'class'))?.line ?? lines.length + 1;
   const headEnd = Math.min(firstCode - 1, HEAD_LINES);
   if (withHead && headEnd >= 3) picked.push({ file: f.path, start: 1, end: headEnd, label: 'head of the file', score: 0.5 });
   return picked;
