@@ -10,6 +10,8 @@ import { countJsonTokens, countTokens, truncateToTokens } from '../src/context/t
 import { firstMessageWithContext, firstUserMessage, systemPrompt } from '../src/agent/prompt.js';
 import { TOOL_SPECS, ToolBox, READ_MAX_LINES } from '../src/agent/tools.js';
 import { packFeedback } from '../src/verify/feedback.js';
+import { compactMessages, compactionNote, messagesTokens } from '../src/context/compact.js';
+import type { ChatMessage } from '../src/ports/llm.js';
 import { makeRepo, cleanupFixtures } from '../test-support/git-fixture.js';
 import type { TestRun } from '../src/types.js';
 
@@ -303,5 +305,42 @@ describe('read_file of a long file', () => {
     // a file without focus regions reads from the top as before
     const plain = new ToolBox({ root: repo.dir, listFiles: async () => [], protectedPaths: [] });
     expect((await plain.execute('read_file', JSON.stringify({ path: 'src/big.js' }))).content).toContain('1| export function bigFunction0(value) {');
+  });
+});
+
+describe('conversation compaction', () => {
+  const big = (n: number) => Array.from({ length: n }, (_, i) => `${i + 1}| const value${i} = compute(${i}, "some text");`).join('\n');
+  const conversation = (): ChatMessage[] => [
+    { role: 'system', content: 'rules' },
+    { role: 'user', content: 'task' },
+    { role: 'assistant', content: null, toolCalls: [{ id: 'c1', name: 'read_file', arguments: '{"path":"src/a.js"}' }] },
+    { role: 'tool', toolCallId: 'c1', content: `src/a.js (300 lines)\n${big(300)}` },
+    { role: 'assistant', content: null, toolCalls: [{ id: 'c2', name: 'write_file', arguments: JSON.stringify({ path: 'src/b.js', content: big(200) }) }] },
+    { role: 'tool', toolCallId: 'c2', content: 'Wrote src/b.js' },
+    { role: 'assistant', content: null, toolCalls: [{ id: 'c3', name: 'search', arguments: '{"pattern":"x"}' }] },
+    { role: 'tool', toolCallId: 'c3', content: 'src/a.js:1: x' },
+    { role: 'assistant', content: null, toolCalls: [{ id: 'c4', name: 'read_file', arguments: '{"path":"src/c.js"}' }] },
+    { role: 'tool', toolCallId: 'c4', content: `src/c.js (100 lines)\n${big(100)}` },
+    { role: 'assistant', content: 'next', toolCalls: [{ id: 'c5', name: 'run_tests', arguments: '{}' }] },
+    { role: 'tool', toolCallId: 'c5', content: 'Tests pass.' },
+  ];
+
+  test('within the budget nothing changes', () => {
+    expect(compactMessages(conversation(), 1_000_000)).toBeNull();
+  });
+
+  test('over the budget, older large results are summarised, every tool call keeps its result, the latest messages stay', () => {
+    const msgs = conversation();
+    const c = compactMessages(msgs, 2000)!;
+    expect(c.after).toBeLessThan(c.before);
+    expect(c.after).toBe(messagesTokens(c.messages));
+    expect(c.messages).toHaveLength(msgs.length);
+    expect(c.messages.slice(0, 2)).toEqual(msgs.slice(0, 2));
+    expect(c.messages.slice(-6)).toEqual(msgs.slice(-6));
+    expect(c.messages[3].content).toMatch(/^\[summarised to save context: the result of read_file \(path="src\/a\.js"\)/);
+    const write = c.messages[4] as Extract<ChatMessage, { role: 'assistant' }>;
+    expect(JSON.parse(write.toolCalls![0].arguments)).toEqual({ path: 'src/b.js', content: expect.stringContaining('200 lines written') });
+    expect(compactMessages(c.messages, 2000)).toBeNull(); // nothing more to summarise
+    expect(compactionNote('diff --git a/src/b.js b/src/b.js\n+fixed')).toContain('+fixed');
   });
 });

@@ -10,6 +10,7 @@ import type { Attempt, FailToPassProof, LoopResult, Reason, Task, TestRun, Token
 import { TOOL_SPECS, type ToolBox } from './tools.js';
 import { DEFAULT_CONTEXT_TOKENS, firstMessageWithContext, firstUserMessage, systemPrompt } from './prompt.js';
 import type { RepoContext } from '../context/index.js';
+import { compactMessages, compactionNote } from '../context/compact.js';
 import { compareRuns, type GateRule } from '../verify/compare.js';
 import { isTestFile } from '../guard/test-integrity.js';
 import { failureFeedback } from '../verify/test-run.js';
@@ -60,6 +61,8 @@ export interface LoopDeps {
   /** Repository map and localization for the first message, fitted to `contextTokens` (whole first request). */
   context?: RepoContext;
   contextTokens?: number;
+  /** The conversation is compacted once it passes this many tokens (default: twice the context budget, at least 12,000). */
+  compactTokens?: number;
 }
 
 export interface LoopBudget {
@@ -132,6 +135,12 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
       await git.restore(best.tree);
       stopDetail = over.message;
       return done('budget-exhausted', best.tree);
+    }
+    const compacted = compactMessages(messages, deps.compactTokens ?? Math.max(12_000, 2 * (deps.contextTokens ?? DEFAULT_CONTEXT_TOKENS)));
+    if (compacted) {
+      messages.splice(0, messages.length, ...compacted.messages);
+      messages.push({ role: 'user', content: deps.redact(compactionNote(await git.diff(deps.baselineTree, await git.snapshot()))) });
+      emit({ type: 'note', message: `conversation compacted: ${compacted.summarised} older tool results summarised (${compacted.before} -> ${compacted.after} tokens)` });
     }
     emit({ type: 'model-request', turn, newMessages: messages.slice(sent) });
     sent = messages.length;
