@@ -11,6 +11,10 @@
  *
  *   node scripts/run-ts.mjs bench/localization.ts [--mirrors /work/.mirror] [--modes issue,ci] [--ids a,b]
  *        [--tasks FILE] [--budget 8000] [--out bench/results/localization.json]
+ * Other repositories, tasks taken from their own history at run time (issue mode: the commit
+ * message is the issue text): the newest `--limit` non-merge commits whose subject starts with
+ * "fix" and that change exactly two files, one source file under `--src` and one test file under `--test`:
+ *   ... --history unjs/h3 --src src/ --test test/ --limit 10 --modes issue
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -49,7 +53,32 @@ const tasksFile = arg('tasks', path.join(ROOT, '..', '..', 'shared', 'bench', 'd
 const modes = (arg('modes', 'issue,ci') ?? '').split(',');
 const budget = Number(arg('budget', '8000'));
 const out = arg('out');
-const all: BenchTask[] = JSON.parse(readFileSync(existsSync(tasksFile) ? tasksFile : '/work/shared/bench/dev-tasks.json', 'utf8')).tasks;
+const history = arg('history');
+const all: BenchTask[] = history ? tasksFromHistory(history) : JSON.parse(readFileSync(existsSync(tasksFile) ? tasksFile : '/work/shared/bench/dev-tasks.json', 'utf8')).tasks;
+
+function tasksFromHistory(repo: string): BenchTask[] {
+  const mirror = path.join(mirrors, repo.replace('/', '+'), 'repo');
+  const src = arg('src', 'src/')!;
+  const testDir = arg('test', 'test/')!;
+  const limit = Number(arg('limit', '10'));
+  const found: BenchTask[] = [];
+  const log = git(mirror, 'log', '--no-merges', '--format=%H %P', '-n', '5000', 'HEAD');
+  for (const line of log.split('\n')) {
+    const [sha, parent, extra] = line.split(' ');
+    if (!parent || extra) continue;
+    const subject = git(mirror, 'log', '-1', '--format=%s', sha);
+    if (!/^fix\b/i.test(subject)) continue;
+    const files = git(mirror, 'diff-tree', '--no-commit-id', '--name-only', '-r', sha).split('\n').filter(Boolean);
+    if (files.length !== 2) continue;
+    const source = files.find((f) => f.startsWith(src) && !f.startsWith(testDir));
+    const test = files.find((f) => f.startsWith(testDir));
+    if (!source || !test) continue;
+    const body = git(mirror, 'log', '-1', '--format=%b', sha).replace(/\(#\d+\)/g, '');
+    found.push({ id: `${repo.split('/')[1]}-${sha.slice(0, 8)}`, repo, buggy_sha: parent, fix_sha: sha, issue_title: subject.replace(/\s*\(#\d+\)$/, ''), issue_body: body.trim(), fix_files: [source], test_files: [test], install_command: 'true', test_command: 'npm test' });
+    if (found.length >= limit) break;
+  }
+  return found;
+}
 const ids = arg('ids')?.split(',');
 const tasks = ids ? all.filter((t) => ids.includes(t.id)) : all;
 

@@ -107,7 +107,8 @@ export function rankFiles(map: RepoMap, signals: Signals): RankedFile[] {
   const lowerIdents = new Map<string, number>();
   for (const [k, w] of signals.idents) lowerIdents.set(k.toLowerCase(), (lowerIdents.get(k.toLowerCase()) ?? 0) + w);
   files.forEach((f, i) => {
-    const w = lowerIdents.get(stemOf(f.path));
+    const stem = stemOf(f.path);
+    const w = lowerIdents.get(stem) ?? (signals.kebab.has(stem) ? 6 : 0);
     if (w) give(i, Math.min(3, 0.5 + w / 4), 'file name in the task');
   });
 

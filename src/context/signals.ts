@@ -15,6 +15,8 @@ export interface Signals {
   files: Map<string, number>;
   /** Identifier-like words of the text, with a weight (code-looking words weigh more). */
   idents: Map<string, number>;
+  /** Kebab-case words (`no-floating-promises`, `server-side`): file and directory names more often than code. */
+  kebab: Set<string>;
   /** In-repo stack frames, innermost first as they appeared. */
   frames: Frame[];
   /** Test files of the failing tests. */
@@ -110,5 +112,7 @@ export function taskSignals(text: string, baseline: TestRun | null, tracked: str
       bump(idents, w, weight);
     }
   }
-  return { files, idents, frames, testFiles, testNames };
+  const kebab = new Set<string>();
+  for (const m of corpus.matchAll(/\b[a-z][a-z0-9]*(?:-[a-z0-9]+)+\b/gi)) kebab.add(m[0].toLowerCase());
+  return { files, idents, kebab, frames, testFiles, testNames };
 }
