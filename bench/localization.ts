@@ -82,8 +82,9 @@ function tasksFromHistory(repo: string): BenchTask[] {
 const ids = arg('ids')?.split(',');
 const tasks = ids ? all.filter((t) => ids.includes(t.id)) : all;
 
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync('git', ['-c', 'advice.detachedHead=false', ...args], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 }).trim();
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', ['-c', 'advice.detachedHead=false', ...args], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 }).trim();
+}
 
 const installed = new Set<string>();
 function checkout(t: BenchTask, withTests: boolean): string {
