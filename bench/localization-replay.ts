@@ -2,7 +2,7 @@
  * Tokens per fixed task, before and after the repository context: the CLI bundle on real bugs of
  * ../shared/bench/dev-tasks.json (buggy commit + the fix commit's failing tests, the task's own
  * install and test commands, the issue text as the task), against a scripted model that replays
- * the real upstream fix as edit_file calls (one per hunk of `git diff -U2 buggy fix`).
+ * the real upstream fix as edit_file calls (one per hunk of `git diff -U2 buggy fix`, all in one reply).
  *   before (--context-tokens 0): the model must find the code first: a search for the fixed
  *          file's name, a read_file of each fixed file, the edits, finish.
  *   after (default budget): the edits and finish straight away when the first request showed
@@ -107,16 +107,17 @@ function hunks(dir: string, t: DevTask): Hunk[] {
 }
 
 function editSteps(dir: string, t: DevTask): Script['steps'] {
-  const steps: Script['steps'] = [];
+  const calls: { name: string; arguments: Record<string, unknown> }[] = [];
   for (const f of t.fix_files) {
     const text = git(dir, 'show', `${t.buggy_sha}:${f}`);
     const hs = hunks(dir, t).filter((h) => h.file === f);
     // an edit_file per hunk when its old text is unique in the file; else the whole file
     const unique = hs.every((h) => h.old.length > 0 && text.split(h.old).length === 2);
-    if (unique) for (const h of hs) steps.push({ toolCalls: [{ name: 'edit_file', arguments: { path: f, old_string: h.old, new_string: h.new } }] });
-    else steps.push({ toolCalls: [{ name: 'write_file', arguments: { path: f, content: `${git(dir, 'show', `${t.fix_sha}:${f}`)}\n` } }] });
+    if (unique) calls.push(...hs.map((h) => ({ name: 'edit_file', arguments: { path: f, old_string: h.old, new_string: h.new } })));
+    else calls.push({ name: 'write_file', arguments: { path: f, content: `${git(dir, 'show', `${t.fix_sha}:${f}`)}\n` } });
   }
-  return steps;
+  // all edits in one reply (parallel tool calls), as models do once they know what to change
+  return [{ toolCalls: calls }];
 }
 
 function readSteps(t: DevTask): Script['steps'] {

@@ -105,22 +105,6 @@ export function testSpan(lines: string[], name: string): { start: number; end: n
 }
 
 export function localize(map: RepoMap, signals: Signals, read: LineReader): Localization {
-  const ranked = rankFiles(map, signals);
-  const byPath = new Map(map.files.map((f) => [f.path, f]));
-  const testRefs = new Map<string, number>();
-  for (const t of signals.testFiles) for (const [k, v] of Object.entries(byPath.get(t)?.refs ?? {})) testRefs.set(k, (testRefs.get(k) ?? 0) + v);
-
-  const regions: Region[] = [];
-  let taken = 0;
-  for (const rf of ranked) {
-    if (taken >= TOP_FILES) break;
-    if (isTestFile(rf.file.path) || rf.score <= 0) continue;
-    const lines = read(rf.file.path);
-    if (!lines) continue;
-    taken++;
-    regions.push(...fileRegions(rf, signals, lines, testRefs, taken <= 2));
-  }
-
   const tests: Region[] = [];
   const seen = new Set<string>();
   for (const t of signals.testNames) {
@@ -137,5 +121,45 @@ export function localize(map: RepoMap, signals: Signals, read: LineReader): Loca
     const lines = read(fr.file);
     if (lines) tests.push({ file: fr.file, start: Math.max(1, fr.line - 12), end: Math.min(lines.length, fr.line + 6), label: `failing test around line ${fr.line}`, score: 1 });
   }
+  // what the failing tests call is where their failure most likely comes from
+  const called = calledInTests(tests, read);
+  const withCalls: Signals = called.size ? { ...signals, idents: mergeWeights(signals.idents, called) } : signals;
+  const ranked = rankFiles(map, withCalls);
+  const byPath = new Map(map.files.map((f) => [f.path, f]));
+  const testRefs = new Map<string, number>();
+  for (const t of signals.testFiles) for (const [k, v] of Object.entries(byPath.get(t)?.refs ?? {})) testRefs.set(k, (testRefs.get(k) ?? 0) + v);
+
+  const regions: Region[] = [];
+  let taken = 0;
+  for (const rf of ranked) {
+    if (taken >= TOP_FILES) break;
+    if (isTestFile(rf.file.path) || rf.score <= 0) continue;
+    const lines = read(rf.file.path);
+    if (!lines) continue;
+    taken++;
+    regions.push(...fileRegions(rf, withCalls, lines, testRefs, taken <= 2));
+  }
+
   return { ranked, regions, tests };
+}
+
+/** Names the failing tests' own code calls (`parseQuery(`), weighted; other names there weigh little. */
+function calledInTests(tests: Region[], read: LineReader): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const r of tests) {
+    const lines = read(r.file);
+    if (!lines) continue;
+    const code = lines.slice(r.start - 1, r.end).join('\n');
+    for (const m of code.matchAll(/([A-Za-z_$][\w$]{2,})\s*(\()?/g)) {
+      if (/^(?:it|test|describe|expect|assert|equal|deepEqual|strictEqual|toBe|toEqual|toStrictEqual|toMatch|toThrow|function|return|const|await|async)$/.test(m[1])) continue;
+      out.set(m[1], Math.min(4, (out.get(m[1]) ?? 0) + (m[2] ? 1.5 : 0.2)));
+    }
+  }
+  return out;
+}
+
+function mergeWeights(a: Map<string, number>, b: Map<string, number>): Map<string, number> {
+  const out = new Map(a);
+  for (const [k, v] of b) out.set(k, (out.get(k) ?? 0) + v);
+  return out;
 }
