@@ -16,6 +16,10 @@ export interface RenderedContext {
 }
 
 const LINE_CHARS = 240;
+/** Share of the budget the map excerpt may take after the code. */
+const MAP_SHARE = 0.15;
+/** Files of the map excerpt listed with their definitions. */
+const MAP_DETAILED = 8;
 
 function numbered(lines: string[], start: number, end: number): string {
   const width = String(end).length;
@@ -59,6 +63,7 @@ export function renderContext(loc: Localization, read: LineReader, budgetTokens:
   const regionCap = Math.floor(budgetTokens * 0.6);
   const testCap = Math.floor(budgetTokens * 0.8);
 
+
   const head = '# Code the harness found for this task (ranked from a repository map and the task; check it before you edit)';
   if (!fits(head, budgetTokens)) return { text: '', tokens: 0, shown, mapped };
   parts.push(head);
@@ -98,13 +103,17 @@ export function renderContext(loc: Localization, read: LineReader, budgetTokens:
     }
   }
 
+  // the map names the other candidates; past a few dozen files it costs every later request
+  // more than it helps the first (the budget is a ceiling, not a target)
+  const mapLimit = Math.min(budgetTokens, used + Math.floor(budgetTokens * MAP_SHARE));
   const mh = '# Repository map (most relevant files first; `line: definition`)';
-  if (fits(mh, budgetTokens)) {
+  if (fits(mh, mapLimit)) {
     parts.push(mh);
-    for (const rf of loc.ranked.slice(0, 200)) {
+    for (const [idx, rf] of loc.ranked.slice(0, 200).entries()) {
       const f = rf.file;
-      const lines = read(f.path);
-      const defs = f.defs.filter((d) => d.kind !== 'constant' || !d.parent).slice(0, 40);
+      const lines = idx < MAP_DETAILED ? read(f.path) : null;
+      // definitions of the first files, names alone further down
+      const defs = idx < MAP_DETAILED ? f.defs.filter((d) => d.kind !== 'constant' || !d.parent).slice(0, 30) : [];
       const body = defs
         .map((d) => {
           const src = (lines?.[d.line - 1] ?? `${d.kind} ${d.name}`).trim();
@@ -112,9 +121,9 @@ export function renderContext(loc: Localization, read: LineReader, budgetTokens:
         })
         .join('\n');
       const entry = body ? `${f.path}\n${body}` : f.path;
-      if (!fits(entry, budgetTokens)) {
+      if (!fits(entry, mapLimit)) {
         // the file's name alone still tells the model it exists
-        if (!fits(f.path, budgetTokens)) break;
+        if (!fits(f.path, mapLimit)) break;
         parts.push(f.path);
       } else parts.push(entry);
       mapped.push(f.path);
