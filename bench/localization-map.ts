@@ -1,7 +1,8 @@
 /**
  * Repository map build time and memory on a large checkout: a cold build (empty cache: every
  * file parsed) and a cached build (same commit: nothing parsed), each in a fresh process, with
- * its wall time and peak RSS (`process.resourceUsage().maxRSS`).
+ * its wall time, CPU time (user + system: what the build costs on a core of its own, the
+ * machine being shared) and peak RSS (`process.resourceUsage().maxRSS`).
  *
  *   node scripts/run-ts.mjs bench/localization-map.ts --repo /tmp/prettier [--runs 3] [--out bench/results/localization-map.json]
  * One run = one process: `--child cold|cached` is the measured step.
@@ -22,10 +23,12 @@ const child = arg('child');
 
 if (child) {
   const started = performance.now();
+  const cpu0 = process.cpuUsage();
   const map = await buildRepoMap(repo, { cacheDir: arg('cache')! });
   const ms = performance.now() - started;
+  const cpu = process.cpuUsage(cpu0);
   const defs = map.files.reduce((n, f) => n + f.defs.length, 0);
-  process.stdout.write(JSON.stringify({ step: child, ms: Math.round(ms), maxRssMB: Math.round(process.resourceUsage().maxRSS / 1024), stats: map.stats, defs }));
+  process.stdout.write(JSON.stringify({ step: child, ms: Math.round(ms), cpuMs: Math.round((cpu.user + cpu.system) / 1000), load: os.loadavg()[0], maxRssMB: Math.round(process.resourceUsage().maxRSS / 1024), stats: map.stats, defs }));
 } else {
   const runs = Number(arg('runs', '3'));
   const script = process.argv[1];
