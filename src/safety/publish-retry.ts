@@ -54,14 +54,28 @@ export async function publishWithRetry(
   log: (m: string) => void = () => undefined,
   opts: RetryOptions = {},
 ): Promise<PublishOutcome> {
+  return withPushRetry(() => publishBranch(git, p), p.branch, log, opts);
+}
+
+/**
+ * Runs one publishing attempt (which fetches, checks and pushes with a lease) again after a
+ * lost race (once) or a transient failure (with backoff); any other outcome is returned.
+ */
+export async function withPushRetry<T extends { kind: string }>(
+  attempt: () => Promise<T | { kind: 'rejected'; reason: string }>,
+  branch: string,
+  log: (m: string) => void = () => undefined,
+  opts: RetryOptions = {},
+): Promise<T | { kind: 'rejected'; reason: string }> {
+  const p = { branch };
   const delays = opts.transientDelaysMs ?? TRANSIENT_DELAYS_MS;
   const sleep = opts.sleep ?? wait;
   let raced = false;
   let transient = 0;
   for (;;) {
-    let outcome: PublishOutcome;
+    let outcome: T | { kind: 'rejected'; reason: string };
     try {
-      outcome = await publishBranch(git, p);
+      outcome = await attempt();
     } catch (e) {
       const text = failureText(e);
       if (text === null || !isTransientPushFailure(text) || transient >= delays.length) throw e;
@@ -69,7 +83,7 @@ export async function publishWithRetry(
       await sleep(delays[transient++]);
       continue;
     }
-    if (outcome.kind !== 'rejected') return outcome;
+    if (!isRejection(outcome)) return outcome;
     const first = outcome.reason.split('\n')[0];
     if (isLostRace(outcome.reason) && !raced) {
       raced = true;
@@ -86,4 +100,8 @@ export async function publishWithRetry(
     }
     return outcome;
   }
+}
+
+function isRejection(o: { kind: string }): o is { kind: 'rejected'; reason: string } {
+  return o.kind === 'rejected' && typeof (o as { reason?: unknown }).reason === 'string';
 }
