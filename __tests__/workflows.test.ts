@@ -23,9 +23,10 @@ type Job = { if?: string; concurrency?: { group?: string; 'cancel-in-progress'?:
 type Workflow = { on: Record<string, unknown>; permissions?: Record<string, string>; concurrency?: unknown; jobs: Record<string, Job> };
 const workflow = (rel: string): Workflow => parseYaml(read(rel)) as Workflow;
 
-/** A snippet is a workflow (on + jobs), a workflow fragment (on only) or a policy file (version). */
-function kind(block: YamlBlock): 'workflow' | 'fragment' | 'policy' {
+/** A snippet is a workflow (on + jobs), a workflow fragment (on only), a list of steps or a policy file (version). */
+function kind(block: YamlBlock): 'workflow' | 'fragment' | 'steps' | 'policy' {
   const doc = parseYaml(block.text) as Record<string, unknown>;
+  if (Array.isArray(doc) && doc.every((s) => typeof s === 'object' && s !== null && ('uses' in s || 'run' in s))) return 'steps';
   if (doc && 'on' in doc && 'jobs' in doc) return 'workflow';
   if (doc && 'on' in doc) return 'fragment';
   if (doc && 'version' in doc) return 'policy';
@@ -53,8 +54,13 @@ test('the README and docs have workflow snippets, and every yaml snippet is vali
       expect(() => parsePolicy(block.text, where)).not.toThrow();
       continue;
     }
-    // a fragment shows only `on:`; a minimal job makes it a whole workflow for the parser
-    const text = k === 'workflow' ? block.text : `${block.text}jobs:\n  x:\n    runs-on: ubuntu-latest\n    steps:\n      - run: 'true'\n`;
+    // a fragment shows only `on:` (a minimal job completes it), a list of steps gets a job around it
+    const text =
+      k === 'workflow'
+        ? block.text
+        : k === 'fragment'
+          ? `${block.text}jobs:\n  x:\n    runs-on: ubuntu-latest\n    steps:\n      - run: 'true'\n`
+          : `on: workflow_dispatch\njobs:\n  x:\n    runs-on: ubuntu-latest\n    steps:\n${block.text.replace(/^/gm, '      ').replace(/ +$/, '')}`;
     expect({ where, errors: await workflowErrors(where, text) }).toEqual({ where, errors: [] });
   }
 });
@@ -62,7 +68,7 @@ test('the README and docs have workflow snippets, and every yaml snippet is vali
 test('every agent-fix step uses real inputs of action.yml and the released major tag', () => {
   const steps = [
     ...[...examples, ...ownWorkflows].flatMap((rel) => agentFixSteps(rel, read(rel))),
-    ...snippets.filter((b) => kind(b) === 'workflow').flatMap((b) => agentFixSteps(`${b.file}:${b.line}`, b.text)),
+    ...snippets.filter((b) => kind(b) === 'workflow' || kind(b) === 'steps').flatMap((b) => agentFixSteps(`${b.file}:${b.line}`, b.text)),
   ];
   expect(steps.length).toBeGreaterThanOrEqual(examples.length + 3);
   for (const step of steps) {
@@ -149,4 +155,30 @@ test('the README quick start is the issue example, verbatim', () => {
   const example = read('examples/issue.yml').split('\n').filter((l) => !l.startsWith('#')).join('\n');
   const readmeWorkflows = yamlBlocks('README.md', read('README.md')).map((b) => b.text);
   expect(readmeWorkflows).toContain(example);
+});
+
+test('README troubleshooting: ten entries, each quoting a message agent-fix really writes (or GitHub\'s, where marked)', () => {
+  const readme = read('README.md');
+  const section = readme.slice(readme.indexOf('### Troubleshooting'), readme.indexOf('## Local CLI'));
+  const rows = section.split('\n').filter((l) => l.startsWith('| `'));
+  expect(rows).toHaveLength(10);
+  const sources = readdirSync(path.join(ROOT, 'src'), { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => read(path.join('src', f)))
+    .join('\n');
+  for (const row of rows) {
+    const first = row.split(' | ')[0];
+    if (first.includes('(GitHub)')) continue;
+    for (const quoted of first.matchAll(/`([^`]+)`/g)) {
+      for (const piece of quoted[1].split('…').map((p) => p.trim()).filter(Boolean)) {
+        expect({ row: first, found: sources.includes(piece) ? piece : `not in src/: ${piece}` }).toEqual({ row: first, found: piece });
+      }
+    }
+  }
+});
+
+test('snippets inside list items are found too (the App-token steps of the prerequisites)', () => {
+  const steps = snippets.filter((b) => b.file === 'README.md' && kind(b) === 'steps');
+  expect(steps).toHaveLength(1);
+  expect(agentFixSteps('README', steps[0].text)[0].with).toEqual({ 'github-token': '${{ steps.app-token.outputs.token }}', 'api-key': '${{ github.token }}' });
 });

@@ -72,16 +72,19 @@ export interface YamlBlock {
   text: string;
 }
 
-/** The ```yaml / ```yml fenced blocks of a markdown file. */
+/** The ```yaml / ```yml fenced blocks of a markdown file (also indented ones, in list items), dedented. */
 export function yamlBlocks(file: string, markdown: string): YamlBlock[] {
   const blocks: YamlBlock[] = [];
   const lines = markdown.split('\n');
   for (let i = 0; i < lines.length; i++) {
-    if (!/^```ya?ml\s*$/.test(lines[i])) continue;
+    const open = /^( *)```ya?ml\s*$/.exec(lines[i]);
+    if (!open) continue;
+    const indent = open[1];
     const start = i + 1;
     let end = start;
-    while (end < lines.length && !/^```\s*$/.test(lines[end])) end++;
-    blocks.push({ file, line: start + 1, text: lines.slice(start, end).join('\n') + '\n' });
+    while (end < lines.length && lines[end].trim() !== '```') end++;
+    const text = lines.slice(start, end).map((l) => (l.startsWith(indent) ? l.slice(indent.length) : l.trimStart())).join('\n');
+    blocks.push({ file, line: start + 1, text: `${text}\n` });
     i = end;
   }
   return blocks;
@@ -95,7 +98,10 @@ export interface ActionStep {
 
 /** Every step of a workflow text that uses agent-fix (`OWNER/agent-fix@...` or `./` in this repository). */
 export function agentFixSteps(where: string, text: string): ActionStep[] {
-  const doc = parseYaml(text) as { jobs?: Record<string, { steps?: { uses?: string; with?: Record<string, unknown> }[] }> };
+  type Step = { uses?: string; with?: Record<string, unknown> };
+  const parsed = parseYaml(text) as { jobs?: Record<string, { steps?: Step[] }> } | Step[];
+  // a snippet that is a list of steps counts as one job's steps
+  const doc = Array.isArray(parsed) ? { jobs: { snippet: { steps: parsed } } } : parsed;
   const steps: ActionStep[] = [];
   for (const job of Object.values(doc.jobs ?? {})) {
     for (const step of job.steps ?? []) {
