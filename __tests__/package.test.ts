@@ -4,7 +4,7 @@
  * agrees with every package bundled into dist/, and the release notes come from CHANGELOG.md.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
@@ -32,6 +32,9 @@ test('npm pack + install of the tarball, offline, gives a working `agent-fix dem
   const files = packed[0].files.map((f) => f.path);
   expect(files).toEqual(expect.arrayContaining(['dist/cli.js', 'dist/index.js', 'action.yml', 'LICENSE', 'demo/script.json', 'demo/issue.md']));
   expect(files.filter((f) => f.startsWith('src/') || f.startsWith('__tests__/'))).toEqual([]);
+  // every file the bundle loads at run time (e.g. the parsers' WebAssembly in dist/grammars/) ships too
+  const dist = readdirSync(path.join(ROOT, 'dist'), { recursive: true, encoding: 'utf8' }).filter((f) => statSync(path.join(ROOT, 'dist', f)).isFile());
+  expect(files.filter((f) => f.startsWith('dist/')).sort()).toEqual(dist.map((f) => `dist/${f}`).sort());
 
   const app = path.join(dir, 'app');
   mkdirSync(app);
