@@ -355,3 +355,63 @@ describe('conversation compaction', () => {
     expect(compactionNote('diff --git a/src/b.js b/src/b.js\n+fixed')).toContain('+fixed');
   });
 });
+
+describe('compaction inside the loop', () => {
+  test('past the budget, the model sees older reads summarised and the diff of its changes so far; the fix still verifies', async () => {
+    const { runAgentLoop } = await import('../src/agent/loop.js');
+    const { openGit } = await import('../src/adapters/git.js');
+    const { makeShell } = await import('../src/adapters/shell.js');
+    const { childEnv } = await import('../src/verify/env.js');
+    const { toTestRun } = await import('../src/verify/test-run.js');
+    const { Redactor } = await import('../src/redact.js');
+    const { readFileSync } = await import('node:fs');
+    const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+    const files = Object.fromEntries(['package.json', 'src/cart.js', 'test/cart.test.js'].map((f) => [f, readFileSync(path.join(root, 'demo', 'sample-repo', f), 'utf8')]));
+    const repo = makeRepo({ ...files, 'src/big.js': filler(60, 'bigHelper') });
+    const git = await openGit(repo.dir);
+    const shell = makeShell();
+    const redactor = new Redactor();
+    const runTests = async () => toTestRun(await shell.run('node --test', { cwd: repo.dir, timeoutMs: 60_000, env: childEnv(process.env), maxOutputChars: 100_000 }), redactor);
+    const baseline = await runTests();
+    const turns: [string, Record<string, unknown>][][] = [
+      [['read_file', { path: 'src/big.js' }]],
+      [['edit_file', { path: 'src/cart.js', old_string: '(sum, item) => sum + item.price, 0)', new_string: '(sum, item) => sum + item.price * item.quantity, 0)' }]],
+      [['read_file', { path: 'test/cart.test.js' }]],
+      [['search', { pattern: 'discount' }]],
+      [['edit_file', { path: 'src/cart.js', old_string: 'const discount = subtotal * discountPercent;', new_string: 'const discount = (subtotal * discountPercent) / 100;' }]],
+      [['finish', { summary: 'quantity and percentage' }]],
+    ];
+    const seen: ChatMessage[][] = [];
+    let i = 0;
+    const out = await runAgentLoop(
+      { key: 'issue-1', title: 'cart total', goal: 'fix the cart total' },
+      {
+        model: {
+          model: 'replay',
+          async complete(messages) {
+            seen.push(structuredClone(messages));
+            const calls = (turns[i++] ?? []).map(([name, args], k) => ({ id: `c${i}_${k}`, name, arguments: JSON.stringify(args) }));
+            return { content: calls.length ? null : 'done', toolCalls: calls, finishReason: 'tool_calls', usage: { promptTokens: 10, completionTokens: 5 } };
+          },
+        },
+        tools: new ToolBox({ root: git.root, listFiles: () => git.listFiles(), protectedPaths: [] }),
+        git,
+        runTests,
+        runWithoutFix: async () => runTests(),
+        baseline,
+        baselineTree: await git.snapshot(),
+        limits: { maxIterations: 2, maxChangedFiles: 10, maxChangedLines: 200, maxTurns: 20, maxTokens: 0 },
+        redact: (t) => redactor.redact(t),
+        compactTokens: 1500,
+      },
+    );
+    expect(out.reason).toBe('verified');
+    const compactedAt = seen.findIndex((msgs) => msgs.some((m) => m.role === 'user' && m.content.startsWith('Older tool results were summarised')));
+    expect(compactedAt).toBeGreaterThan(0);
+    const msgs = seen[compactedAt];
+    expect(msgs.find((m) => m.role === 'tool')!.content).toMatch(/^\[summarised to save context: the result of read_file \(path="src\/big\.js"\)/);
+    const note = msgs.find((m) => m.role === 'user' && m.content.startsWith('Older tool results'))!.content;
+    expect(note).toContain('+  const subtotal = items.reduce((sum, item) => sum + item.price * item.quantity, 0);');
+    expect(messagesTokens(msgs)).toBeLessThan(messagesTokens(seen[compactedAt - 1]) + 400);
+  });
+});
