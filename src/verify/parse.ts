@@ -16,6 +16,7 @@
  * failed without any failing child (hook failure, crash, file that did not load).
  */
 import type { ParsedFrom, TestCase, TestStatus } from '../types.js';
+import { normaliseId } from './identity.js';
 
 export interface TestTotals {
   passed: number;
@@ -71,7 +72,8 @@ class Collector {
   private static readonly rank: Record<TestStatus, number> = { skipped: 0, passed: 1, failed: 2 };
 
   add(id: string, status: TestStatus, message?: string, durationMs?: number): void {
-    id = id.trim();
+    // the shared identity's id form (verify/identity.ts): levels normalised, empty levels dropped
+    id = normaliseId(id);
     if (!id) return;
     const msg = message ? shorten(message) : undefined;
     const existing = this.byId.get(id);
@@ -87,7 +89,7 @@ class Collector {
   }
 
   setMessage(id: string, message: string): void {
-    const test = this.byId.get(id);
+    const test = this.byId.get(normaliseId(id));
     if (test && !test.message && message.trim()) test.message = shorten(message);
   }
 
