@@ -17,6 +17,7 @@ const failure: CiFailure = {
     { id: 3, name: 'test | 22', url: null, conclusion: 'timed_out', failedSteps: [], extract: null, logProblem: 'the log is gone (expired or deleted)' },
   ],
   failingTests: ['Cart › applies a discount', 'uses `backticks` | pipes'],
+  failures: [],
   fingerprint: '0123456789ab',
   basis: 'tests',
   context: 'ctx',

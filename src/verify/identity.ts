@@ -172,6 +172,13 @@ function joined(p: string[]): string {
   return p.join(' ');
 }
 
+/** `a`'s levels, joined by spaces, are the space-joined tail of `b`'s levels (at level boundaries). */
+function joinedTail(a: string[], b: string[]): boolean {
+  const j = joined(a);
+  for (let k = 0; k < b.length; k++) if (joined(b.slice(k)) === j && (b.length - k > 1 || a.length > 1)) return true;
+  return false;
+}
+
 const TRUNCATION = /(?:…|\.\.\.)$/;
 const PARAM = /\s*\[[^\]]*\]$/;
 
@@ -194,7 +201,7 @@ export function matchIdentity(ci: TestIdentity, candidates: readonly TestIdentit
   const unique = (kind: MatchKind, hits: typeof pool) => (hits.length === 1 ? { kind, index: [hits[0].index] } : null);
   const levels = pool.filter(({ c }) => {
     const have = lower(c.path);
-    return tailOf(want, have) || tailOf(have, want) || joined(want) === joined(have) || joined(have).endsWith(` ${joined(want)}`) || joined(want).endsWith(` ${joined(have)}`);
+    return tailOf(want, have) || tailOf(have, want) || joinedTail(want, have) || joinedTail(have, want);
   });
   const byLevels = unique('levels', levels);
   if (byLevels) return byLevels;
@@ -219,7 +226,9 @@ export function matchIdentity(ci: TestIdentity, candidates: readonly TestIdentit
   const params = pool.filter(({ c }) => {
     const have = lower(c.path);
     const bh = base(have);
-    return bh === bw || bh.endsWith(` ${bw}`) || bw.endsWith(` ${bh}`);
+    const pw = want.map((x) => x.replace(PARAM, ''));
+    const ph = have.map((x) => x.replace(PARAM, ''));
+    return bh === bw || tailOf(pw, ph) || tailOf(ph, pw);
   });
   return unique('parameter', params);
 }
