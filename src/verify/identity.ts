@@ -134,7 +134,7 @@ export function identityOf(id: string, file?: string | null): TestIdentity {
 
 /** The identity as one comparable string (case-insensitive). */
 export function identityKey(i: TestIdentity): string {
-  return `${(i.file ?? '').toLowerCase()}::${i.path.join(SEP).toLowerCase()}`;
+  return `${(i.file ?? '').toLowerCase()}::${i.path.join(' ').toLowerCase()}`;
 }
 
 /** The identity as people read it: `file > suite > name`. */
@@ -157,7 +157,8 @@ export function sameIdentity(a: TestIdentity, b: TestIdentity): boolean {
   const x = lower(a.path);
   const y = lower(b.path);
   if (x.length === 0 || y.length === 0) return x.length === y.length && a.file !== null && b.file !== null;
-  return x.length === y.length && x.every((s, i) => s === y[i]);
+  // separators unified: a level boundary is a space (mocha's TAP and jest's fullName join levels with one)
+  return joined(x) === joined(y);
 }
 
 /** Is the shorter path the tail of the longer one (a reporter that leaves out describe levels)? */
