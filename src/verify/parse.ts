@@ -465,6 +465,8 @@ function parseVitest(lines: string[]): ParserResult {
   let fileIndent = -1;
   let totals: TestTotals | undefined;
   let lastFailed = '';
+  /** Ids from the tree listing, where vitest 4's default reporter leaves out describe levels. */
+  const treeIds = new Set<string>();
 
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
@@ -508,9 +510,24 @@ function parseVitest(lines: string[]): ParserResult {
     }
     const status: TestStatus = t[2] === '✓' || t[2] === '√' ? 'passed' : t[2] === '↓' ? 'skipped' : 'failed';
     out.add(name, status);
+    treeIds.add(normaliseId(name));
     lastFailed = status === 'failed' ? name : '';
   }
-  return { tests: out.list(), parsedFrom: 'vitest', totals };
+  // A failed test named by the tree without its describe levels (`file > name`) and by its
+  // `FAIL file > suite > name` line is one test: the full name stays.
+  const all = out.list();
+  const failedFull = all.filter((t) => t.status === 'failed' && !treeIds.has(t.id));
+  const tests = all.filter((t) => {
+    if (t.status !== 'failed' || !treeIds.has(t.id)) return true;
+    const cut = t.id.indexOf(SEP);
+    if (cut < 0) return true;
+    const file = t.id.slice(0, cut);
+    const rest = t.id.slice(cut + SEP.length);
+    const full = failedFull.find((f) => f.id !== t.id && f.id.startsWith(`${file}${SEP}`) && f.id.endsWith(`${SEP}${rest}`));
+    if (full && !full.message && t.message) full.message = t.message;
+    return !full;
+  });
+  return { tests, parsedFrom: 'vitest', totals };
 }
 
 // ------------------------------------------------------------------------- mocha
