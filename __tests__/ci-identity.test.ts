@@ -63,6 +63,26 @@ describe('every runner and reporter: the log names the same identities as the lo
   });
 });
 
+test("vitest 4's default reporter lists a failed test without its describe levels; its FAIL line names them: one test", () => {
+  const text = [
+    ' RUN  v4.0.16 /home/runner/work/project/project',
+    '',
+    ' ❯ test/join.test.ts (3 tests | 1 failed) 12ms',
+    '     ✓ joinURL("a", "b") === "a/b" 0ms',
+    '     × joinRelativeURL("../foo") === "/foo" 3ms',
+    '       → expected "foo" to be "/foo"',
+    '',
+    ' FAIL  test/join.test.ts > joinRelativeURL > joinRelativeURL("../foo") === "/foo"',
+    'AssertionError: expected "foo" to be "/foo"',
+    '',
+    ' Test Files  1 failed (1)',
+    '      Tests  1 failed | 1 passed (2)',
+  ].join('\n');
+  const failed = parseTestOutput(text).tests.filter((t) => t.status === 'failed');
+  expect(failed.map((t) => t.id)).toEqual(['test/join.test.ts > joinRelativeURL > joinRelativeURL("../foo") === "/foo"']);
+  expect(extractFailure(stamp(text)).failingTests).toEqual(['test/join.test.ts > joinRelativeURL > joinRelativeURL("../foo") === "/foo"']);
+});
+
 describe('normalisation', () => {
   test('GitHub Actions framing, ANSI escapes, timings and retry markers are not part of a name', () => {
     expect(normaliseSegment('2026-01-01T00:00:00.0000000Z ##[error]\x1b[31m  adds   two\x1b[0m (12 ms)')).toBe('adds two');
@@ -81,6 +101,7 @@ describe('normalisation', () => {
     expect(identityOf('/home/runner/work/shop/shop/test/a.test.js > x')).toEqual({ file: 'test/a.test.js', path: ['x'] });
     expect(identityOf('test/a.test.js > Test suite failed to run')).toEqual({ file: 'test/a.test.js', path: [] });
     expect(identityOf('suite > name', 'test/a.js')).toEqual({ file: 'test/a.js', path: ['suite', 'name'] });
+    expect(identityOf('|unit| test/a.test.ts > suite > name')).toEqual({ file: 'test/a.test.ts', path: ['suite', 'name'] });
     // mocha's TAP joins levels with spaces: the same identity
     expect(sameIdentity(identityOf('math nested adds'), identityOf('math > nested > adds', 'test/a.js'))).toBe(true);
   });

@@ -9,6 +9,7 @@
  *   - noise: ANSI escapes, GitHub Actions line framing (`2026-01-01T00:00:00.0000000Z `,
  *     `##[error]`, `##[group]`), trailing timings (`(12 ms)`, `12ms`, `[1.2s]`, `(0.00s)`),
  *     retry markers (`(retry x2)`), repeated whitespace;
+ *   - a vitest workspace project's `|name| ` in front of the file is dropped;
  *   - levels: separators unified (` > `, ` › `, ` ▸ `, ` » `, pytest `::`), empty describe
  *     levels dropped, a leading file segment recognised as the file, jest's
  *     `Test suite failed to run` folded into the file;
@@ -106,7 +107,8 @@ function looksLikeGoPackage(segment: string, next: string | undefined): boolean 
  * reported it separately (`TestCase.file`).
  */
 export function identityOf(id: string, file?: string | null): TestIdentity {
-  const text = stripCiFraming(id).trim();
+  // vitest names the workspace project in front: `|unit| test/a.test.ts > name`
+  const text = stripCiFraming(id).trim().replace(/^\|[^|\s][^|]*\|\s+/, '');
   let f: string | null = file ? normaliseFile(file) : null;
   let parts: string[];
   const py = /^(\S+?\.py)::(.+)$/.exec(text);
