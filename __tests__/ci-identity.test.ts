@@ -83,6 +83,15 @@ test("vitest 4's default reporter lists a failed test without its describe level
   expect(extractFailure(stamp(text)).failingTests).toEqual(['test/join.test.ts > joinRelativeURL > joinRelativeURL("../foo") === "/foo"']);
 });
 
+test('tape: a run that dies inside a test (no plan printed) fails the test under the last heading, in the log and locally', () => {
+  const text = ['TAP version 13', '# parses', 'ok 1 should be equal', '# stringifies cycles', 'ok 2 cyclic values throw', '# duplicated references', '/home/runner/work/project/project/lib/stringify.js:78', "        throw new RangeError('Cyclic object value');", '', 'RangeError: Cyclic object value', '    at stringify (/home/runner/work/project/project/lib/stringify.js:78:15)', '', 'Node.js v20.20.2'].join('\n');
+  const local = parseTestOutput(text).tests;
+  expect(local.filter((t) => t.status === 'failed')).toEqual([{ id: 'duplicated references', status: 'failed', message: 'did not finish: RangeError: Cyclic object value' }]);
+  expect(extractFailure(stamp(text)).failingTests).toEqual(['duplicated references']);
+  // with a plan the run finished: nothing crashed
+  expect(parseTestOutput(`${text.split('\n').slice(0, 5).join('\n')}\n\n1..2\n# tests 2\n# pass  2\n\n# ok`).tests.every((t) => t.status === 'passed')).toBe(true);
+});
+
 describe('normalisation', () => {
   test('GitHub Actions framing, ANSI escapes, timings and retry markers are not part of a name', () => {
     expect(normaliseSegment('2026-01-01T00:00:00.0000000Z ##[error]\x1b[31m  adds   two\x1b[0m (12 ms)')).toBe('adds two');

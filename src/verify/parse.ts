@@ -334,6 +334,9 @@ function parseTap(lines: string[]): ParserResult {
   let nodeStyle = false;
   let group: string | undefined;
   const groupNames = new Map<string, number>();
+  /** The line of the last `# name` heading; with no plan (`1..N`) anywhere, the run died in that test. */
+  let crashedAfter = -1;
+  let sawPlan = false;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
     if (/^\s*# Subtest: /.test(line)) nodeStyle = true;
@@ -343,8 +346,10 @@ function parseTap(lines: string[]): ParserResult {
       const n = (groupNames.get(g[1]) ?? 0) + 1;
       groupNames.set(g[1], n);
       group = n > 1 ? `${g[1]} [${n}]` : g[1];
+      crashedAfter = i;
       continue;
     }
+    if (/^\s*1\.\.\d+/.test(line)) sawPlan = true;
     const m = TAP_POINT.exec(line);
     if (!m) continue;
     const indent = m[1].length;
@@ -371,6 +376,11 @@ function parseTap(lines: string[]): ParserResult {
       children,
       group: indent === 0 ? group : undefined,
     });
+  }
+  if (!nodeStyle && group !== undefined && crashedAfter >= 0 && !sawPlan) {
+    // The process died inside the test under the last heading (tape prints no plan then): that test failed.
+    const error = lines.slice(crashedAfter + 1).find((l) => /^\s*(?:[A-Z]\w*)?Error\b|^\s*\w+Error:/.test(l));
+    open.push({ indent: 0, name: 'did not finish', status: 'failed', message: error?.trim() ?? 'the test run stopped inside this test', children: [], group });
   }
   if (!nodeStyle) {
     const grouped = tapGroups(open);
