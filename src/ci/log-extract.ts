@@ -81,6 +81,8 @@ const MAX_ERRORS = 60;
 const MAX_FRAMES = 60;
 /** The parsers read at most the last this many characters of the cleaned log (summaries come last). */
 const MAX_PARSED_CHARS = 4_000_000;
+/** Lines after the last failing-test line that the parsers still read (details, the summary). */
+const PARSE_AFTER_LAST_TEST = 3000;
 /** tape's closing lines are not test names. */
 const TAP_SUMMARY = /^#\s+(?:tests|pass|fail|skip|todo|ok|not ok)\b(?:\s+\d+)?\s*$/;
 const NOTES_ROOM = 150;
@@ -389,9 +391,10 @@ export function extractFailure(log: string, opts: ExtractOptions = {}): LogExtra
   let lastFailFile = '';
   /** tape: the `# test name` heading the next assertions belong to. */
   let tapHeading = '';
+  /** Index in `cleaned` of the last line recognised as a failing test. */
+  let lastTestLine = -1;
   /** Every cleaned line (framing removed), for the test parsers. */
   const cleaned: string[] = [];
-  let cleanedChars = 0;
 
   const text = log.charCodeAt(0) === 0xfeff ? log.slice(1) : log;
   let pos = 0;
@@ -406,14 +409,7 @@ export function extractFailure(log: string, opts: ExtractOptions = {}): LogExtra
     const line0 = cleanLine(raw);
     const framed = /^(?:##\[(?:error|warning|notice)\]|::(?:error|warning|notice)[^:]*::)/.exec(line0);
     const forParser = stripWorkspace(framed ? line0.slice(framed[0].length) : line0, opts.repoName);
-    if (!line0.startsWith('##[') && !line0.startsWith('::') && !line0.startsWith('[command]')) {
-      cleaned.push(forParser);
-      cleanedChars += forParser.length + 1;
-      while (cleanedChars > MAX_PARSED_CHARS && cleaned.length > 1) cleanedChars -= (cleaned.shift() as string).length + 1;
-    } else if (framed) {
-      cleaned.push(forParser);
-      cleanedChars += forParser.length + 1;
-    }
+    if (framed || (!line0.startsWith('##[') && !line0.startsWith('::') && !line0.startsWith('[command]'))) cleaned.push(forParser);
     if (isNoise(line0)) {
       noise++;
       continue;
@@ -449,6 +445,7 @@ export function extractFailure(log: string, opts: ExtractOptions = {}): LogExtra
     switch (kind.kind) {
       case 'test':
         if (kind.name) tests.add(capName(kind.name));
+        lastTestLine = cleaned.length - 1;
         anchor = 0;
         break;
       case 'file':
@@ -507,7 +504,7 @@ export function extractFailure(log: string, opts: ExtractOptions = {}): LogExtra
     if (ring.length > BEFORE) ring.shift();
   }
 
-  const failures = parsedFailures(cleaned);
+  const failures = parsedFailures(cleaned, lastTestLine);
   // In order of first appearance; a name the parsers also found is shown in their form (the
   // tape test rather than its assertion, the full path); then what only the parsers found.
   const failingTests: string[] = [];
@@ -539,8 +536,14 @@ export function extractFailure(log: string, opts: ExtractOptions = {}): LogExtra
 }
 
 /** The failing tests the local-run parsers (verify/parse.ts) find in the cleaned log. */
-function parsedFailures(lines: string[]): LogFailure[] {
-  const parsed = parseTestOutput(lines.join('\n'));
+function parsedFailures(lines: string[], lastTest: number): LogFailure[] {
+  // A window of the log, not all of it (the parsers are not built for 20 MB): ending a little
+  // after the last line the recogniser took for a failing test (the runner's summary follows it),
+  // or at the end; reaching back at most MAX_PARSED_CHARS.
+  const to = lastTest >= 0 ? Math.min(lines.length, lastTest + PARSE_AFTER_LAST_TEST) : lines.length;
+  let from = to;
+  for (let chars = 0; from > 0 && chars + lines[from - 1].length < MAX_PARSED_CHARS; from--) chars += lines[from - 1].length + 1;
+  const parsed = parseTestOutput(lines.slice(from, to).join('\n'));
   const out: LogFailure[] = [];
   for (const t of parsed.tests) {
     if (t.status !== 'failed') continue;
