@@ -49,6 +49,16 @@ describe('CI report', () => {
     expect(s).toContain('`0123456789ab`');
   });
 
+  test('the section names the evidence the reproduction rests on', () => {
+    const withRep = (reproduction: CiFailure['reproduction']) => renderCiSection({ ...failure, reproduction }, { baseline: before, final: after });
+    expect(withRep({ kind: 'reproduced', evidence: 'test-identity', matched: ['Cart › applies a discount'], local: ['src/cart.test.js > Cart > applies a discount'], detail: '1 of the 2 test(s) that failed in CI fail here too.' })).toContain(
+      '**Reproduced here** (evidence: the same tests fail here (matched by test identity: file and name path)): 1 of the 2',
+    );
+    expect(withRep({ kind: 'reproduced', evidence: 'file-and-message', matched: [], local: ['x'], detail: 'd' })).toContain('the same test file fails here with the same message');
+    expect(withRep({ kind: 'reproduced', evidence: 'command', matched: [], local: [], detail: 'd' })).toContain('the test command fails here the same way');
+    expect(withRep(undefined)).not.toContain('Reproduced here');
+  });
+
   test('PR title and body', () => {
     expect(renderCiPrTitle(failure)).toBe('agent-fix: repair CI on feature/x: 2 failing tests');
     const report = { task: { key: 'ci-0123456789ab', title: 't', goal: 'g' }, status: 'fixed', reason: 'verified', detail: 'd', model: 'm', setupCommand: null, testCommand: 'npm test', baseline: before, final: after, summary: 's', iterations: 1, maxIterations: 3, attempts: [], changes: [], diff: '', usage: { promptTokens: 0, completionTokens: 0, requests: 0 }, durationMs: 1 } as RunReport;

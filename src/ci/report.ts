@@ -65,14 +65,9 @@ export function renderCiSection(f: CiFailure, r: Pick<RunReport, 'baseline' | 'f
   }
   out.push(jobs.join('\n'));
   out.push(`**Failing tests**\n\n${renderFailingTests(f, r.baseline, r.final)}`);
+  // (a refusal's reason is the report's own detail: not repeated here)
   const rep = f.reproduction;
-  if (rep) {
-    out.push(
-      rep.kind === 'reproduced'
-        ? `**Reproduced here** (evidence: ${EVIDENCE_LABEL[rep.evidence]}): ${rep.detail}`
-        : `**Not reproduced here**: ${rep.detail}`,
-    );
-  }
+  if (rep?.kind === 'reproduced') out.push(`**Reproduced here** (evidence: ${EVIDENCE_LABEL[rep.evidence]}): ${rep.detail}`);
   out.push(`<sub>Failure fingerprint \`${f.fingerprint}\` (from the workflow, the branch, the failed jobs and the failing ${f.basis}): a later run failing the same way updates this same branch and pull request.</sub>`);
   return out.join('\n\n');
 }
