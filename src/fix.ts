@@ -202,6 +202,7 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     emit: deps.emit,
     budget,
     guard: intel.guard,
+    originalTests: (tree, verdict) => intel.originalTests(tree, verdict, gate),
     feedback: intel.feedback,
   });
   budgetStop = loop.reason === 'budget-exhausted' ? loop.stopDetail : undefined;
@@ -224,7 +225,10 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
   report.changes = await git.changes(baseTree, tree);
   const rawDiff = await git.diff(baseTree, tree);
   report.diff = redactor.redact(rawDiff);
-  if (loop.reason === 'verified') await intel.prove(pristineTree, workTree, report.changes, loop.final);
+  if (loop.reason === 'verified') {
+    await intel.prove(pristineTree, workTree, report.changes, loop.final);
+    await intel.flagComments(pristineTree, workTree, report.changes);
+  }
   await intel.session.dispose();
   // The guard once more on exactly what would be published.
   const refusal = loop.reason === 'verified' ? await intel.guardPublished(pristineTree, workTree) : null;
