@@ -14,6 +14,7 @@
  */
 import type { TestCase, TestRun } from '../types.js';
 import { stripAnsi } from './parse.js';
+import { isTestFile } from '../guard/test-integrity.js';
 
 /** What connects one test file to the change (attached to a run by the session). */
 export interface FileLink {
@@ -40,11 +41,16 @@ export interface ToleranceDecision {
   evidence: string;
 }
 
-/** The test file a case belongs to: the runner's, or the id's path prefix. */
-export function testFileOf(t: Pick<TestCase, 'id' | 'file'>): string | undefined {
+/**
+ * The test file a case belongs to: the runner's, or the id's path prefix, or (runners that
+ * name no file, such as node:test) its first in-repo frame when that frame is in a test file.
+ */
+export function testFileOf(t: Pick<TestCase, 'id' | 'file' | 'frame'>): string | undefined {
   if (t.file) return t.file;
   const prefix = t.id.split(/ > |::/)[0];
-  return prefix !== t.id && /\.[A-Za-z0-9]+$/.test(prefix) ? prefix : undefined;
+  if (prefix !== t.id && /\.[A-Za-z0-9]+$/.test(prefix)) return prefix;
+  const frame = t.frame?.match(/^(.+?)(?::\d+){1,2}$/)?.[1];
+  return frame && isTestFile(frame) ? frame : undefined;
 }
 
 /** The failure output that must not change: message (or the first lines of details) and the first in-repo frame, normalised. */
