@@ -130,5 +130,11 @@ describe('comment-only hunks', () => {
     const both = real.replace('export const name', '/** the name */\nexport const name');
     expect(commentOnlyHunks('src/clamp.js', before, both).map((h) => h.line)).toEqual([5]);
     expect(commentOnlyHunks('src/clamp.py', before, stray)).toEqual([]);
+    // a comment line added next to the real change, in the same hunk
+    const mixed = before.replace('  return Math.min(hi, Math.max(lo, x));', '  // lower bound first\n  return Math.max(lo, Math.min(hi, x));');
+    expect(commentOnlyHunks('src/clamp.js', before, mixed)).toEqual([{ file: 'src/clamp.js', line: 2, added: ['// lower bound first'] }]);
+    // a comment that was only moved is not new
+    const moved = '/** doc */\nexport const a = 1;\n';
+    expect(commentOnlyHunks('src/a.js', moved, '/** doc */\nexport const a = 2;\n')).toEqual([]);
   });
 });

@@ -105,7 +105,7 @@ export function renderTestSection(r: RunReport): string {
 
   if (intel?.commentOnly?.length) {
     const lines = describeCommentHunks(intel.commentOnly);
-    out.push(`**Comment-only changes** (${lines.length}; no effect on the code, review whether they belong in the change):\n${lines.slice(0, 10).map((l) => `- ${code(l)}`).join('\n')}`);
+    out.push(`**Comment-only changes** (${lines.length}; no effect on the code, review whether they belong in the change):\n${lines.slice(0, 10).map((l) => `- ${l}`).join('\n')}`);
   }
 
   if (intel?.refusals.length) {

@@ -15,7 +15,7 @@ import { compareRuns, STRICT_GATE, type GateRule } from './compare.js';
 import { readMochaConfig } from './mocha.js';
 import { displayCommand, identifyRunner, planFiles, planRelated, planStructured, type PlannedRun, type RunnerInfo } from './plan.js';
 import { reconcile } from './reconcile.js';
-import { goJsonToText, parseStructured } from './structured.js';
+import { firstRepoFrame, goJsonToText, parseStructured } from './structured.js';
 import { toTestRun } from './test-run.js';
 import { ImportGraph } from './imports.js';
 import { stillFailingFiles, testFileOf, type FileLink, type TestLinks } from './tolerance.js';
@@ -220,6 +220,10 @@ export class TestSession {
       run = { ...run, parsedFrom: plan.parsedFrom };
     }
     if (run.structured && this.deps.listFiles && run.tests.some((t) => t.frame)) run = { ...run, tests: resolveFrames(run.tests, await this.deps.listFiles()) };
+    // Plain output: the first in-repo frame of a failure's text (evidence for tolerance.ts).
+    if (!run.structured && run.tests.some((t) => t.status === 'failed' && !t.frame && t.details)) {
+      run = { ...run, tests: run.tests.map((t) => (t.status === 'failed' && !t.frame && t.details ? { ...t, frame: firstRepoFrame(t.details.replace(/['"`]/g, ' '), root) } : t)) };
+    }
     run.executed = redactor.redact(plan.command);
     run.scope = scope;
     run = reconcile(run);
