@@ -232,6 +232,8 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
   await intel.session.dispose();
   // The guard once more on exactly what would be published.
   const refusal = loop.reason === 'verified' ? await intel.guardPublished(pristineTree, workTree) : null;
+  const alone = loop.reason === 'verified' ? intel.passingWithoutFix() : null;
+  if (alone) return finish('not-fixed', 'tests-still-failing', `The fail-to-pass proof refused the change; no pull request was opened.\n${alone}`);
   if (refusal) return finish('not-fixed', 'tests-still-failing', `The test-integrity guard refused the change; no pull request was opened.\n${refusal}`);
   if (report.diff !== rawDiff) {
     // Defense in depth: a change that carries a secret (in any encoding the redactor knows) is never published.

@@ -49,6 +49,12 @@ export interface Intel {
   originalTests: (tree: string, verdict: Verdict, gate: GateRule) => Promise<string | null>;
   /** Flags the hunks of the change (fromTree -> toTree, the working tree) that only touch comments or whitespace; the working tree is left at toTree. */
   flagComments: (fromTree: string, toTree: string, changes: FileChange[]) => Promise<void>;
+  /**
+   * After `prove`: tests that failed at baseline and pass on the ORIGINAL code with only the
+   * model's test changes applied (the proof's "before" run): the test changes alone made them
+   * pass, whatever the source change does. A refusal, or null.
+   */
+  passingWithoutFix: () => string | null;
   /** The guard on the change about to be published (pristine checkout -> fix): a refusal, or null. */
   guardPublished: (fromTree: string, toTree: string) => Promise<string | null>;
 }
@@ -113,6 +119,16 @@ export async function createTestIntel(deps: IntelDeps): Promise<Intel> {
       ].join('\n');
       data.refusals.push(`[original-tests] ${judged.detail}`);
       return message;
+    },
+    passingWithoutFix: () => {
+      const failedBefore = new Set((session.baseline?.tests ?? []).filter((t) => t.status === 'failed').map((t) => t.id));
+      const hits = (data.proof?.tests ?? []).filter((t) => failedBefore.has(t.id) && t.before === 'passed').map((t) => t.id);
+      if (!hits.length) return null;
+      // A maintainer allowed test changes for this task (policy + the task asks): reported by the proof table, not refused.
+      if (allowed.length) return null;
+      const why = `${hits.length} test(s) that failed before any edit pass on the original code with only the change's test edits applied (${data.proof!.testFiles.join(', ')}): ${hits.slice(0, 8).join(', ')}. The test edits, not the source change, make them pass.`;
+      data.refusals.push(`[test-edits-alone] ${why}`);
+      return why;
     },
     flagComments: async (fromTree, toTree, changes) => {
       const files = changes.filter((c) => c.status === 'modified' && /\.[cm]?[jt]sx?$/.test(c.path)).map((c) => c.path);
