@@ -123,3 +123,27 @@ test('half a fix across two test files that import the changed module is refused
   // no test file changed: no original-test run
   expect(report.tests.original).toBeUndefined();
 });
+
+test('the real fix with the failing test weakened is refused: the test edits alone make it pass on the original code', async () => {
+  const files = {
+    'package.json': PKG('clampy'),
+    'src/clamp.js': 'export function clamp(x, lo, hi) {\n  return Math.min(lo, Math.max(hi, x));\n}\n',
+    'test/clamp.test.js':
+      "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { clamp } from '../src/clamp.js';\n\ntest('keeps a value inside the range', () => {\n  assert.equal(clamp(5, 0, 10), 5);\n});\n",
+  };
+  const { r, report, mismatches } = await fix(files, 'clamp(5, 0, 10) returns 0', [
+    { toolCalls: [edit('src/clamp.js', '  return Math.min(lo, Math.max(hi, x));', '  return Math.min(hi, Math.max(lo, x));')] },
+    { toolCalls: [edit('test/clamp.test.js', '  assert.equal(clamp(5, 0, 10), 5);', '  try {\n    assert.equal(clamp(5, 0, 10), 5);\n  } catch {\n    // platform dependent\n  }')] },
+    { toolCalls: [finish('Swapped min and max; made the test robust.')] },
+  ]);
+  expect(mismatches).toEqual([]);
+  expect(r.code).toBe(1);
+  expect(report.status).toBe('not-fixed');
+  // the model's run and the original tests both pass: the source fix is real...
+  expect(report.tests.original).toMatchObject({ ok: true });
+  // ...but the weakened test would be published, and it passes without the fix
+  expect(report.detail).toBe(
+    "The fail-to-pass proof refused the change; no pull request was opened.\n1 test(s) that failed before any edit pass on the original code with only the change's test edits applied (test/clamp.test.js): keeps a value inside the range. The test edits, not the source change, make them pass.",
+  );
+  expect(report.branch).toBeUndefined();
+});

@@ -197,6 +197,8 @@ export interface TestProof {
   detail: string;
   testFiles: string[];
   tests: { id: string; before: TestStatus | 'missing'; after: TestStatus | 'missing' }[];
+  /** Tests that failed before any edit and pass on the original code with only the change's test edits applied. */
+  passingOnOriginal?: string[];
 }
 
 // ---------------------------------------------------------------- the loop

@@ -121,8 +121,7 @@ export async function createTestIntel(deps: IntelDeps): Promise<Intel> {
       return message;
     },
     passingWithoutFix: () => {
-      const failedBefore = new Set((session.baseline?.tests ?? []).filter((t) => t.status === 'failed').map((t) => t.id));
-      const hits = (data.proof?.tests ?? []).filter((t) => failedBefore.has(t.id) && t.before === 'passed').map((t) => t.id);
+      const hits = data.proof?.passingOnOriginal ?? [];
       if (!hits.length) return null;
       // A maintainer allowed test changes for this task (policy + the task asks): reported by the proof table, not refused.
       if (allowed.length) return null;
