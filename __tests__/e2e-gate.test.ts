@@ -77,6 +77,7 @@ test('the weakened test of the issue is refused by the original tests; the real 
   expect(report.tests.commentOnly).toEqual([{ file: 'src/clamp.js', line: 2, added: ['// lower bound first, then the upper bound'] }]);
   const md = await import('../src/report/test-table.js').then((m) => m.renderTestSection(report));
   expect(md).toContain('**Original tests** (passed)');
+  expect(md).toContain('**The gate** refused a change whose tests were edited:\n- [original-tests] The repository');
   expect(md).toContain('**Comment-only changes** (1; no effect on the code, review whether they belong in the change):\n- src/clamp.js:2 adds `// lower bound first, then the upper bound`');
 });
 

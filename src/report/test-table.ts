@@ -108,8 +108,13 @@ export function renderTestSection(r: RunReport): string {
     out.push(`**Comment-only changes** (${lines.length}; no effect on the code, review whether they belong in the change):\n${lines.slice(0, 10).map((l) => `- ${l}`).join('\n')}`);
   }
 
-  if (intel?.refusals.length) {
-    const uniq = [...new Set(intel.refusals)];
+  const gateRefusals = [...new Set((intel?.refusals ?? []).filter((x) => /^\[(?:original-tests|test-edits-alone)\]/.test(x)))];
+  if (gateRefusals.length) {
+    out.push(`**The gate** refused ${gateRefusals.length === 1 ? 'a change' : 'changes'} whose tests were edited:\n${gateRefusals.slice(0, 10).map((x) => `- ${x}`).join('\n')}`);
+  }
+  const guardRefusals = (intel?.refusals ?? []).filter((x) => !gateRefusals.includes(x));
+  if (guardRefusals.length) {
+    const uniq = [...new Set(guardRefusals)];
     out.push(`**Test-integrity guard** refused ${uniq.length === 1 ? 'a change' : 'changes'} during the run:\n${uniq.slice(0, 10).map((x) => `- ${x}`).join('\n')}`);
   }
 
