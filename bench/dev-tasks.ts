@@ -51,7 +51,8 @@ const work = arg('work', path.join(os.tmpdir(), 'agent-fix-dev-tasks'))!;
 // ../shared/bench/dev-tasks.json next to the checkout (a worktree: --tasks FILE)
 const all: DevTask[] = JSON.parse(readFileSync(arg('tasks', path.join(ROOT, '..', 'shared', 'bench', 'dev-tasks.json'))!, 'utf8')).tasks;
 const ids = arg('ids')?.split(',');
-const tasks = ids ? all.filter((t) => ids.includes(t.id)) : all;
+// in the order given (a long run on a busy machine gets every runner early)
+const tasks = ids ? ids.map((id) => all.find((t) => t.id === id)).filter((t): t is DevTask => t !== undefined) : all;
 
 const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', ['-c', 'advice.detachedHead=false', ...args], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 }).trim();
