@@ -252,7 +252,7 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
         baseline.succeeded && report.proof
           ? `The test command \`${testCommand}\` passed before any edit, so the change proves itself with a test: with only ${report.proof.testFiles.map((f) => `\`${f}\``).join(', ')} applied to the original code the command fails (${report.proof.withoutFix.counts.failed} failing), and with the fix it passes.`
           : verdict?.preexisting?.length
-            ? `The test command \`${testCommand}\` still fails, but only on ${verdict.preexisting.length} test(s) that were already failing before any edit and that the task is not about (listed below as still failing). The change makes ${verdict.nowPassing.length} failing test(s) pass, and nothing that passed before fails.`
+            ? `The test command \`${testCommand}\` still fails, but only on ${verdict.preexisting.length} test(s) that were already failing before any edit, each with evidence that it is unrelated to the change (listed below with that evidence). The change makes ${verdict.nowPassing.length} failing test(s) pass, and nothing that passed before fails.`
             : `The test command \`${testCommand}\` failed before and passes now, and nothing that passed before fails.`,
         tree,
       );
