@@ -260,6 +260,7 @@ const RUNG_NOTE: Record<Rung, string> = {
   exact: 'exact match',
   whitespace: 'matched ignoring trailing whitespace and line endings',
   indentation: 'matched ignoring indentation; new_string was re-indented to the file',
+  'blank-lines': 'matched allowing one blank line more or less; the file\'s blank lines were kept',
   elision: 'matched the quoted lines around "..."; everything between them was replaced',
 };
 
