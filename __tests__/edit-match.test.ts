@@ -386,7 +386,7 @@ describe('elision tolerates the same slips', () => {
   const file = ['class K {', '    run() {', '        const a = 1;', '        const b = 2;', '        const c = 3;', '        return a + b + c;', '    }', '}', ''].join('\n');
 
   test('pieces indented too little, new_string re-indented by the first piece', () => {
-    const r = ok(file, '  run() {\n  ...\n      return a + b + c;\n  }', '  run() {\n    return 6;\n  }');
+    const r = ok(file, '  run() {\n  ...\n      return a + b + c;\n  }', '  run() {\n      return 6;\n  }');
     expect(r.rung).toBe('elision');
     expect(r.content).toBe(['class K {', '    run() {', '        return 6;', '    }', '}', ''].join('\n'));
   });
