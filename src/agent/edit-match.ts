@@ -345,15 +345,21 @@ function mergeLines(fileText: string[], m: Match, oldLines: string[], newLines: 
   const out: string[] = [];
   let prevFile = m.first - 1;
   for (let j = 0; j <= oldLines.length; j++) {
-    for (const l of insertedBefore[j]) out.push(render(l));
-    if (j === oldLines.length) break;
-    const f = m.fileOf[j];
-    if (f < 0) continue; // a blank line of old_string the file does not have
-    // file lines between the previous mapped line and this one: blank lines old_string left out
+    const f = j < oldLines.length ? m.fileOf[j] : -1;
+    // file lines between the previous mapped line and this one: blank lines old_string left out.
+    // They stay unless both neighbours go: right after a kept line (ahead of what is inserted there),
+    // or after the lines that replace a removed one.
+    const gap: string[] = [];
     const prevKept = j > 0 ? kept[j - 1] : true;
-    for (let g = prevFile + 1; g < f; g++) if (prevKept || kept[j]) out.push(noCr(fileText[g]));
-    prevFile = f;
-    if (kept[j]) out.push(noCr(fileText[f]));
+    if (f >= 0) {
+      for (let g = prevFile + 1; g < f; g++) if (prevKept || kept[j]) gap.push(noCr(fileText[g]));
+      prevFile = f;
+    }
+    if (prevKept) out.push(...gap);
+    for (const l of insertedBefore[j]) out.push(render(l));
+    if (!prevKept) out.push(...gap);
+    if (j === oldLines.length) break;
+    if (f >= 0 && kept[j]) out.push(noCr(fileText[f]));
   }
   return out;
 }
@@ -410,18 +416,10 @@ function splitOnElision(lines: string[]): string[][] {
   return parts;
 }
 
-function trimBlankEdges(lines: string[]): string[] {
-  let a = 0;
-  let b = lines.length;
-  while (a < b && isBlank(lines[a])) a++;
-  while (b > a && isBlank(lines[b - 1])) b--;
-  return lines.slice(a, b);
-}
-
 function tryElision(content: string, L: Lines, fv: FileView, oldLines: string[], newLines: string[], eol: string): EditResult | null {
-  const pieces = splitOnElision(oldLines).map(trimBlankEdges);
+  const pieces = splitOnElision(oldLines);
   if (pieces.length < 2) return null;
-  if (pieces.some((p) => p.length === 0)) {
+  if (pieces.some((p) => p.every(isBlank))) {
     return {
       ok: false,
       error:
@@ -473,7 +471,7 @@ function tryElision(content: string, L: Lines, fv: FileView, oldLines: string[],
   // Piecewise: replace each quoted piece, keep what the markers skipped. Work bottom-up so offsets stay valid.
   let out = content;
   for (let k = matches.length - 1; k >= 0; k--) {
-    const lines = mergeLines(L.text, matches[k], pieces[k], trimBlankEdges(newPieces[k]), style);
+    const lines = mergeLines(L.text, matches[k], pieces[k], newPieces[k], style);
     out = replaceLines(out, L, matches[k].first, matches[k].last, lines, eol);
   }
   return { ok: true, content: out, rung: 'elision', line: first + 1 };
