@@ -364,11 +364,25 @@ function mergeLines(fileText: string[], m: Match, oldLines: string[], newLines: 
   return out;
 }
 
+/** Whether old_string / new_string end with a line break: replacing "x\n" by "y" takes the line break away, as the exact rung would. */
+interface Ends {
+  old: boolean;
+  new: boolean;
+}
+
+function endsOf(oldString: string, newString: string): Ends {
+  return { old: oldString.endsWith('\n'), new: newString.endsWith('\n') };
+}
+
 /** Replaces file lines [first, last] with `lines` (joined by the file's line ending). */
-function replaceLines(content: string, L: Lines, first: number, last: number, lines: string[], eol: string): string {
+function replaceLines(content: string, L: Lines, first: number, last: number, lines: string[], eol: string, ends?: Ends): string {
   const startOff = L.start[first];
   const lastText = L.text[last];
-  const endOff = L.start[last] + lastText.length - (lastText.endsWith('\r') ? 1 : 0);
+  let endOff = L.start[last] + lastText.length - (lastText.endsWith('\r') ? 1 : 0);
+  if (ends && lines.length > 0) {
+    if (ends.old && !ends.new) endOff = L.start[last + 1];
+    else if (!ends.old && ends.new) lines = [...lines, ''];
+  }
   if (lines.length === 0) {
     // remove the lines with one line break: the following one, or the preceding one at the end of the file
     const afterEnd = L.start[last + 1];
@@ -416,7 +430,7 @@ function splitOnElision(lines: string[]): string[][] {
   return parts;
 }
 
-function tryElision(content: string, L: Lines, fv: FileView, oldLines: string[], newLines: string[], eol: string): EditResult | null {
+function tryElision(content: string, L: Lines, fv: FileView, oldLines: string[], newLines: string[], eol: string, ends: Ends): EditResult | null {
   const pieces = splitOnElision(oldLines);
   if (pieces.length < 2) return null;
   if (pieces.some((p) => p.every(isBlank))) {
@@ -457,7 +471,7 @@ function tryElision(content: string, L: Lines, fv: FileView, oldLines: string[],
     const m0 = matches[0];
     const span: Match = { first, last, fileOf: [], shift: m0.shift, mode: m0.mode };
     const lines = mergeLines(L.text, span, [], newLines, style);
-    return { ok: true, content: replaceLines(content, L, first, last, lines, eol), rung: 'elision', line: first + 1 };
+    return { ok: true, content: replaceLines(content, L, first, last, lines, eol, ends), rung: 'elision', line: first + 1 };
   }
   if (newPieces.length !== pieces.length) {
     return {
@@ -472,7 +486,7 @@ function tryElision(content: string, L: Lines, fv: FileView, oldLines: string[],
   let out = content;
   for (let k = matches.length - 1; k >= 0; k--) {
     const lines = mergeLines(L.text, matches[k], pieces[k], newPieces[k], style);
-    out = replaceLines(out, L, matches[k].first, matches[k].last, lines, eol);
+    out = replaceLines(out, L, matches[k].first, matches[k].last, lines, eol, k === matches.length - 1 ? ends : undefined);
   }
   return { ok: true, content: out, rung: 'elision', line: first + 1 };
 }
@@ -619,11 +633,11 @@ function ladder(content: string, oldString: string, newString: string): EditResu
   if (found && found.ok) {
     const m = found.match;
     const lines = mergeLines(L.text, m, oldLines, newLines, style);
-    return { ok: true, content: replaceLines(content, L, m.first, m.last, lines, eol), rung: found.rung, line: m.first + 1 };
+    return { ok: true, content: replaceLines(content, L, m.first, m.last, lines, eol, endsOf(oldString, newString)), rung: found.rung, line: m.first + 1 };
   }
 
   // 5. elision
-  const el = tryElision(content, L, fv, oldLines, newLines, eol);
+  const el = tryElision(content, L, fv, oldLines, newLines, eol, endsOf(oldString, newString));
   if (el) return el;
 
   return {
