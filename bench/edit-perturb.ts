@@ -17,7 +17,7 @@
  *   tabs-spaces      leading tabs as 4 spaces (tab files), or each space unit as a tab (space files)
  *   trailing-ws      old side: the file's trailing whitespace dropped, a trailing space added to every other line (changed lines of new untouched)
  *   crlf             the file has CRLF line endings, old/new are sent with LF
- *   blank-missing    one blank context line left out of old and new
+ *   blank-missing    one blank line between two context lines left out of old and new
  *   blank-extra      one blank line added between two context lines of old and new
  *   elision          old = its first 2 lines, "...", its last 2 lines (blocks of 6+ lines); new in full
  *   elision-indent   elision, pieces and new one unit less indented (one more where there is no indentation)
@@ -243,7 +243,8 @@ function trailingWs(marked: Marked): Marked {
 }
 
 function blankMissing(marked: Marked): Marked | null {
-  const i = marked.findIndex((m, k) => m.mark === ' ' && m.text.trim() === '' && k > 0 && k < marked.length - 1);
+  // a blank line inside an unchanged stretch (context on both sides): dropped from both old and new
+  const i = marked.findIndex((m, k) => m.mark === ' ' && m.text.trim() === '' && k > 0 && k < marked.length - 1 && marked[k - 1].mark === ' ' && marked[k + 1].mark === ' ');
   return i === -1 ? null : [...marked.slice(0, i), ...marked.slice(i + 1)];
 }
 

@@ -324,7 +324,8 @@ function mergeLines(fileText: string[], m: Match, oldLines: string[], newLines: 
   const insertedBefore: string[][] = Array.from({ length: oldLines.length + 1 }, () => []);
   let o = 0;
   let n = 0;
-  for (const part of diffArrays(oldLines.map(rstrip), newLines.map(rstrip))) {
+  // lines compare as the model sent them (less a CR): it copies kept lines from old_string to new_string
+  for (const part of diffArrays(oldLines.map(noCr), newLines.map(noCr))) {
     const count = part.value.length;
     if (part.added) {
       insertedBefore[o].push(...newLines.slice(n, n + count));
@@ -338,8 +339,11 @@ function mergeLines(fileText: string[], m: Match, oldLines: string[], newLines: 
   }
   const render = (l: string): string => {
     const line = noCr(l);
-    if (isBlank(line) || m.mode === 'whitespace') return line; // a whitespace-only line is never rewritten
+    if (isBlank(line)) return line; // a whitespace-only line is never rewritten
     const ws = leadingWs(line);
+    // in whitespace mode only indentation in the other style (tabs in a space-indented file, a leading
+    // unit of spaces in a tab-indented one) is converted
+    if (m.mode === 'whitespace' && !(style.tabs ? ws.startsWith(' '.repeat(style.width)) : ws.includes('\t'))) return line;
     return renderIndent(cols(ws, style.width) + m.shift, style) + line.slice(ws.length);
   };
   const out: string[] = [];
@@ -355,9 +359,13 @@ function mergeLines(fileText: string[], m: Match, oldLines: string[], newLines: 
       for (let g = prevFile + 1; g < f; g++) if (prevKept || kept[j]) gap.push(noCr(fileText[g]));
       prevFile = f;
     }
-    if (prevKept) out.push(...gap);
-    for (const l of insertedBefore[j]) out.push(render(l));
-    if (!prevKept) out.push(...gap);
+    // Where the text inserted here goes relative to them: a block ending in a blank line of its own
+    // follows them (the blank line separated the kept line above); anything else precedes them.
+    const ins = insertedBefore[j];
+    const gapFirst = prevKept && ins.length > 0 && isBlank(ins[ins.length - 1]) && !isBlank(ins[0]);
+    if (gapFirst || ins.length === 0) out.push(...gap);
+    for (const l of ins) out.push(render(l));
+    if (!gapFirst && ins.length > 0) out.push(...gap);
     if (j === oldLines.length) break;
     if (f >= 0 && kept[j]) out.push(noCr(fileText[f]));
   }
