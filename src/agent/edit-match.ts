@@ -132,6 +132,8 @@ function cap(s: string, n: number): string {
 interface IndentStyle {
   width: number;
   tabs: boolean;
+  /** The file indents in one style only, so indentation in the other style is a slip to convert even where nothing shifted. */
+  pure: boolean;
 }
 
 /** The most common positive step between consecutive indented lines (space-indented only), if any. */
@@ -162,7 +164,7 @@ function spaceStep(lines: string[]): number | null {
   return best;
 }
 
-function usesTabs(lines: string[]): boolean | null {
+function indentCounts(lines: string[]): { tabs: number; spaces: number } {
   let tabs = 0;
   let spaces = 0;
   for (const l of lines) {
@@ -170,6 +172,11 @@ function usesTabs(lines: string[]): boolean | null {
     if (l.startsWith('\t')) tabs++;
     else if (l.startsWith(' ')) spaces++;
   }
+  return { tabs, spaces };
+}
+
+function usesTabs(lines: string[]): boolean | null {
+  const { tabs, spaces } = indentCounts(lines);
   if (tabs === 0 && spaces === 0) return null;
   return tabs > spaces;
 }
@@ -184,13 +191,22 @@ function indentStyle(fileLines: string[], modelLines: string[]): IndentStyle {
   const fileStep = spaceStep(fileLines);
   const modelStep = spaceStep(modelLines);
   const width = fileTabs ? (modelStep ?? fileStep ?? 4) : (fileStep ?? modelStep ?? 4);
-  return { width, tabs: fileTabs };
+  const counts = indentCounts(fileLines);
+  return { width, tabs: fileTabs, pure: (fileTabs ? counts.spaces : counts.tabs) === 0 && counts.tabs + counts.spaces > 0 };
 }
 
 function cols(ws: string, width: number): number {
   let c = 0;
   for (const ch of ws) c = ch === '\t' ? (Math.floor(c / width) + 1) * width : c + 1;
   return c;
+}
+
+/** Indentation in the other style than a file that uses one style only, converted; anything else as it is. */
+function convertForeign(line: string, style: IndentStyle): string {
+  if (!style.pure || isBlank(line)) return line;
+  const ws = leadingWs(line);
+  if (style.tabs ? !ws.startsWith(' '.repeat(style.width)) : !ws.includes('\t')) return line;
+  return renderIndent(cols(ws, style.width), style) + line.slice(ws.length);
 }
 
 function renderIndent(c: number, style: IndentStyle): string {
@@ -340,10 +356,8 @@ function mergeLines(fileText: string[], m: Match, oldLines: string[], newLines: 
   const render = (l: string): string => {
     const line = noCr(l);
     if (isBlank(line)) return line; // a whitespace-only line is never rewritten
+    if (m.mode === 'whitespace') return convertForeign(line, style);
     const ws = leadingWs(line);
-    // in whitespace mode only indentation in the other style (tabs in a space-indented file, a leading
-    // unit of spaces in a tab-indented one) is converted
-    if (m.mode === 'whitespace' && !(style.tabs ? ws.startsWith(' '.repeat(style.width)) : ws.includes('\t'))) return line;
     return renderIndent(cols(ws, style.width) + m.shift, style) + line.slice(ws.length);
   };
   const out: string[] = [];
@@ -615,6 +629,12 @@ function ladder(content: string, oldString: string, newString: string): EditResu
     const viaLines = multiLine ? !(preWs && sufWs) : pre !== '' && preWs && sufWs;
     if (!viaLines) {
       let replacement = eol === '\r\n' || newString.includes('\r\n') ? withEol(newString, eol) : newString;
+      if (/^[ \t]/m.test(newString)) {
+        // tabs sent for a file indented only with spaces (or the reverse) are converted, line by line
+        const style = indentStyle(content.split('\n'), [...blockLines(oldString), ...blockLines(newString)]);
+        const parts = replacement.split('\n');
+        replacement = parts.map((l, k) => (k === 0 && pre !== '' ? l : convertForeign(l, style))).join('\n');
+      }
       if (pre !== '' && preWs && !multiLine) {
         // a fragment at the start of a line's text: new lines after the first keep the line's indentation
         const [head, ...rest] = replacement.split('\n');
