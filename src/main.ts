@@ -94,7 +94,52 @@ function storyAdapters(env: NodeJS.ProcessEnv, settings: Settings, say: (m: stri
   };
 }
 
+/**
+ * Every run leaves a step summary, however it ends: the stories write their own report; when
+ * a run ends without one (refused, skipped, a crash), the summary says how it ended and why.
+ */
 export async function run(rt: ActionsRuntime = actionsRuntime(), env: NodeJS.ProcessEnv = process.env, overrides: RunOverrides = {}): Promise<void> {
+  const seen = { summary: false, status: '', failed: '', note: '' };
+  const tracked: ActionsRuntime = Object.assign(Object.create(rt) as ActionsRuntime, {
+    appendSummary: async (md: string) => {
+      seen.summary = true;
+      await rt.appendSummary(md);
+    },
+    setOutput: (name: string, value: string | number) => {
+      if (name === 'status') seen.status = String(value);
+      rt.setOutput(name, value);
+    },
+    setFailed: (m: string) => {
+      seen.failed = m;
+      rt.setFailed(m);
+    },
+    info: (m: string) => {
+      if (/^agent-fix (skipped|refused)/.test(m)) seen.note = m;
+      rt.info(m);
+    },
+  });
+  try {
+    await runAction(tracked, env, overrides);
+  } catch (e) {
+    // Nothing should reach here; if it does, the run still ends in a reported error state.
+    const redactor = new Redactor([rt.getInput('github-token'), rt.getInput('api-key'), ...secretsFromEnv(env)]);
+    seen.failed = `agent-fix: ${redactor.redact(message(e))}`;
+    rt.setOutput('status', 'error');
+    rt.setFailed(seen.failed);
+  } finally {
+    if (!seen.summary) {
+      const status = seen.status || 'error';
+      const why = seen.failed || seen.note || 'The run ended without writing a report; the job log has the details.';
+      try {
+        await rt.appendSummary(renderStoppedSummary(status === 'skipped' ? 'Skipped' : 'Error', why, status === 'skipped' ? 'Nothing was changed.' : 'See the job log above for what was done before it stopped.'));
+      } catch (e2) {
+        rt.warning(`Could not write the step summary: ${message(e2)}`);
+      }
+    }
+  }
+}
+
+async function runAction(rt: ActionsRuntime, env: NodeJS.ProcessEnv, overrides: RunOverrides): Promise<void> {
   let settings: Settings;
   try {
     settings = readSettings((name) => rt.getInput(name));
@@ -262,6 +307,14 @@ export async function run(rt: ActionsRuntime = actionsRuntime(), env: NodeJS.Pro
       } catch (e2) {
         rt.warning(`Could not update the issue comment: ${redactor.redact(message(e2))}`);
       }
+    }
+    const left = pushedBranch
+      ? `agent-fix already pushed the branch \`${pushedBranch}\`${openedPrUrl ? ` and opened ${openedPrUrl}` : ', but no pull request was opened'}.`
+      : 'Nothing was pushed and no pull request was opened.';
+    try {
+      await rt.appendSummary(redactor.redact(renderStoppedSummary('Error', `The run stopped with an error: ${why}`, left)));
+    } catch (e2) {
+      rt.warning(`Could not write the step summary: ${redactor.redact(message(e2))}`);
     }
     writeOutputs(rt, { status: 'error', transcriptPath, branch: pushedBranch });
     rt.setFailed(`agent-fix: ${why}`);
