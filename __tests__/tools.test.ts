@@ -434,3 +434,61 @@ describe('paths named short', () => {
     expect(read('strings.ts')).toBe('x\n');
   });
 });
+
+describe('syntax check after an edit', () => {
+  test('an edit that breaks a TypeScript file is refused with line, column and the lines around it', async () => {
+    const before = read('src/math.ts');
+    const r = await call('edit_file', { path: 'src/math.ts', old_string: '  return a - b;\n}\n\nexport function sub(a: number, b: number) {', new_string: '  return a + b;\n\nexport function sub(a: number, b: number) {' });
+    expect(r.ok).toBe(false);
+    expect(r.display).toMatch(/refused \(syntax error\)/);
+    expect(r.content).toMatch(/the result would not parse as typescript: line \d+, column \d+: /);
+    expect(r.content).toMatch(/The file after the edit would read:\n\s+\d+\| /);
+    expect(read('src/math.ts')).toBe(before);
+  });
+
+  test.each([
+    ['src/a.js', 'const a = [1, 2];\nexport default a;\n', '[1, 2]', '[1, 2', 'javascript'],
+    ['src/c.tsx', 'export const C = () => <div className="x">hi</div>;\n', '<div className="x">', '<div className="x>', 'tsx'],
+    ['conf/settings.json', '{\n  "a": 1,\n  "b": 2\n}\n', '"a": 1,', '"a": 1,,', 'json'],
+    ['pkg/tool.py', 'def f(x):\n    if x:\n        return 1\n    return 2\n', '    if x:\n', '    if x\n', 'python'],
+    ['cmd/main.go', 'package main\n\nfunc main() {\n\tprintln("hi")\n}\n', 'println("hi")', 'println("hi"', 'go'],
+  ])('%s: a broken result is refused (%s)', async (file, text, oldS, newS, language) => {
+    write(file, text);
+    const r = await call('edit_file', { path: file, old_string: oldS, new_string: newS });
+    expect(r.ok).toBe(false);
+    expect(r.content).toContain(`would not parse as ${language}`);
+    expect(read(file)).toBe(text);
+  });
+
+  test('valid edits in each language pass', async () => {
+    write('pkg/tool.py', 'def f(x):\n    return 1\n');
+    expect((await call('edit_file', { path: 'pkg/tool.py', old_string: '    return 1', new_string: '    if x:\n        return 2\n    return 1' })).ok).toBe(true);
+    write('cmd/main.go', 'package main\n\nfunc main() {\n\tprintln("hi")\n}\n');
+    expect((await call('edit_file', { path: 'cmd/main.go', old_string: '    println("hi")', new_string: '    if true {\n        println("hi")\n    }' })).ok).toBe(true);
+    expect(read('cmd/main.go')).toBe('package main\n\nfunc main() {\n\tif true {\n\t\tprintln("hi")\n\t}\n}\n');
+  });
+
+  test('a file that was already broken can still be edited elsewhere, but not broken further', async () => {
+    write('src/broken.js', 'function a() {\n  return 1\n\nfunction b() {\n  return 2\n}\n');
+    const ok1 = await call('edit_file', { path: 'src/broken.js', old_string: 'return 2', new_string: 'return 3' });
+    expect(ok1.ok).toBe(true);
+    const worse = await call('edit_file', { path: 'src/broken.js', old_string: 'return 3', new_string: 'return (3' });
+    expect(worse.ok).toBe(false);
+    expect(read('src/broken.js')).toContain('return 3\n');
+  });
+
+  test('JSON with comments (tsconfig) is not blocked', async () => {
+    write('tsconfig.json', '{\n  // comment\n  "compilerOptions": { "strict": true }\n}\n');
+    const r = await call('edit_file', { path: 'tsconfig.json', old_string: '"strict": true', new_string: '"strict": false' });
+    expect(r.ok).toBe(true);
+  });
+
+  test('write_file refuses new content that does not parse; other file types are not checked', async () => {
+    const r = await call('write_file', { path: 'src/new.ts', content: 'export const x = ;\n' });
+    expect(r.ok).toBe(false);
+    expect(r.content).toMatch(/would not parse as typescript: line 1/);
+    expect(fs.existsSync(path.join(root, 'src/new.ts'))).toBe(false);
+    expect((await call('write_file', { path: 'notes.txt', content: 'export const x = ;\n' })).ok).toBe(true);
+    expect((await call('edit_file', { path: 'README.md', old_string: 'Call add(1, 2).', new_string: 'Call add(1, 2' })).ok).toBe(true);
+  });
+});

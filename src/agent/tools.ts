@@ -9,6 +9,7 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import picomatch from 'picomatch';
 import { z } from 'zod';
+import { languageOf, syntaxErrors, type SyntaxProblem } from '../code/parser.js';
 import type { ToolSpec } from '../ports/llm.js';
 import { resolveRepoPath } from '../workspace/paths.js';
 import { applyEdit, type EditResult, type Rung } from './edit-match.js';
@@ -275,6 +276,40 @@ async function statOrNull(p: string): Promise<Stat | null> {
   } catch {
     return null;
   }
+}
+
+/**
+ * The syntax error an edit would introduce, as a message for the model, or '' when there is none.
+ * A file that already had syntax errors blocks only an edit that adds more (for JSON, none: a file
+ * that does not parse as JSON is JSON with comments or another dialect the grammar does not know).
+ * When the parser itself fails, the edit is not blocked; `note` says the syntax was not checked.
+ */
+async function introducedSyntaxError(rel: string, before: string | null, after: string): Promise<{ error: string; note: string }> {
+  const language = languageOf(rel);
+  if (!language) return { error: '', note: '' };
+  let now: SyntaxProblem[] | null;
+  let was: SyntaxProblem[] | null = [];
+  try {
+    now = await syntaxErrors(rel, after);
+    if (!now || now.length === 0) return { error: '', note: '' };
+    if (before !== null) was = await syntaxErrors(rel, before);
+  } catch (e) {
+    return { error: '', note: ` (syntax not checked: ${short(e instanceof Error ? e.message : String(e), 80)})` };
+  }
+  was ??= [];
+  if (was.length > 0 && (language === 'json' || now.length <= was.length)) return { error: '', note: '' };
+  const p = now[0];
+  const lines = displayLines(after);
+  const from = Math.max(1, p.line - 2);
+  const to = Math.min(lines.length, p.line + 2);
+  const snippet = numbered(lines.slice(from - 1, to).map((l) => capLine(l, 200)), from, numberWidth(to)).join('\n');
+  const more = now.length - was.length > 1 ? ` (and ${now.length - was.length - 1} more)` : '';
+  return {
+    error:
+      `the result would not parse as ${language}: line ${p.line}, column ${p.column}: ${p.message}${more}. Nothing was changed. ` +
+      `The file after the edit would read:\n${snippet}\nFix the edit (balanced brackets, quotes, indentation) and send it again.`,
+    note: '',
+  };
 }
 
 // ------------------------------------------------------------------ the toolbox
@@ -555,6 +590,8 @@ export class ToolBox {
     if (Buffer.byteLength(res.content) > this.maxFileBytes) {
       return fail(`edit_file "${r.rel}": the result would exceed the ${this.maxFileBytes}-byte limit; nothing was changed.`, `${label}: too large`);
     }
+    const syntax = await introducedSyntaxError(r.rel, before, res.content);
+    if (syntax.error) return fail(`${r.note}edit_file "${r.rel}": ${syntax.error}`, `${label}: refused (syntax error)`);
     await fsp.writeFile(r.abs, res.content);
 
     const lines = displayLines(res.content);
@@ -567,7 +604,7 @@ export class ToolBox {
     const how = res.hunks !== undefined ? `${res.hunks} hunk${res.hunks === 1 ? '' : 's'} of the diff, ${RUNG_NOTE[res.rung]}` : RUNG_NOTE[res.rung];
     return {
       ok: true,
-      content: `${r.note}Edited ${r.rel} at line ${res.line} (${how}). Lines ${from}-${to} now:\n${snippet}`,
+      content: `${r.note}Edited ${r.rel} at line ${res.line} (${how})${syntax.note}. Lines ${from}-${to} now:\n${snippet}`,
       display: `${label}: ${res.hunks !== undefined ? 'diff, ' : ''}${res.rung} match at line ${res.line}`,
       changedPath: r.rel,
     };
@@ -599,15 +636,17 @@ export class ToolBox {
         );
       }
     }
-    let previousLines = 0;
-    if (st) previousLines = displayLines(await fsp.readFile(r.abs, 'utf8')).length;
+    const previous = st ? await fsp.readFile(r.abs, 'utf8') : null;
+    const previousLines = previous === null ? 0 : displayLines(previous).length;
+    const syntax = await introducedSyntaxError(r.rel, previous, args.content);
+    if (syntax.error) return fail(`write_file "${r.rel}": ${syntax.error.replace('The file after the edit would read', 'The content reads').replace('Fix the edit', 'Fix the content')}`, `${label}: refused (syntax error)`);
     await fsp.mkdir(path.dirname(r.abs), { recursive: true });
     await fsp.writeFile(r.abs, args.content);
     const n = displayLines(args.content).length;
     const lines = (k: number) => `${k} line${k === 1 ? '' : 's'}`;
     const content = st
-      ? `Overwrote ${r.rel} (was ${lines(previousLines)}, now ${lines(n)}, ${size} bytes).`
-      : `Created ${r.rel} (${lines(n)}, ${size} bytes).`;
+      ? `Overwrote ${r.rel} (was ${lines(previousLines)}, now ${lines(n)}, ${size} bytes)${syntax.note}.`
+      : `Created ${r.rel} (${lines(n)}, ${size} bytes)${syntax.note}.`;
     return { ok: true, content, display: `${label}: ${st ? 'overwrote' : 'created'} (${lines(n)})`, changedPath: r.rel };
   }
 }
