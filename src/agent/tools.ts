@@ -9,10 +9,10 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import picomatch from 'picomatch';
 import { z } from 'zod';
-import { languageOf, syntaxErrors, type SyntaxProblem } from '../code/parser.js';
 import type { ToolSpec } from '../ports/llm.js';
 import { resolveRepoPath } from '../workspace/paths.js';
 import { applyEdit, type EditResult, type Rung } from './edit-match.js';
+import { checkSyntax } from './syntax-check.js';
 import { applyUnifiedDiff } from './unified-diff.js';
 
 export interface ToolResult {
@@ -279,34 +279,23 @@ async function statOrNull(p: string): Promise<Stat | null> {
 }
 
 /**
- * The syntax error an edit would introduce, as a message for the model, or '' when there is none.
- * A file that already had syntax errors blocks only an edit that adds more (for JSON, none: a file
- * that does not parse as JSON is JSON with comments or another dialect the grammar does not know).
- * When the parser itself fails, the edit is not blocked; `note` says the syntax was not checked.
+ * The syntax error an edit would introduce, as a message for the model ('' when none), and a note
+ * for the result when the syntax could not be checked.
  */
-async function introducedSyntaxError(rel: string, before: string | null, after: string): Promise<{ error: string; note: string }> {
-  const language = languageOf(rel);
-  if (!language) return { error: '', note: '' };
-  let now: SyntaxProblem[] | null;
-  let was: SyntaxProblem[] | null = [];
-  try {
-    now = await syntaxErrors(rel, after);
-    if (!now || now.length === 0) return { error: '', note: '' };
-    if (before !== null) was = await syntaxErrors(rel, before);
-  } catch (e) {
-    return { error: '', note: ` (syntax not checked: ${short(e instanceof Error ? e.message : String(e), 80)})` };
-  }
-  was ??= [];
-  if (was.length > 0 && (language === 'json' || now.length <= was.length)) return { error: '', note: '' };
-  const p = now[0];
+async function syntaxGate(rel: string, before: string | null, after: string, editLine?: number): Promise<{ error: string; note: string }> {
+  const v = await checkSyntax(rel, before, after);
+  if (v.kind === 'ok') return { error: '', note: '' };
+  if (v.kind === 'unchecked') return { error: '', note: v.reason ? ` (syntax not checked: ${short(v.reason, 80)})` : '' };
+  const p = v.problems[0];
   const lines = displayLines(after);
   const from = Math.max(1, p.line - 2);
   const to = Math.min(lines.length, p.line + 2);
   const snippet = numbered(lines.slice(from - 1, to).map((l) => capLine(l, 200)), from, numberWidth(to)).join('\n');
-  const more = now.length - was.length > 1 ? ` (and ${now.length - was.length - 1} more)` : '';
+  const more = v.added > 1 ? ` (and ${v.added - 1} more)` : '';
+  const where = editLine !== undefined && Math.abs(editLine - p.line) > 2 ? `(The edit starts at line ${editLine}; the parser noticed the problem here.) ` : '';
   return {
     error:
-      `the result would not parse as ${language}: line ${p.line}, column ${p.column}: ${p.message}${more}. Nothing was changed. ` +
+      `the result would not parse as ${v.language}: line ${p.line}, column ${p.column}: ${p.message}${more}. Nothing was changed. ${where}` +
       `The file after the edit would read:\n${snippet}\nFix the edit (balanced brackets, quotes, indentation) and send it again.`,
     note: '',
   };
@@ -590,7 +579,7 @@ export class ToolBox {
     if (Buffer.byteLength(res.content) > this.maxFileBytes) {
       return fail(`edit_file "${r.rel}": the result would exceed the ${this.maxFileBytes}-byte limit; nothing was changed.`, `${label}: too large`);
     }
-    const syntax = await introducedSyntaxError(r.rel, before, res.content);
+    const syntax = await syntaxGate(r.rel, before, res.content, res.line);
     if (syntax.error) return fail(`${r.note}edit_file "${r.rel}": ${syntax.error}`, `${label}: refused (syntax error)`);
     await fsp.writeFile(r.abs, res.content);
 
@@ -638,7 +627,7 @@ export class ToolBox {
     }
     const previous = st ? await fsp.readFile(r.abs, 'utf8') : null;
     const previousLines = previous === null ? 0 : displayLines(previous).length;
-    const syntax = await introducedSyntaxError(r.rel, previous, args.content);
+    const syntax = await syntaxGate(r.rel, previous, args.content);
     if (syntax.error) return fail(`write_file "${r.rel}": ${syntax.error.replace('The file after the edit would read', 'The content reads').replace('Fix the edit', 'Fix the content')}`, `${label}: refused (syntax error)`);
     await fsp.mkdir(path.dirname(r.abs), { recursive: true });
     await fsp.writeFile(r.abs, args.content);
