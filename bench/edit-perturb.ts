@@ -29,6 +29,9 @@
  *   ambiguous        old = a hunk's removed lines alone, where they occur 2+ times in the file: must be refused
  *   ambiguous-basename  basename, where 2+ files of the repository have that name: must be refused
  *
+ * Syntax check: on the unperturbed edits, how many of the commits' own edits checkSyntax would refuse,
+ * and how many of the same edits with one closing bracket of their added lines deleted it catches.
+ *
  * Tools: ours (applyEdit / applyUnifiedDiff / ToolBox), ours given every edit as a diff,
  * `git apply`, `git apply --recount --ignore-whitespace`, GNU `patch` (default fuzz 2), `patch -l`
  * (fuzz 2, ignoring whitespace), and plain indexOf-replace. The diff tools get the same (perturbed)
@@ -42,6 +45,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createTwoFilesPatch, diffArrays, parsePatch } from 'diff';
 import { applyEdit } from '../src/agent/edit-match.js';
+import { checkSyntax } from '../src/agent/syntax-check.js';
 import { ToolBox } from '../src/agent/tools.js';
 import { applyUnifiedDiff } from '../src/agent/unified-diff.js';
 
@@ -466,6 +470,28 @@ async function main(): Promise<void> {
       if (o !== 'correct' && tool === 'ours') wrongExamples.push({ tool, kind: 'ambiguous', outcome: o, repo: hc.repo, commit: hc.commit, path: hc.path });
     }
   }
+  // the syntax check on the same real edits: does it refuse a commit's own edit (false refusal),
+  // and does it catch the edit with one closing bracket of its added lines deleted?
+  const syntax = { edits: 0, falseRefusals: 0, brokenVariants: 0, caught: 0, unchecked: 0, falseRefusalCases: [] as string[] };
+  for (const hc of all) {
+    const v = await checkSyntax(hc.path, hc.pre, hc.expected);
+    syntax.edits++;
+    if (v.kind === 'unchecked') syntax.unchecked++;
+    if (v.kind === 'introduced') {
+      syntax.falseRefusals++;
+      syntax.falseRefusalCases.push(`${hc.repo} ${hc.commit.slice(0, 10)} ${hc.path}`);
+    }
+    const added = hc.marked.map((m, k) => ({ m, k })).filter(({ m }) => m.mark === '+' && /[)\]}]/.test(m.text));
+    if (added.length === 0) continue;
+    const { k } = added[added.length - 1];
+    const t = hc.marked[k].text;
+    const at = Math.max(t.lastIndexOf(')'), t.lastIndexOf(']'), t.lastIndexOf('}'));
+    const broken = hc.marked.map((m, j) => (j === k ? { ...m, text: t.slice(0, at) + t.slice(at + 1) } : m));
+    const pre = hc.pre.slice(0, -1).split('\n');
+    const brokenExpected = [...pre.slice(0, hc.start - 1), ...newSide(broken), ...pre.slice(hc.start - 1 + oldSide(hc.marked).length)].join('\n') + '\n';
+    syntax.brokenVariants++;
+    if ((await checkSyntax(hc.path, hc.pre, brokenExpected)).kind === 'introduced') syntax.caught++;
+  }
   const result = {
     date: new Date().toISOString(),
     machine: { nproc: os.cpus().length, node: process.version, git: spawnSync('git', ['--version'], { encoding: 'utf8' }).stdout.trim(), patch: spawnSync('patch', ['--version'], { encoding: 'utf8' }).stdout.split('\n')[0] },
@@ -474,6 +500,7 @@ async function main(): Promise<void> {
     seconds: Math.round((Date.now() - t0) / 1000),
     cases,
     table,
+    syntax,
     notCorrectOurs: wrongExamples,
   };
   fs.mkdirSync(path.dirname(OUT), { recursive: true });
@@ -489,6 +516,7 @@ async function main(): Promise<void> {
     lines.push(`| ${kind} | ${cases[kind]} | ${cells.join(' | ')} |`);
   }
   console.log(lines.join('\n'));
+  console.log(`\nsyntax check: ${syntax.falseRefusals} of ${syntax.edits} real edits refused (${syntax.unchecked} unchecked); ${syntax.caught} of ${syntax.brokenVariants} edits with a closing bracket deleted caught`);
 }
 
 await main();

@@ -125,7 +125,7 @@ export function applyUnifiedDiff(content: string, diffText: string): EditResult 
     }
     const r = applyEdit(out, oldText, newText);
     if (!r.ok) {
-      const why = r.error.replace(/old_string/g, "the hunk's context and \"-\" lines").replace(/nothing was changed/, 'nothing was changed (no hunk was applied)');
+      const why = r.error.replace(/old_string/g, "the hunk's old side (context and \"-\" lines)").replace(/nothing was changed/, 'nothing was changed (no hunk was applied)');
       return { ok: false, error: `${label}: ${why}` };
     }
     out = r.content;
