@@ -408,3 +408,55 @@ describe('elision tolerates the same slips', () => {
     expect(r.content).toBe(['class K {', '    run() {', '        return 0;', '    }', '}', ''].join('\r\n'));
   });
 });
+
+describe('more slips, combined', () => {
+  test('CRLF file, the model sends LF with an indentation shift: CRLF and the file indentation kept', () => {
+    const file = 'class A:\r\n    def f(self):\r\n        return 1\r\n';
+    const r = ok(file, 'def f(self):\n    return 1\n', 'def f(self):\n    x = 1\n    return x\n');
+    expect(r.content).toBe('class A:\r\n    def f(self):\r\n        x = 1\r\n        return x\r\n');
+  });
+
+  test('tabs for spaces plus trailing whitespace on the anchor', () => {
+    const go = 'func f() {\n\tif x {\n\t\ty()\n\t}\n}\n';
+    const r = ok(go, '    if x {  \n        y() \n    }', '    if x {\n        z()\n    }');
+    expect(r.content).toBe('func f() {\n\tif x {\n\t\tz()\n\t}\n}\n');
+  });
+
+  test('an exact anchor with tab-indented new lines in a space-only file gets spaces', () => {
+    const js = 'function f() {\n  a();\n}\n\nfunction g() {}\n';
+    const r = ok(js, 'function g() {}', 'function g() {\n\treturn 1;\n}');
+    expect(r.rung).toBe('exact');
+    expect(r.content).toBe('function f() {\n  a();\n}\n\nfunction g() {\n  return 1;\n}\n');
+  });
+
+  test('a Makefile with both styles keeps the tabs the model sends', () => {
+    const mk = 'VAR = a \\\n    b\nall:\n\techo hi\n';
+    const r = ok(mk, 'all:\n\techo hi', 'all:\n\techo hi\n\techo bye');
+    expect(r.content).toBe('VAR = a \\\n    b\nall:\n\techo hi\n\techo bye\n');
+  });
+
+  test('old_string ending with a line break replaced by text without one takes the break away, on the line rungs too', () => {
+    const file = 'a\n  b  \n\nc\n';
+    // the model removes the blank line after b by quoting it with its line break
+    const r = ok(file, '  b\n', '  b');
+    expect(r.content).toBe('a\n  b  \nc\n'); // the kept line keeps its bytes
+  });
+
+  test('deleting whole lines on a line rung removes them with their line break', () => {
+    const file = 'keep1\n    drop1  \n    drop2\nkeep2\n';
+    expect(ok(file, '  drop1\n  drop2', '').content).toBe('keep1\nkeep2\n');
+    // a whole line quoted without its indentation: the line goes, with the break before it at the end of the file
+    expect(ok('x\n  last  ', 'last', '').content).toBe('x');
+  });
+
+  test('an indentation-shifted anchor whose text occurs twice at different depths is refused, not guessed', () => {
+    const py = 'def a():\n    if x:\n        return 1\n\ndef b():\n        if x:\n            return 1\n';
+    expect(err(py, '  if x:\n      return 1', '  if y:\n      return 1')).toMatch(/2 places when indentation is ignored \(lines 2, 6\)/);
+  });
+
+  test('piecewise elision keeps the skipped lines byte for byte, including whitespace-only ones', () => {
+    const ts = 'const t = `\n  a\n    \n  b\n`;\nconst u = 1;\n';
+    const r = ok(ts, 'const t = `\n...\nconst u = 1;', 'const t = String.raw`\n...\nconst u = 2;');
+    expect(r.content).toBe('const t = String.raw`\n  a\n    \n  b\n`;\nconst u = 2;\n');
+  });
+});
