@@ -378,9 +378,9 @@ async function viaToolbox(e: Edit, hc: HunkCase, args: Record<string, string>): 
       fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
       fs.writeFileSync(path.join(dir, rel), text);
     };
-    for (const f of hc.files.filter((f) => f.split('/').pop() === base)) {
-      write(f, f === hc.path ? e.pre : git(path.join(MIRRORS, hc.repo, 'repo'), ['show', `${hc.commit}^:${f}`]));
-    }
+    // the other files of that name are only listed: a short path is resolved (or refused) from the listing
+    void base;
+    write(hc.path, e.pre);
     const tb = new ToolBox({ root: dir, listFiles: async () => hc.files, protectedPaths: [] });
     const r = await tb.execute('edit_file', JSON.stringify({ path: e.path, ...args }));
     if (!r.ok) return null;
@@ -447,7 +447,9 @@ async function main(): Promise<void> {
       if (!e) continue;
       cases[kind] = (cases[kind] ?? 0) + 1;
       for (const [tool, run] of Object.entries(TOOLS)) {
+        const t = Date.now();
         const o = judge(e, await run(e, hc));
+        if (process.env.EDIT_BENCH_TRACE && Date.now() - t > 1000) process.stderr.write(`slow: ${tool} ${kind} ${hc.path} ${Date.now() - t} ms\n`);
         count(kind, tool, o);
         if (o !== 'correct' && tool === 'ours' && process.env.EDIT_BENCH_DEBUG === kind) {
           const got = await run(e, hc);
