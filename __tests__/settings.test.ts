@@ -24,6 +24,7 @@ function inputs(given: Record<string, string> = {}): (name: string) => string {
     'max-run-minutes': '60',
     'model-prices': '',
     'feedback-tokens': '3000',
+    'context-tokens': '8000',
     'related-tests-first': 'true',
     'test-integrity-allow': '',
   };
@@ -59,6 +60,7 @@ describe('readSettings', () => {
       protectedPaths: [ALWAYS_PROTECTED],
       budget: { maxTokens: 2_000_000, maxCostUsd: 5, maxWallMs: 60 * 60_000, prices: {} },
       feedbackTokens: 3000,
+      contextTokens: 8000,
       relatedTestsFirst: true,
       preexistingFailures: 'allow',
       testIntegrityAllow: [],
@@ -86,6 +88,12 @@ describe('readSettings', () => {
     expect(e.problems[1]).toContain('Input "preexisting-failures"');
     expect(e.problems[1]).toContain('allow or block');
     expect(e.problems[2]).toContain('test-integrity-allow');
+  });
+
+  test('context-tokens: 0 turns the repository context off; a non-number is refused with what to give', () => {
+    expect(readSettings(inputs({ 'context-tokens': '0' })).contextTokens).toBe(0);
+    expect(readSettings(inputs({ 'context-tokens': '12000' })).contextTokens).toBe(12000);
+    expect(errorOf({ 'context-tokens': 'lots' }).problems[0]).toContain('Input "context-tokens"');
   });
 
   test('empty inputs (e.g. from the CLI) fall back to the same defaults', () => {

@@ -31,6 +31,7 @@ Options for fix:
   --max-iterations N      verification attempts (default 5)
   --max-changed-files N   (default 10)
   --max-changed-lines N   (default 200)
+  --context-tokens N      budget of the first model request with the repository map and likely code (default 8000, 0: none)
   --timeout-minutes N     per command (default 15)
   --preexisting-failures allow|block
                           tests failing before any edit that the task is not about may
@@ -64,6 +65,7 @@ function settingsFrom(values: Record<string, string | boolean | undefined>, env:
     maxIterations: int('max-iterations', s('max-iterations'), 5, 50),
     maxChangedFiles: int('max-changed-files', s('max-changed-files'), 10, 1000),
     maxChangedLines: int('max-changed-lines', s('max-changed-lines'), 200, 100000),
+    contextTokens: s('context-tokens') === '0' ? 0 : int('context-tokens', s('context-tokens'), 8000, 1_000_000),
     draft: true,
     commandTimeoutMs: int('timeout-minutes', s('timeout-minutes'), 15, 360) * 60_000,
     protectedPaths: [...ALWAYS_PROTECTED],
@@ -122,6 +124,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       'max-iterations': { type: 'string' },
       'max-changed-files': { type: 'string' },
       'max-changed-lines': { type: 'string' },
+      'context-tokens': { type: 'string' },
       'timeout-minutes': { type: 'string' },
       'preexisting-failures': { type: 'string' },
       json: { type: 'boolean', default: false },

@@ -12,6 +12,8 @@ import type { Shell, CommandResult } from './ports/shell.js';
 import type { Reason, RunReport, Settings, Task, TestRun } from './types.js';
 import { ToolBox } from './agent/tools.js';
 import { runAgentLoop, type LoopEvent } from './agent/loop.js';
+import { DEFAULT_CONTEXT_TOKENS } from './agent/prompt.js';
+import { prepareContext, type RepoContext } from './context/index.js';
 import { detectCommands } from './verify/detect.js';
 import { childEnv } from './verify/env.js';
 import { toTestRun } from './verify/test-run.js';
@@ -172,7 +174,9 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
   if (!baseline.succeeded && gate.preexisting === 'allow' && targets !== 'all' && targets.length) log(`The task is about ${targets.length} failing test(s): ${targets.slice(0, 5).join(', ')}${targets.length > 5 ? ', …' : ''}`);
   // The test run may itself leave files behind; the model's change is measured against this tree.
   const extraProtected = [...allowListAsProtected(settings.allowedPaths ?? []), ...(await repoStateProtections(git.root))];
-  const tools = new ToolBox({ root: git.root, listFiles: () => git.listFiles(), protectedPaths: [...settings.protectedPaths, ...extraProtected] });
+  const repoContext = await prepareRepoContext(git.root, task, baseline, settings.contextTokens ?? DEFAULT_CONTEXT_TOKENS, log);
+  const focus = (rel: string) => repoContext?.localization.regions.filter((r) => r.file === rel) ?? [];
+  const tools = new ToolBox({ root: git.root, listFiles: () => git.listFiles(), protectedPaths: [...settings.protectedPaths, ...extraProtected], focus });
   const runWithoutFix = async (testFiles: string[]): Promise<TestRun> => {
     const current = await git.snapshot();
     await composeChange(git, baselineTree, testFiles);
@@ -204,6 +208,8 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     guard: intel.guard,
     originalTests: (tree, verdict) => intel.originalTests(tree, verdict, gate),
     feedback: intel.feedback,
+    context: repoContext ?? undefined,
+    contextTokens: settings.contextTokens ?? DEFAULT_CONTEXT_TOKENS,
   });
   budgetStop = loop.reason === 'budget-exhausted' ? loop.stopDetail : undefined;
 
@@ -296,4 +302,19 @@ export async function composeChange(git: GitPort, pristineTree: string, touched:
 
 function tail(text: string, max: number): string {
   return text.length <= max ? text : `…${text.slice(-max)}`;
+}
+
+/** The repository map and localization for the first message; a failure costs the context, never the run. */
+async function prepareRepoContext(root: string, task: Task, baseline: TestRun, budgetTokens: number, log: (m: string) => void): Promise<RepoContext | null> {
+  if (budgetTokens <= 0) return null;
+  try {
+    const ctx = await prepareContext(root, `${task.title}\n${task.goal}`, baseline);
+    const s = ctx.map.stats;
+    const top = ctx.localization.ranked.slice(0, 3).map((r) => r.file.path);
+    log(`Repository map: ${s.mapped} files (${s.cached} from cache, ${s.parsed} parsed) in ${s.ms} ms; most likely: ${top.join(', ') || 'none'}`);
+    return ctx;
+  } catch (e) {
+    log(`Repository map skipped: ${e instanceof Error ? e.message : String(e)}`);
+    return null;
+  }
 }

@@ -22,6 +22,8 @@ export interface Settings {
   /** Test intelligence (optional: defaults apply when absent). */
   /** Token budget of the failure context given to the model (default 3,000). */
   feedbackTokens?: number;
+  /** Token budget of the whole first model request (system prompt, tool schemas, task, repository context); 0: no repository context. Default 8,000. */
+  contextTokens?: number;
   /** Run the tests related to the changed files first inside the loop (default true). */
   relatedTestsFirst?: boolean;
   /** Tests failing before any edit, which the task is not about: `allow` (default) lets them still fail at the gate, `block` requires the command to succeed. */

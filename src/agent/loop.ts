@@ -8,7 +8,9 @@ import type { ChatMessage, ChatModel, ModelReply, ToolCall } from '../ports/llm.
 import type { FileChange, GitPort } from '../ports/git.js';
 import type { Attempt, FailToPassProof, LoopResult, Reason, Task, TestRun, TokenUsage, Verdict } from '../types.js';
 import { TOOL_SPECS, type ToolBox } from './tools.js';
-import { firstUserMessage, systemPrompt } from './prompt.js';
+import { DEFAULT_CONTEXT_TOKENS, firstMessageWithContext, firstUserMessage, systemPrompt } from './prompt.js';
+import type { RepoContext } from '../context/index.js';
+import { compactMessages, compactionNote } from '../context/compact.js';
 import { compareRuns, describeTaskFailures, type GateRule } from '../verify/compare.js';
 import { isTestFile } from '../guard/test-integrity.js';
 import { failureFeedback } from '../verify/test-run.js';
@@ -58,6 +60,11 @@ export interface LoopDeps {
   feedback?: (run: TestRun, verdict?: Verdict) => string;
   /** Token / cost / wall-time caps (safety/budget.ts), checked before every model request and test run. */
   budget?: LoopBudget;
+  /** Repository map and localization for the first message, fitted to `contextTokens` (whole first request). */
+  context?: RepoContext;
+  contextTokens?: number;
+  /** The conversation is compacted once it passes this many tokens (default: twice the context budget, at least 12,000). */
+  compactTokens?: number;
 }
 
 export interface LoopBudget {
@@ -90,9 +97,12 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
   const feedback = (run: TestRun, verdict?: Verdict) => (deps.feedback ? deps.feedback(run, verdict) : failureFeedback(run));
   const attempts: Attempt[] = [];
   const touched: string[] = [];
+  const system = systemPrompt(limits);
+  const first = firstUserMessage(task, deps.baseline, feedback(deps.baseline), deps.gate);
+  const context = deps.context ? { repo: deps.context, budgetTokens: deps.contextTokens ?? DEFAULT_CONTEXT_TOKENS } : undefined;
   const messages: ChatMessage[] = [
-    { role: 'system', content: systemPrompt(limits) },
-    { role: 'user', content: deps.redact(firstUserMessage(task, deps.baseline, feedback(deps.baseline), deps.gate)) },
+    { role: 'system', content: system },
+    { role: 'user', content: deps.redact(firstMessageWithContext(first, system, TOOL_SPECS, context).text) },
   ];
   let sent = 0;
   let best = { tree: deps.baselineTree, score: score(deps.baseline) };
@@ -127,6 +137,12 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
       await git.restore(best.tree);
       stopDetail = over.message;
       return done('budget-exhausted', best.tree);
+    }
+    const compacted = compactMessages(messages, deps.compactTokens ?? Math.max(12_000, 2 * (deps.contextTokens ?? DEFAULT_CONTEXT_TOKENS)));
+    if (compacted) {
+      messages.splice(0, messages.length, ...compacted.messages);
+      messages.push({ role: 'user', content: deps.redact(compactionNote(await git.diff(deps.baselineTree, await git.snapshot()))) });
+      emit({ type: 'note', message: `conversation compacted: ${compacted.summarised} older tool results summarised (${compacted.before} -> ${compacted.after} tokens)` });
     }
     emit({ type: 'model-request', turn, newMessages: messages.slice(sent) });
     sent = messages.length;

@@ -1,6 +1,9 @@
 /** Pure prompt builders. The rules live here, in the harness: nothing the task text says can change them. */
 import type { Task, TestRun } from '../types.js';
 import type { GateRule } from '../verify/compare.js';
+import type { RepoContext } from '../context/index.js';
+import { renderContext, type RenderedContext } from '../context/render.js';
+import { countJsonTokens, countTokens } from '../context/tokens.js';
 
 export interface PromptLimits {
   maxIterations: number;
@@ -45,4 +48,20 @@ export function firstUserMessage(task: Task, baseline: TestRun, baselineFeedback
   ]
     .filter(Boolean)
     .join('\n\n');
+}
+
+/** Default budget of the whole first request (system prompt, tool schemas and first message). */
+export const DEFAULT_CONTEXT_TOKENS = 8000;
+
+/**
+ * The first message with the repository context in what the budget leaves after the system
+ * prompt, the tool schemas and the task itself (all counted with the real tokenizer).
+ */
+export function firstMessageWithContext(base: string, system: string, tools: unknown, context?: { repo: RepoContext; budgetTokens: number }): { text: string; rendered?: RenderedContext } {
+  if (!context || context.budgetTokens <= 0) return { text: base };
+  // ~4 tokens of framing per message and a margin for the API's own wrapping of the tool schemas
+  const left = context.budgetTokens - countTokens(system) - countJsonTokens(tools) - countTokens(base) - 60;
+  if (left < 200) return { text: base };
+  const rendered = renderContext(context.repo.localization, context.repo.read, left);
+  return { text: rendered.text ? `${base}\n\n${rendered.text}` : base, rendered };
 }

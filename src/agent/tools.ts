@@ -359,6 +359,8 @@ export interface ToolBoxOptions {
   protectedPaths: string[];
   /** Larger files are neither read, searched, edited nor written. Default 1 MiB. */
   maxFileBytes?: number;
+  /** The regions of a file that matter for the task (src/context): a read of a long file without a range shows them first. */
+  focus?: (rel: string) => { start: number; end: number; label: string }[];
 }
 
 export class ToolBox {
@@ -366,8 +368,10 @@ export class ToolBox {
   private readonly listFilesFn: () => Promise<string[]>;
   private readonly protectedPaths: string[];
   private readonly maxFileBytes: number;
+  private readonly focus?: ToolBoxOptions['focus'];
 
   constructor(opts: ToolBoxOptions) {
+    this.focus = opts.focus;
     this.root = opts.root;
     this.listFilesFn = opts.listFiles;
     this.protectedPaths = opts.protectedPaths;
@@ -499,6 +503,10 @@ export class ToolBox {
     const total = lines.length;
     if (total === 0) return { ok: true, content: `${r.rel} is empty (0 lines).`, display: `${label}: empty` };
 
+    if (args.start_line === undefined && args.end_line === undefined && total > READ_MAX_LINES) {
+      const focused = this.readFocus(r.rel, lines, label);
+      if (focused) return focused;
+    }
     const start = args.start_line ?? 1;
     if (start > total) {
       return fail(`"${r.rel}" has only ${total} line${total === 1 ? '' : 's'}; start_line ${start} is past the end.`, `${label}: past end`);
@@ -528,6 +536,32 @@ export class ToolBox {
       content += `\n[Showing lines ${start}-${end} of ${total}.]`;
     }
     return { ok: true, content, display: `${label}:${start}-${end}` };
+  }
+
+  /** A long file read without a range: the regions that matter for the task first, within the read cap. */
+  private readFocus(rel: string, lines: string[], label: string): ToolResult | null {
+    const regions = (this.focus?.(rel) ?? []).filter((x) => x.start >= 1 && x.start <= lines.length).sort((a, b) => a.start - b.start);
+    if (regions.length === 0) return null;
+    const blocks: string[] = [];
+    const spans: string[] = [];
+    let budget = READ_MAX_LINES;
+    let bytes = 0;
+    for (const x of regions) {
+      const from = Math.max(1, x.start - 3);
+      const to = Math.min(lines.length, x.end + 3, from + budget - 1);
+      if (to < from || budget <= 0) break;
+      const width = numberWidth(to);
+      const body: string[] = [];
+      for (let n = from; n <= to; n++) body.push(`${String(n).padStart(width)}| ${capLine(lines[n - 1], READ_MAX_LINE_CHARS)}`);
+      const text = body.join('\n');
+      if (bytes + text.length > READ_MAX_BYTES && blocks.length > 0) break;
+      bytes += text.length;
+      budget -= to - from + 1;
+      blocks.push(`[lines ${from}-${to}: ${x.label}]\n${text}`);
+      spans.push(`${from}-${to}`);
+    }
+    const content = `${rel} (${lines.length} lines; the regions that matter for this task first)\n${blocks.join('\n')}\n[Shown: lines ${spans.join(', ')} of ${lines.length}. Call read_file with start_line/end_line for any other part.]`;
+    return { ok: true, content, display: `${label}: focus ${spans.join(',')}` };
   }
 
   private async search(args: ToolArgs['search']): Promise<ToolResult> {

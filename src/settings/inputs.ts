@@ -39,6 +39,7 @@ export const DEFAULTS = {
   maxCostUsd: 5,
   maxRunMinutes: 60,
   feedbackTokens: 3000,
+  contextTokens: 8000,
   relatedTestsFirst: true,
   preexistingFailures: 'allow',
 } as const;
@@ -141,6 +142,7 @@ const fields = {
     schema: trueOrFalse(),
     expected: 'true or false',
   },
+  contextTokens: { input: 'context-tokens', schema: wholeNumber(0, 1_000_000), expected: 'a whole number of tokens (0: no repository context in the first request)' },
   feedbackTokens: { input: 'feedback-tokens', schema: wholeNumber(200, 100000), expected: 'a whole number of tokens from 200 to 100000' },
   relatedTestsFirst: {
     input: 'related-tests-first',
@@ -257,6 +259,7 @@ export function readSettings(getInput: (name: string) => string): Settings {
       prices: parse(fields.modelPrices, {}),
     },
     feedbackTokens: parse(fields.feedbackTokens, DEFAULTS.feedbackTokens),
+    contextTokens: parse(fields.contextTokens, DEFAULTS.contextTokens),
     relatedTestsFirst: parse(fields.relatedTestsFirst, DEFAULTS.relatedTestsFirst),
     preexistingFailures: parse<'allow' | 'block'>(fields.preexistingFailures, DEFAULTS.preexistingFailures),
     testIntegrityAllow: parse<string[]>(fields.testIntegrityAllow, []).filter((c) => c !== 'none'),

@@ -2,16 +2,18 @@
  * The failure context the model reads: what failed, which failures are new, which were
  * already failing before any edit, which are flaky; each distinct failure once (tests
  * failing the same way are grouped), with its assertion diff and first in-repo frame; then
- * the output tail stripped of noise. Packed into a token budget (about 4 characters per
- * token), most useful first. Pure.
+ * the output tail stripped of noise. Packed into a token budget (counted with the o200k_base
+ * tokenizer), most useful first. Pure.
  */
 import type { TestCase, TestRun, Verdict } from '../types.js';
 import { stripAnsi } from './parse.js';
 import { describeConsistency } from './reconcile.js';
 import { displayCommand } from './plan.js';
 import { fenceBlock, removeInvisibleCharacters } from '../task/sanitize.js';
+import { countTokens, truncateToTokens } from '../context/tokens.js';
 
 export const DEFAULT_FEEDBACK_TOKENS = 3000;
+/** Characters per token assumed before the text at hand is measured. */
 export const CHARS_PER_TOKEN = 4;
 /** Characters of the output's end shown after the parsed failures (with / without their details). */
 const TAIL_WITH_DETAILS = 600;
@@ -26,8 +28,9 @@ export interface FeedbackOptions {
   verdict?: Verdict;
 }
 
+/** Tokens of a text (o200k_base). */
 export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / CHARS_PER_TOKEN);
+  return countTokens(text);
 }
 
 function describeExit(run: Pick<TestRun, 'exitCode' | 'timedOut' | 'durationMs'>): string {
@@ -275,7 +278,13 @@ function dropShownBlocks(tail: string, shown: Set<string>, names: string[]): str
 
 /** Renders the feedback for a failed run. */
 export function packFeedback(run: TestRun, opts: FeedbackOptions = {}): string {
-  const budget = Math.min(opts.maxChars ?? Infinity, (opts.budgetTokens ?? DEFAULT_FEEDBACK_TOKENS) * CHARS_PER_TOKEN);
+  const budgetTokens = opts.budgetTokens ?? DEFAULT_FEEDBACK_TOKENS;
+  // blocks are packed by characters at the density measured on this run's own output (test
+  // output with paths and diffs runs well under 4 characters per token); the result is then
+  // checked against the token budget itself
+  const sample = run.outputTail.slice(-20_000);
+  const density = sample.length >= 400 ? Math.min(6, Math.max(2, sample.length / countTokens(sample))) : CHARS_PER_TOKEN;
+  const budget = Math.min(opts.maxChars ?? Infinity, Math.floor(budgetTokens * density));
   const parts: string[] = [];
   let used = 0;
   /** Adds a block when it fits (or a cut version when `cut` and some room is left). */
@@ -373,6 +382,7 @@ export function packFeedback(run: TestRun, opts: FeedbackOptions = {}): string {
     const text = tail.length > room ? `…${tail.slice(tail.length - (room - 1))}` : tail;
     add(label + fenceBlock(text));
   }
-  const out = parts.join('\n\n');
-  return out.length > budget ? out.slice(0, budget) : out;
+  let out = parts.join('\n\n');
+  if (out.length > budget) out = out.slice(0, budget);
+  return countTokens(out) > budgetTokens ? truncateToTokens(out, budgetTokens) : out;
 }

@@ -1,0 +1,140 @@
+/**
+ * The repository map: the definitions, references and imports of every tracked source file,
+ * read with real parsers (extract.ts). Cached by git blob hash outside the repository
+ * (`$RUNNER_TEMP` or the system temp dir), so a re-run on the same commit parses nothing.
+ */
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { languageOf, type CodeLanguage } from '../code/parser.js';
+import { extractSymbols, mapsLanguage, type FileSymbols } from './extract.js';
+
+const run = promisify(execFile);
+
+export interface MapFile extends FileSymbols {
+  path: string;
+  language: CodeLanguage;
+  lines: number;
+}
+
+export interface RepoMap {
+  files: MapFile[];
+  stats: { tracked: number; mapped: number; parsed: number; cached: number; skipped: number; ms: number };
+}
+
+export interface MapOptions {
+  /** Where parsed symbols are kept between runs (default: `$RUNNER_TEMP|tmpdir/agent-fix-map`). */
+  cacheDir?: string | null;
+  /** Larger files are left out of the map (generated code, bundles). Default 200 KB. */
+  maxFileBytes?: number;
+}
+
+/** Generated, vendored and minified code tells the model nothing about where a bug is. */
+const SKIP = /(?:^|\/)(?:node_modules|vendor|dist|build|coverage|\.git)\/|\.min\.[cm]?js$|\.d\.ts$|\.bundle\.js$/;
+
+interface TrackedFile {
+  path: string;
+  key: string;
+}
+
+/** Tracked files with a content key: the index's blob hash, or a hash of the worktree content when modified. */
+export async function trackedFiles(root: string): Promise<TrackedFile[]> {
+  const opts = { cwd: root, maxBuffer: 256 << 20, encoding: 'utf8' as const };
+  const [staged, status] = await Promise.all([
+    run('git', ['ls-files', '-s', '-z'], opts),
+    run('git', ['status', '--porcelain', '-z', '--untracked-files=no'], opts),
+  ]);
+  const modified = new Set(
+    status.stdout
+      .split('\0')
+      .filter((l) => l.length > 3)
+      .map((l) => l.slice(3)),
+  );
+  const out: TrackedFile[] = [];
+  for (const entry of staged.stdout.split('\0')) {
+    const m = /^(\d+) ([0-9a-f]+) \d\t(.+)$/.exec(entry);
+    if (!m || m[1] === '160000' || m[1] === '120000') continue; // submodules and symlinks
+    out.push({ path: m[3], key: modified.has(m[3]) ? '' : m[2] });
+  }
+  return out;
+}
+
+type CacheEntry = FileSymbols & { lines: number };
+
+function defaultCacheDir(): string {
+  return path.join(process.env.RUNNER_TEMP || os.tmpdir(), 'agent-fix-map');
+}
+
+const CACHE_VERSION = 2;
+
+function loadCache(file: string | null): Record<string, CacheEntry> {
+  if (!file || !existsSync(file)) return {};
+  try {
+    const v = JSON.parse(readFileSync(file, 'utf8')) as { version?: number; entries?: Record<string, CacheEntry> };
+    return v.version === CACHE_VERSION && v.entries ? v.entries : {};
+  } catch {
+    return {}; // a broken cache is rebuilt, never fatal
+  }
+}
+
+function saveCache(file: string, entries: Record<string, CacheEntry>): void {
+  try {
+    mkdirSync(path.dirname(file), { recursive: true });
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify({ version: CACHE_VERSION, entries }));
+    renameSync(tmp, file);
+  } catch {
+    // an unwritable cache only costs time on the next run
+  }
+}
+
+export async function buildRepoMap(root: string, opts: MapOptions = {}): Promise<RepoMap> {
+  const started = Date.now();
+  const maxBytes = opts.maxFileBytes ?? 200_000;
+  const tracked = await trackedFiles(root);
+  const cacheDir = opts.cacheDir === undefined ? defaultCacheDir() : opts.cacheDir;
+  // one pack per repository (keyed by the path of its root), entries keyed by blob
+  const cacheFile = cacheDir ? path.join(cacheDir, `${createHash('sha1').update(path.resolve(root)).digest('hex').slice(0, 16)}.json`) : null;
+  const cache = loadCache(cacheFile);
+  const next: Record<string, CacheEntry> = {};
+  const files: MapFile[] = [];
+  let parsed = 0;
+  let cached = 0;
+  let skipped = 0;
+  for (const t of tracked) {
+    const language = languageOf(t.path);
+    if (!mapsLanguage(language) || SKIP.test(t.path)) continue;
+    const key = t.key ? `${language}:${t.key}` : '';
+    let entry = key ? cache[key] : undefined;
+    if (entry) {
+      cached++;
+    } else {
+      const abs = path.join(root, t.path);
+      let text: string;
+      try {
+        if (statSync(abs).size > maxBytes) {
+          skipped++;
+          continue;
+        }
+        text = readFileSync(abs, 'utf8');
+      } catch {
+        skipped++;
+        continue;
+      }
+      try {
+        entry = { ...(await extractSymbols(language, text)), lines: text.split('\n').length };
+      } catch {
+        skipped++;
+        continue;
+      }
+      parsed++;
+    }
+    if (key) next[key] = entry;
+    files.push({ path: t.path, language, ...entry });
+  }
+  if (cacheFile && parsed > 0) saveCache(cacheFile, next);
+  return { files, stats: { tracked: tracked.length, mapped: files.length, parsed, cached, skipped, ms: Date.now() - started } };
+}
