@@ -39,6 +39,10 @@
  * - GET .../actions/jobs/{job_id}/logs answers 302 to `/_logs/<id>` on this server, which
  *   serves the plain text without requiring the token (like a signed storage URL).
  *
+ * Read-only token (`readOnly: true` or `setReadOnly(true)`): every POST, PATCH, PUT and DELETE
+ * (after validation) gets GitHub's 403 "Resource not accessible by integration" and is recorded
+ * in `writeAttempts`, so a test can assert that a `contents: read` job attempted no write.
+ *
  * Fault injection: `failNext({ method, path, status, body, headers, times })` answers the
  * next matching request(s) with that status instead (after request validation), e.g. a
  * 502, or 403 `You have exceeded a secondary rate limit` with a `retry-after` header.
@@ -74,6 +78,12 @@ export interface FakeGitHubOptions {
   draftPullRequests?: boolean;
   /** Clock for timestamps (default: real time). */
   now?: () => Date;
+  /**
+   * The token is read-only (a workflow token with `contents: read`, as in a `propose` job): every
+   * POST, PATCH, PUT and DELETE is answered 403 "Resource not accessible by integration", like
+   * GitHub does, and recorded in `writeAttempts`. Also switchable with `setReadOnly`.
+   */
+  readOnly?: boolean;
 }
 
 export interface FakeRepo {
@@ -386,6 +396,8 @@ export class FakeGitHub {
   readonly jobs: FakeJob[] = [];
   readonly requests: RecordedRequest[] = [];
   readonly violations: string[] = [];
+  /** Write requests refused because the token was read-only (see `readOnly`). */
+  readonly writeAttempts: RecordedRequest[] = [];
 
   private readonly server: Server;
   private readonly users = new Map<string, FakeUser>();
@@ -600,6 +612,11 @@ export class FakeGitHub {
     tree.set(path.replace(/^\/+/, ''), content);
   }
 
+  /** Makes the token read-only (true) or writable again (false); see `FakeGitHubOptions.readOnly`. */
+  setReadOnly(readOnly: boolean): void {
+    this.opts.readOnly = readOnly;
+  }
+
   /** Called and awaited before each request is answered (see the header). */
   onRequest: ((request: { method: string; path: string }) => void | Promise<void>) | null = null;
 
@@ -767,6 +784,13 @@ export class FakeGitHub {
     }
     if (problems.length > 0) {
       violation(`${opName}: request does not match the OpenAPI description: ${problems.join('; ')}`);
+      return;
+    }
+
+    // a read-only token (contents: read): GitHub refuses every write with 403
+    if (this.opts.readOnly && method !== 'GET' && method !== 'HEAD') {
+      this.writeAttempts.push(record);
+      send({ status: 403, body: { message: 'Resource not accessible by integration', documentation_url: DOCS, status: '403' } });
       return;
     }
 
