@@ -12,7 +12,9 @@ import { selectBundle, renderCandidates } from '../src/bundle/select.js';
 import { DEFAULT_LIMITS, MANIFEST_FILE, PATCH_FILE } from '../src/bundle/schema.js';
 import { ADDER } from '../test-support/run-main.js';
 import { cleanupFixtures, cloneShallow, commitAs, gitIn, HUMAN, makeRepo, tempDir, type RepoFixture } from '../test-support/git-fixture.js';
-import { BUNDLE_API_KEY, bundleSettings, editManifest, editScript, proposeCandidate, replacePatch } from '../test-support/bundle-world.js';
+import { writeBundle } from '../src/bundle/write.js';
+import { Redactor } from '../src/redact.js';
+import { ADDER_TASK, BUNDLE_API_KEY, bundleSettings, editManifest, editScript, proposeCandidate, replacePatch } from '../test-support/bundle-world.js';
 
 let repo: RepoFixture;
 let out: string;
@@ -140,16 +142,16 @@ const tampered: Tamper[] = [
   { name: 'a workflow file in other case', tamper: (d) => replacePatch(d, NEW_FILE('.GitHub/Workflows/evil.yml', 'on: push')), reason: /protected path ".GitHub\/Workflows\/evil.yml"/ },
   { name: 'a path the policy forbids', tamper: (d) => replacePatch(d, NEW_FILE('secrets/keys.txt')), reason: /protected path "secrets\/keys.txt" \(secrets\/\*\*\)/, expect: { protectedPaths: ['secrets/**'] } },
   { name: 'a path outside the allow-list', tamper: (d) => replacePatch(d, NEW_FILE('docs/x.md')), reason: /protected path "docs\/x.md" \(!src\/\*\*\)/, expect: { protectedPaths: ['!src/**'] } },
-  { name: 'a path escape (..)', tamper: (d) => replacePatch(d, NEW_FILE('../escape.txt')), reason: /not a patch git can read|escapes the repository/ },
-  { name: 'a path escape inside a directory', tamper: (d) => replacePatch(d, NEW_FILE('src/../../escape.txt')), reason: /not a patch git can read|escapes the repository/ },
-  { name: 'git internals', tamper: (d) => replacePatch(d, NEW_FILE('.git/hooks/pre-commit', 'touch pwned')), reason: /not a patch git can read|git internals/ },
+  { name: 'a path escape (..)', tamper: (d) => replacePatch(d, NEW_FILE('../escape.txt')), reason: /it names a path that escapes the repository/ },
+  { name: 'a path escape inside a directory', tamper: (d) => replacePatch(d, NEW_FILE('src/../../escape.txt')), reason: /it names a path that escapes the repository/ },
+  { name: 'git internals', tamper: (d) => replacePatch(d, NEW_FILE('.git/hooks/pre-commit', 'touch pwned')), reason: /it touches git internals: ".git\/hooks\/pre-commit"/ },
   { name: 'a symlink pointing out of the repository', tamper: (d) => replacePatch(d, NEW_FILE('link', '/etc/passwd', '120000')), reason: /makes link a symbolic link \(to "\/etc\/passwd", outside the repository\)/ },
   { name: 'a relative symlink climbing out', tamper: (d) => replacePatch(d, NEW_FILE('src/link', '../../outside', '120000')), reason: /symbolic link \(to "..\/..\/outside", outside the repository\)/ },
   { name: 'a symlink inside the repository (all new symlinks are refused)', tamper: (d) => replacePatch(d, NEW_FILE('src/alias.js', 'add.js', '120000')), reason: /symbolic link \(to "add.js", inside the repository\)/ },
   {
     name: 'a submodule (gitlink)',
     tamper: (d) => replacePatch(d, `diff --git a/vendor/lib b/vendor/lib\nnew file mode 160000\nindex 0000000..${'a'.repeat(40)}\n--- /dev/null\n+++ b/vendor/lib\n@@ -0,0 +1 @@\n+Subproject commit ${'a'.repeat(40)}\n`),
-    reason: /submodule \(vendor\/lib\)|does not apply/,
+    reason: /it changes a submodule \(vendor\/lib\)/,
   },
   { name: 'a .gitmodules file', tamper: (d) => replacePatch(d, NEW_FILE('.gitmodules', '[submodule "x"]')), reason: /submodule \(.gitmodules\)/ },
   { name: 'a wrong base sha', tamper: (d) => editManifest(d, (m) => (m.baseSha = 'b'.repeat(40))), reason: /its base bbbbbbbbbbbb is not the commit this job checked out/ },
@@ -301,4 +303,42 @@ test('path and symlink rules', () => {
   expect(symlinkEscapes('a/b', '../../c')).toBe(true);
   expect(symlinkEscapes('b', 'C:\\x')).toBe(true);
   expect(symlinkEscapes('a/b', 'c/../../..')).toBe(true);
+});
+
+test('a change carrying a secret, even inside a binary file (base85 in the patch), is not bundled', async () => {
+  const secret = 'ghs_bundleSecretToken0123456789';
+  const scratch = cloneShallow(repo.remoteUrl).dir;
+  writeFileSync(path.join(scratch, 'src/add.js'), 'export function add(a, b) {\n  return a + b;\n}\n');
+  writeFileSync(path.join(scratch, 'blob.bin'), Buffer.concat([Buffer.from([0, 0, 1, 2]), Buffer.from(secret)]));
+  const git = await openGit(scratch);
+  const tree = await git.snapshot();
+  const own = await openPatchGit(scratch);
+  const m = JSON.parse(readFileSync(path.join(out, 'candidate-3', MANIFEST_FILE), 'utf8'));
+  const outDir = tempDir('agent-fix-secret-');
+  try {
+    const patch = await own.binaryPatch(`${repo.sha}^{tree}`, tree);
+    expect(patch.toString('latin1')).not.toContain(secret); // base85: invisible to a text scan
+    const written = await writeBundle({
+      fix: { report: { ...m.evidence, task: ADDER_TASK, diff: '' }, tree, baseSha: repo.sha },
+      candidate: { id: '9' },
+      settings: bundleSettings(),
+      redactor: new Redactor([secret]),
+      patches: own,
+      outDir,
+    });
+    expect(written.manifest.evidence).toMatchObject({ status: 'not-fixed', reason: 'secret-in-change' });
+    expect(written.manifest.patch.bytes).toBe(0);
+    expect(readFileSync(path.join(written.dir, PATCH_FILE)).length).toBe(0);
+    const r = await checkBundle(written.dir, expectation, patches);
+    expect(r.kind === 'accepted' && r.tree).toBeNull();
+  } finally {
+    await own.dispose();
+  }
+});
+
+test('a bad candidate id is refused by the writer', async () => {
+  const m = JSON.parse(readFileSync(path.join(out, 'candidate-3', MANIFEST_FILE), 'utf8'));
+  await expect(
+    writeBundle({ fix: { report: { ...m.evidence, task: ADDER_TASK, diff: '' }, tree: null, baseSha: repo.sha }, candidate: { id: '../x' }, settings: bundleSettings(), redactor: new Redactor([]), patches, outDir: tempDir() }),
+  ).rejects.toThrow(/The candidate id "..\/x" must be 1-64 letters/);
 });
