@@ -13,6 +13,7 @@ import { DEFAULT_LIMITS, MANIFEST_FILE, PATCH_FILE } from '../src/bundle/schema.
 import { ADDER } from '../test-support/run-main.js';
 import { cleanupFixtures, cloneShallow, commitAs, gitIn, HUMAN, makeRepo, tempDir, type RepoFixture } from '../test-support/git-fixture.js';
 import { writeBundle } from '../src/bundle/write.js';
+import { INTEGRITY_CATEGORIES } from '../src/guard/test-integrity.js';
 import { Redactor } from '../src/redact.js';
 import { ADDER_TASK, BUNDLE_API_KEY, bundleSettings, editManifest, editScript, proposeCandidate, replacePatch } from '../test-support/bundle-world.js';
 
@@ -169,6 +170,7 @@ const tampered: Tamper[] = [
   { name: 'status and reason that contradict', tamper: (d) => editManifest(d, (m) => (m.evidence.reason = 'tests-still-failing')), reason: /status "fixed" contradicts reason "tests-still-failing"/ },
   { name: 'too many changed lines', tamper: () => undefined, reason: /it changes 2 lines, more than max-changed-lines \(1\)/, expect: { maxChangedLines: 1 } },
   { name: 'too many changed files', tamper: (d) => replacePatch(d, NEW_FILE('a.txt') + NEW_FILE('b.txt')), reason: /it changes 2 files, more than max-changed-files \(1\)/, expect: { maxChangedFiles: 1 } },
+  { name: 'a weakened test (test-integrity guard)', tamper: (d) => replacePatch(d, NEW_FILE('test/add.test.js', "test.skip('add adds', () => {})")), reason: /the test-integrity guard refuses it: \[skip\]/ },
   { name: 'an extra file in the bundle', tamper: (d) => writeFileSync(path.join(d, 'postinstall.sh'), 'touch pwned'), reason: /unexpected file\(s\) in the bundle: postinstall.sh/ },
   { name: 'a manifest that is a symlink', tamper: (d) => { rmSync(path.join(d, MANIFEST_FILE)); symlinkSync('/etc/hostname', path.join(d, MANIFEST_FILE)); }, reason: /manifest.json is a symbolic link; not followed/ },
   { name: 'a missing patch', tamper: (d) => rmSync(path.join(d, PATCH_FILE)), reason: /change.patch is missing/ },
@@ -263,8 +265,14 @@ test('a bundle that would leave a marker if anything of the repository ran: vali
 
   const hostilePatches = await openPatchGit(hostile);
   try {
-    const checked = await readBundles(root, { ...expectation, protectedPaths: await publishProtections(bundleSettings(), hostile) }, hostilePatches);
+    // by default the guard refuses the edited test script...
+    const guarded = selectBundle(await readBundles(root, { ...expectation, protectedPaths: await publishProtections(bundleSettings(), hostile) }, hostilePatches));
+    expect(guarded.winner).toBeNull();
+    expect(guarded.refused.map((r) => r.reason)).toEqual([expect.stringMatching(/^the test-integrity guard refuses it: \[config\]/)]);
+    // ...allowed here, so that the tree is built and used
+    const checked = await readBundles(root, { ...expectation, protectedPaths: await publishProtections(bundleSettings(), hostile), integrityAllowed: [...INTEGRITY_CATEGORIES] }, hostilePatches);
     const s = selectBundle(checked);
+    expect(s.lines.map((l) => l.text)).toEqual([expect.stringContaining('— **published**')]);
     expect(s.winner?.manifest.candidate.id).toBe('3');
     expect(readdirSync(markers).filter((f) => f !== 'fsmonitor.sh')).toEqual([]);
     const treeOut = s.winner!.tree!;

@@ -21,7 +21,9 @@
  *   its tools write regular files; so every new symlink is refused, whether its target escapes
  *   the repository or not, and the reason says where it points), no submodule (gitlink) and
  *   no `.gitmodules`;
- * - the change stays within max-changed-files and max-changed-lines.
+ * - the change stays within max-changed-files and max-changed-lines;
+ * - the test-integrity guard (static: no deleted tests, no added skip/only, no weakened
+ *   assertions, no snapshot updates...) finds nothing, as it did in the propose job.
  * Nothing of the repository is executed: no setup, no tests, no npm, no hooks.
  *
  * What cannot be checked without running the tests is the claim "verified" itself: publish
@@ -37,6 +39,7 @@ import type { Settings } from '../types.js';
 import { ALWAYS_PROTECTED, matchingGlob } from '../workspace/paths.js';
 import { allowListAsProtected } from '../policy/apply.js';
 import { repoStateProtections } from '../safety/repo-state.js';
+import { checkTestIntegrity, type IntegrityCategory } from '../guard/test-integrity.js';
 import { BUNDLE_VERSION, DEFAULT_LIMITS, MANIFEST_FILE, ManifestSchema, PATCH_FILE, describeIssues, type BundleLimits, type Manifest } from './schema.js';
 
 export interface BundleExpectation {
@@ -47,6 +50,8 @@ export interface BundleExpectation {
   protectedPaths: string[];
   maxChangedFiles: number;
   maxChangedLines: number;
+  /** Test-integrity categories this task may use (settings and task text: guard/test-integrity.ts allowedCategories); default none. */
+  integrityAllowed?: IntegrityCategory[];
   limits?: BundleLimits;
 }
 
@@ -215,6 +220,11 @@ export async function checkBundle(dir: string, expect: BundleExpectation, patche
   }
   if (expect.maxChangedLines > 0 && lines > expect.maxChangedLines) {
     return refuse(`it changes ${lines} lines, more than max-changed-lines (${expect.maxChangedLines})`);
+  }
+  // The propose job's guard ran where model-written code ran too: the same static check again, here.
+  const findings = checkTestIntegrity(patch.toString('utf8'), expect.integrityAllowed ?? []);
+  if (findings.length) {
+    return refuse(`the test-integrity guard refuses it: ${findings.slice(0, 3).map((f) => `[${f.category}] ${f.reason}`).join('; ')}`);
   }
   return { kind: 'accepted', dir: shown, manifest, patch, tree: applied.tree, changes, size: { files: changes.length, lines } };
 }
