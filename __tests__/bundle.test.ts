@@ -13,6 +13,7 @@ import { DEFAULT_LIMITS, MANIFEST_FILE, PATCH_FILE } from '../src/bundle/schema.
 import { ADDER } from '../test-support/run-main.js';
 import { cleanupFixtures, cloneShallow, commitAs, gitIn, HUMAN, makeRepo, tempDir, type RepoFixture } from '../test-support/git-fixture.js';
 import { writeBundle } from '../src/bundle/write.js';
+import { preparePublication, renderPublication } from '../src/bundle/publish.js';
 import { INTEGRITY_CATEGORIES } from '../src/guard/test-integrity.js';
 import { Redactor } from '../src/redact.js';
 import { ADDER_TASK, BUNDLE_API_KEY, bundleSettings, editManifest, editScript, proposeCandidate, replacePatch } from '../test-support/bundle-world.js';
@@ -349,4 +350,53 @@ test('a bad candidate id is refused by the writer', async () => {
   await expect(
     writeBundle({ fix: { report: { ...m.evidence, task: ADDER_TASK, diff: '' }, tree: null, baseSha: repo.sha }, candidate: { id: '../x' }, settings: bundleSettings(), redactor: new Redactor([]), patches, outDir: tempDir() }),
   ).rejects.toThrow(/The candidate id "..\/x" must be 1-64 letters/);
+});
+
+describe('preparePublication: the publish side before delivery', () => {
+  const input = async (bundlesDir: string) => ({
+    bundlesDir,
+    task: ADDER_TASK,
+    baseSha: repo.sha,
+    settings: bundleSettings(),
+    git: await openGit(publish),
+    patches,
+    redactor: new Redactor([]),
+  });
+
+  test('the winner: its evidence, publish\'s own task, the change measured here, every candidate listed', async () => {
+    const pub = await preparePublication(await input(out));
+    expect(pub.kind).toBe('publish');
+    if (pub.kind !== 'publish') return;
+    expect(pub.report.task).toBe(ADDER_TASK);
+    expect(pub.report.status).toBe('fixed');
+    expect(pub.report.changes.map((c) => `${c.path} +${c.additions}/-${c.deletions}`)).toEqual(['src/add.js +1/-1']);
+    expect(pub.report.diff).toContain('+  return a + b;');
+    expect(pub.report.detail).toMatch(/Candidate `3` of 3; its evidence comes from its propose job/);
+    expect(gitIn(publish)('cat-file', 'blob', `${pub.tree}:src/add.js`)).toContain('return a + b;');
+    const md = renderPublication(pub);
+    expect(md).toMatch(/^### agent-fix: Fixed/);
+    expect(md).toContain('candidate `3` is published');
+    expect(md).toContain('lost: larger change (27 vs 2 changed lines)');
+    expect(md).toContain('lost: not verified');
+  });
+
+  test('none verified: the best attempt\'s report, nothing to push', async () => {
+    const root = tempDir('agent-fix-pub-none-');
+    cpSync(path.join(out, 'candidate-1'), path.join(root, 'candidate-1'), { recursive: true });
+    const pub = await preparePublication(await input(root));
+    expect(pub.kind).toBe('none-verified');
+    expect(pub.kind === 'none-verified' && pub.report.detail).toMatch(/^No candidate produced a verified fix, so nothing was published. The best attempt was candidate `1`: /);
+    expect(renderPublication(pub)).toMatch(/^### agent-fix: Not fixed/);
+  });
+
+  test('no bundle, or only refused ones: a clear error naming each reason', async () => {
+    const empty = await preparePublication(await input(tempDir('agent-fix-pub-empty-')));
+    expect(empty.kind === 'no-valid-bundle' && empty.detail).toMatch(/No bundle was found under .*merge-multiple: true/);
+    const root = tempDir('agent-fix-pub-bad-');
+    cpSync(path.join(out, 'candidate-3'), path.join(root, 'candidate-3'), { recursive: true });
+    editManifest(path.join(root, 'candidate-3'), (m) => (m.baseSha = 'c'.repeat(40)));
+    const bad = await preparePublication(await input(root));
+    expect(bad.kind === 'no-valid-bundle' && bad.detail).toMatch(/None of the 1 bundle\(s\) could be used/);
+    expect(renderPublication(bad)).toMatch(/candidate `3` — refused: its base cccccccccccc is not the commit this job checked out/);
+  });
 });

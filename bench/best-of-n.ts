@@ -191,8 +191,15 @@ async function fixRate() {
 
 const started = new Date().toISOString();
 const result: Record<string, unknown> = { date: started, machine: { nproc: os.cpus().length, node: process.version, platform: `${os.platform()} ${os.release()}` }, command: `node scripts/run-ts.mjs bench/best-of-n.ts ${process.argv.slice(2).join(' ')}`.trim(), reps, trials };
-if (only.includes('a')) result.wallTime = await wallTime();
-if (only.includes('b')) result.fixRate = await fixRate();
+const load = () => os.loadavg().map((x) => +x.toFixed(2));
+if (only.includes('a')) {
+  const before = load();
+  result.wallTime = { loadAverageBefore: before, ...(await wallTime()), loadAverageAfter: load() };
+}
+if (only.includes('b')) {
+  const before = load();
+  result.fixRate = { loadAverageBefore: before, ...(await fixRate()), loadAverageAfter: load() };
+}
 cleanupFixtures();
 writeFileSync(outFile, `${JSON.stringify(result, null, 1)}\n`);
 process.stdout.write(`${JSON.stringify(result, (k, v) => (k === 'trialsRaw' || k === 'samples' ? undefined : v), 1)}\n`);
