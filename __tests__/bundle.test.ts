@@ -400,3 +400,22 @@ describe('preparePublication: the publish side before delivery', () => {
     expect(renderPublication(bad)).toMatch(/candidate `3` — refused: its base cccccccccccc is not the commit this job checked out/);
   });
 });
+
+test('a huge suite: the writer keeps the manifest within the limit by listing only the tests that did not pass', async () => {
+  const m = JSON.parse(readFileSync(path.join(out, 'candidate-1', MANIFEST_FILE), 'utf8'));
+  const tests = Array.from({ length: 3000 }, (_, i) => ({ id: `suite > a passing test with a long enough name number ${i}`, status: 'passed' }));
+  tests.push({ id: 'suite > add adds', status: 'failed' });
+  const baseline = { ...m.evidence.baseline, tests, counts: { passed: 3000, failed: 1, skipped: 0 } };
+  const report = { ...m.evidence, baseline, final: baseline, task: ADDER_TASK, diff: '' };
+  const limits = { ...DEFAULT_LIMITS, manifestBytes: 100_000 };
+  const written = await writeBundle({ fix: { report, tree: null, baseSha: repo.sha }, candidate: { id: '7' }, settings: bundleSettings(), redactor: new Redactor([]), patches, outDir: tempDir(), limits });
+  expect(readFileSync(path.join(written.dir, MANIFEST_FILE)).length).toBeLessThanOrEqual(100_000);
+  expect(written.manifest.evidence.baseline?.tests.map((t) => t.id)).toEqual(['suite > add adds']);
+  expect(written.manifest.evidence.baseline?.counts).toEqual({ passed: 3000, failed: 1, skipped: 0 });
+  expect((await checkBundle(written.dir, { ...expectation, limits }, patches)).kind).toBe('accepted');
+  const failing = tests.map((t) => ({ ...t, status: 'failed' }));
+  const hopeless = { ...report, baseline: { ...baseline, tests: failing }, final: { ...baseline, tests: failing } };
+  await expect(writeBundle({ fix: { report: hopeless, tree: null, baseSha: repo.sha }, candidate: { id: '8' }, settings: bundleSettings(), redactor: new Redactor([]), patches, outDir: tempDir(), limits })).rejects.toThrow(
+    /even with only the failing tests listed, over the 100000-byte limit publish accepts/,
+  );
+});

@@ -18,11 +18,13 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { PatchGit } from '../ports/patch.js';
 import type { Redactor } from '../redact.js';
-import type { RunReport, Settings } from '../types.js';
+import type { RunReport, Settings, TestRun } from '../types.js';
 import { renderReportMarkdown } from '../report/render.js';
 import {
   BUNDLE_VERSION,
   CandidateIdSchema,
+  DEFAULT_LIMITS,
+  type BundleLimits,
   MANIFEST_FILE,
   ManifestSchema,
   PATCH_FILE,
@@ -50,6 +52,8 @@ export interface WriteBundleInput {
   /** The directory the workflow uploads (output `bundle-path`). */
   outDir: string;
   now?: () => Date;
+  /** The limits publish will apply (default DEFAULT_LIMITS). */
+  limits?: BundleLimits;
 }
 
 export interface WrittenBundle {
@@ -101,6 +105,16 @@ export async function writeBundle(input: WriteBundleInput): Promise<WrittenBundl
   // The writer holds itself to the reader's schema: a bundle it writes is never refused as malformed.
   const checked = ManifestSchema.safeParse(manifest);
   if (!checked.success) throw new Error(`internal error: the bundle manifest does not match its schema: ${describeIssues(checked.error)}`);
+  // ... and to its size limit: a huge suite's per-test lists keep only the tests that did not pass (counts stay).
+  const limit = (input.limits ?? DEFAULT_LIMITS).manifestBytes;
+  let text = `${JSON.stringify(checked.data, null, 1)}\n`;
+  if (Buffer.byteLength(text) > limit) {
+    checked.data.evidence = shrinkEvidence(checked.data.evidence);
+    text = `${JSON.stringify(checked.data)}\n`;
+    if (Buffer.byteLength(text) > limit) {
+      throw new Error(`The bundle's evidence is ${Buffer.byteLength(text)} bytes even with only the failing tests listed, over the ${limit}-byte limit publish accepts.`);
+    }
+  }
 
   const root = path.resolve(input.outDir);
   const dir = path.join(root, bundleDirName(id.data));
@@ -109,7 +123,7 @@ export async function writeBundle(input: WriteBundleInput): Promise<WrittenBundl
   await rm(staging, { recursive: true, force: true });
   await mkdir(staging, { recursive: true });
   await writeFile(path.join(staging, PATCH_FILE), patch);
-  await writeFile(path.join(staging, MANIFEST_FILE), `${JSON.stringify(checked.data, null, 1)}\n`);
+  await writeFile(path.join(staging, MANIFEST_FILE), text);
   await rm(dir, { recursive: true, force: true });
   await rename(staging, dir);
   return { root, dir, manifest: checked.data };
@@ -128,6 +142,18 @@ async function carriesSecret(patches: PatchGit, baseTree: string, tree: string, 
     if (differs(await patches.readBlob(tree, c.path))) return true;
   }
   return false;
+}
+
+/** The evidence with every test run's per-test list cut to the tests that did not pass. */
+function shrinkEvidence(e: Evidence): Evidence {
+  const run = <T extends TestRun | null | undefined>(r: T): T => (r ? { ...r, tests: r.tests.filter((t) => t.status !== 'passed') } : r);
+  return {
+    ...e,
+    baseline: run(e.baseline),
+    final: run(e.final),
+    ...(e.proof ? { proof: { ...e.proof, withoutFix: run(e.proof.withoutFix) } } : {}),
+    attempts: e.attempts.map((a) => (a.proof ? { ...a, proof: { ...a.proof, withoutFix: run(a.proof.withoutFix) } } : a)),
+  };
 }
 
 /** The settings a run used, by allow-list: no token, no key, no URL credentials. */
