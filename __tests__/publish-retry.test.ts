@@ -173,6 +173,25 @@ describe('transient server failures', () => {
     expect(r.git('--git-dir', r.remoteDir, 'show', `refs/heads/${BRANCH}:a.txt`)).toBe('human');
   });
 
+  test('the connection dropped mid-push (git itself fails, "remote end hung up"): retried, published once', async () => {
+    const r = makeRepo({ 'a.txt': 'a\n' });
+    const git = await openGit(r.dir);
+    const counter = `${r.remoteDir}/push-attempts`;
+    // The first push: receive-pack is killed under the client, as when a connection drops.
+    writeFileSync(
+      `${r.remoteDir}/hooks/pre-receive`,
+      `#!/bin/sh\nc=$(cat "${counter}" 2>/dev/null || echo 0); c=$((c+1)); echo $c > "${counter}"\nif [ $c -le 1 ]; then kill -9 $PPID; exit 1; fi\nexit 0\n`,
+    );
+    chmodSync(`${r.remoteDir}/hooks/pre-receive`, 0o755);
+    const params = { remote: 'origin', branch: BRANCH, baseSha: r.sha, tree: await treeWith(git, r.dir, 'ours\n'), message: 'agent-fix: ours', identity: BOT };
+    const logs: string[] = [];
+    const outcome = await publishWithRetry(git, params, (m) => logs.push(m), { transientDelaysMs: [1], sleep: async () => undefined });
+    expect(logs.join('\n')).toMatch(/hung up|disconnect/);
+    expect(outcome.kind).toBe('created');
+    expect(readFileSync(counter, 'utf8').trim()).toBe('2');
+    expect(r.git('--git-dir', r.remoteDir, 'rev-list', '--count', `${r.sha}..refs/heads/${BRANCH}`)).toBe('1');
+  });
+
   test('a protected-branch rejection is final: no wait, no retry', async () => {
     const r = makeRepo({ 'a.txt': 'a\n' });
     const git = await openGit(r.dir);

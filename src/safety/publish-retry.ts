@@ -17,11 +17,17 @@ export function isLostRace(reason: string): boolean {
   return /stale info|fetch first|non-fast-forward|\(already exists\)/i.test(reason);
 }
 
+const TRANSIENT =
+  /fatal error in commit_refs|internal server error|returned error: 5\d\d|\bHTTP 5\d\d\b|RPC failed|early EOF|unexpected disconnect|remote end hung up unexpectedly|connection (reset|refused|timed out)|operation timed out|could not resolve host|temporarily unavailable|try again later/i;
+
 /** Failures of the server or the connection, not of the push itself: worth trying again. */
 export function isTransientPushFailure(reason: string): boolean {
-  return /fatal error in commit_refs|internal server error|returned error: 5\d\d|\bHTTP 5\d\d\b|RPC failed|early EOF|unexpected disconnect|remote end hung up unexpectedly|connection (reset|refused|timed out)|operation timed out|could not resolve host|temporarily unavailable|try again later/i.test(
-    reason,
-  );
+  return TRANSIENT.test(reason);
+}
+
+/** The line that shows the failure is transient, for the log. */
+function transientLine(text: string): string {
+  return (text.split('\n').find((l) => TRANSIENT.test(l)) ?? text.split('\n')[0]).trim();
 }
 
 export interface RetryOptions {
@@ -48,22 +54,36 @@ export async function publishWithRetry(
   log: (m: string) => void = () => undefined,
   opts: RetryOptions = {},
 ): Promise<PublishOutcome> {
+  return withPushRetry(() => publishBranch(git, p), p.branch, log, opts);
+}
+
+/**
+ * Runs one publishing attempt (which fetches, checks and pushes with a lease) again after a
+ * lost race (once) or a transient failure (with backoff); any other outcome is returned.
+ */
+export async function withPushRetry<T extends { kind: string }>(
+  attempt: () => Promise<T | { kind: 'rejected'; reason: string }>,
+  branch: string,
+  log: (m: string) => void = () => undefined,
+  opts: RetryOptions = {},
+): Promise<T | { kind: 'rejected'; reason: string }> {
+  const p = { branch };
   const delays = opts.transientDelaysMs ?? TRANSIENT_DELAYS_MS;
   const sleep = opts.sleep ?? wait;
   let raced = false;
   let transient = 0;
   for (;;) {
-    let outcome: PublishOutcome;
+    let outcome: T | { kind: 'rejected'; reason: string };
     try {
-      outcome = await publishBranch(git, p);
+      outcome = await attempt();
     } catch (e) {
       const text = failureText(e);
       if (text === null || !isTransientPushFailure(text) || transient >= delays.length) throw e;
-      log(`pushing ${p.branch} failed (${text.split('\n')[0]}); a transient failure: trying again in ${delays[transient] / 1000} s`);
+      log(`pushing ${p.branch} failed (${transientLine(text)}); a transient failure: trying again in ${delays[transient] / 1000} s`);
       await sleep(delays[transient++]);
       continue;
     }
-    if (outcome.kind !== 'rejected') return outcome;
+    if (!isRejection(outcome)) return outcome;
     const first = outcome.reason.split('\n')[0];
     if (isLostRace(outcome.reason) && !raced) {
       raced = true;
@@ -71,7 +91,7 @@ export async function publishWithRetry(
       continue;
     }
     if (isTransientPushFailure(outcome.reason) && transient < delays.length) {
-      log(`push of ${p.branch} was rejected by a transient server failure (${outcome.reason.replace(/\n/g, ' ')}); trying again in ${delays[transient] / 1000} s`);
+      log(`push of ${p.branch} was rejected by a transient server failure (${transientLine(outcome.reason)}); trying again in ${delays[transient] / 1000} s`);
       await sleep(delays[transient++]);
       continue;
     }
@@ -80,4 +100,8 @@ export async function publishWithRetry(
     }
     return outcome;
   }
+}
+
+function isRejection(o: { kind: string }): o is { kind: 'rejected'; reason: string } {
+  return o.kind === 'rejected' && typeof (o as { reason?: unknown }).reason === 'string';
 }
