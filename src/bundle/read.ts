@@ -144,7 +144,7 @@ export async function checkBundle(dir: string, expect: BundleExpectation, patche
   // ---- files
   const names = (await readdir(dir)).sort();
   const extra = names.filter((n) => n !== MANIFEST_FILE && n !== PATCH_FILE);
-  if (extra.length) return refuse(`unexpected file(s) in the bundle: ${extra.slice(0, 5).join(', ')} (a bundle holds only ${MANIFEST_FILE} and ${PATCH_FILE})`);
+  if (extra.length) return refuse(`unexpected file(s) in the bundle: ${extra.slice(0, 5).map((n) => code(n)).join(', ')} (a bundle holds only ${MANIFEST_FILE} and ${PATCH_FILE})`);
   if (!names.includes(PATCH_FILE)) return refuse(`${PATCH_FILE} is missing`);
   const manifestRead = await readRegular(path.join(dir, MANIFEST_FILE), limits.manifestBytes, 'manifest', MANIFEST_FILE);
   if (!manifestRead.ok) return refuse(manifestRead.error);
@@ -157,23 +157,23 @@ export async function checkBundle(dir: string, expect: BundleExpectation, patche
   try {
     json = JSON.parse(manifestRead.data.toString('utf8'));
   } catch (e) {
-    return refuse(`${MANIFEST_FILE} is not valid JSON (${(e as Error).message})`);
+    return refuse(`${MANIFEST_FILE} is not valid JSON (${code((e as Error).message)})`);
   }
   if (!json || typeof json !== 'object' || (json as { kind?: unknown }).kind !== 'agent-fix-bundle') {
     return refuse(`${MANIFEST_FILE} is not an agent-fix bundle (no "kind": "agent-fix-bundle")`);
   }
   const version = (json as { version?: unknown }).version;
   if (version !== BUNDLE_VERSION) {
-    return refuse(`bundle version ${JSON.stringify(version)} is not supported: this agent-fix reads version ${BUNDLE_VERSION}; use the same agent-fix version in the propose and publish jobs`);
+    return refuse(`bundle version ${code(JSON.stringify(version) ?? 'none')} is not supported: this agent-fix reads version ${BUNDLE_VERSION}; use the same agent-fix version in the propose and publish jobs`);
   }
   const rawId = (json as { candidate?: { id?: unknown } }).candidate?.id;
   if (typeof rawId === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(rawId)) candidate = rawId;
   const parsed = ManifestSchema.safeParse(json);
-  if (!parsed.success) return refuse(`${MANIFEST_FILE} does not match the bundle schema: ${describeIssues(parsed.error)}`);
+  if (!parsed.success) return refuse(`${MANIFEST_FILE} does not match the bundle schema: ${code(describeIssues(parsed.error), 600)}`);
   const manifest = parsed.data;
 
   // ---- identity
-  if (manifest.task.key !== expect.taskKey) return refuse(`it is for task "${manifest.task.key}", not "${expect.taskKey}"`);
+  if (manifest.task.key !== expect.taskKey) return refuse(`it is for task ${code(manifest.task.key)}, not ${code(expect.taskKey)}`);
   if (manifest.baseSha !== expect.baseSha) {
     return refuse(`its base ${manifest.baseSha.slice(0, 12)} is not the commit this job checked out (${expect.baseSha.slice(0, 12)}): the propose and publish jobs must check out the same commit`);
   }
@@ -190,7 +190,7 @@ export async function checkBundle(dir: string, expect: BundleExpectation, patche
   // ---- the patch, before applying it
   const globs = [...new Set([...ALWAYS_PROTECTED, ...expect.protectedPaths])];
   const named = await patches.patchPaths(patch);
-  if (!named.ok) return refuse(`${PATCH_FILE} is not a patch git can read: ${named.error}`);
+  if (!named.ok) return refuse(`${PATCH_FILE} is not a patch git can read: ${code(named.error, 400)}`);
   for (const p of named.paths) {
     const problem = pathProblem(p, globs);
     if (problem) return refuse(problem);
@@ -199,19 +199,19 @@ export async function checkBundle(dir: string, expect: BundleExpectation, patche
   // ---- applied on a private index, never the working tree
   const baseTree = `${manifest.baseSha}^{tree}`;
   const applied = await patches.applyToTree(baseTree, patch);
-  if (!applied.ok) return refuse(`the patch does not apply cleanly to ${manifest.baseSha.slice(0, 12)}: ${applied.error}`);
+  if (!applied.ok) return refuse(`the patch does not apply cleanly to ${manifest.baseSha.slice(0, 12)}: ${code(applied.error, 400)}`);
   const changes = await patches.treeChanges(baseTree, applied.tree);
   if (changes.length === 0) return refuse('the patch changes nothing');
   for (const c of changes) {
     const problem = pathProblem(c.path, globs);
     if (problem) return refuse(problem);
     if (c.oldMode === '160000' || c.newMode === '160000' || c.path.toLowerCase() === '.gitmodules') {
-      return refuse(`it changes a submodule (${c.path}); agent-fix never publishes submodule changes`);
+      return refuse(`it changes a submodule (${code(c.path)}); agent-fix never publishes submodule changes`);
     }
     if (c.newMode === '120000') {
       const target = (await patches.readBlob(applied.tree, c.path)).toString('utf8');
       const where = symlinkEscapes(c.path, target) ? 'outside the repository' : 'inside the repository';
-      return refuse(`it makes ${c.path} a symbolic link (to ${JSON.stringify(target.slice(0, 200))}, ${where}); agent-fix never publishes symbolic links`);
+      return refuse(`it makes ${code(c.path)} a symbolic link (to ${code(target)}, ${where}); agent-fix never publishes symbolic links`);
     }
   }
   const lines = changes.reduce((n, c) => n + c.additions + c.deletions, 0);
@@ -231,7 +231,7 @@ export async function checkBundle(dir: string, expect: BundleExpectation, patche
 
 /** Why `p` (a path from a patch or a tree) may not be changed, or null. */
 export function pathProblem(p: string, protectedGlobs: readonly string[]): string | null {
-  const shown = JSON.stringify(p.length > 200 ? `${p.slice(0, 200)}…` : p);
+  const shown = code(p);
   if (!p || p.includes('\0')) return `it names an empty or NUL-containing path`;
   if (p.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p) || p.startsWith('\\')) return `it names an absolute path ${shown}`;
   const parts = p.split(/[\\/]/);
@@ -239,7 +239,7 @@ export function pathProblem(p: string, protectedGlobs: readonly string[]): strin
   if (parts.some((s) => s === '' || s === '.')) return `it names a path that is not in plain form: ${shown}`;
   if (parts.some((s) => s.toLowerCase().replace(/[. ]+$/, '') === '.git' || /^git~\d+$/i.test(s))) return `it touches git internals: ${shown}`;
   const glob = matchingGlob(p, protectedGlobs);
-  if (glob) return `it touches the protected path ${shown} (${glob})`;
+  if (glob) return `it touches the protected path ${shown} (${code(glob)})`;
   return null;
 }
 
@@ -274,6 +274,15 @@ async function readRegular(file: string, max: number, what: string, name: string
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * Bundle-controlled text (paths, names, git's messages) as inline code: in a comment or PR
+ * body it cannot render as markdown or HTML, mention anyone, or break out of its line.
+ */
+export function code(text: string, max = 200): string {
+  const t = text.replace(/[\r\n`]+/g, ' ').replace(/[\u0000-\u001f\u007f]/g, '?');
+  return `\`${t.length > max ? `${t.slice(0, max)}…` : t}\``;
 }
 
 function rel(root: string, p: string): string {

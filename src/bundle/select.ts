@@ -12,7 +12,7 @@
  * Only a verified candidate is published; when none is, the best attempt's report is what the
  * comment shows. Every other candidate gets one line saying why it lost or why it was refused.
  */
-import type { AcceptedBundle, CheckedBundle, RefusedBundle } from './read.js';
+import { code, type AcceptedBundle, type CheckedBundle, type RefusedBundle } from './read.js';
 
 export interface CandidateLine {
   candidate: string | null;
@@ -98,7 +98,7 @@ export function selectBundle(checked: CheckedBundle[]): Selection {
     lines.push({ candidate: b.manifest.candidate.id, dir: b.dir, role, text: `${describe(b)}${tail}` });
   }
   for (const r of refused) {
-    const who = r.candidate !== null ? `candidate \`${r.candidate}\`` : `\`${r.dir}\``;
+    const who = r.candidate !== null ? `candidate \`${r.candidate}\`` : code(r.dir);
     lines.push({ candidate: r.candidate, dir: r.dir, role: 'refused', text: `${who} — refused: ${r.reason}` });
   }
   return { winner, best, ranked, refused, lines };
@@ -108,7 +108,7 @@ export function selectBundle(checked: CheckedBundle[]): Selection {
 export function describe(b: AcceptedBundle): string {
   const m = b.manifest;
   const e = m.evidence;
-  const sampling = [m.settings.model, m.candidate.temperature !== undefined ? `temperature ${m.candidate.temperature}` : null].filter(Boolean).join(', ');
+  const sampling = [code(m.settings.model, 80), m.candidate.temperature !== undefined ? `temperature ${m.candidate.temperature}` : null].filter(Boolean).join(', ');
   const status = e.status === 'fixed' ? 'verified' : `not verified (${e.reason})`;
   const adds = b.changes.reduce((n, c) => n + c.additions, 0);
   const dels = b.changes.reduce((n, c) => n + c.deletions, 0);
