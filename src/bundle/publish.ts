@@ -12,7 +12,7 @@ import type { Redactor } from '../redact.js';
 import type { RunReport, Settings, Task } from '../types.js';
 import { allowedCategories } from '../guard/test-integrity.js';
 import { policyCategories } from '../verify/intel.js';
-import { renderReportMarkdown } from '../report/render.js';
+import { GITHUB_BODY_LIMIT, renderReportMarkdown } from '../report/render.js';
 import { publishProtections, readBundles, type BundleExpectation } from './read.js';
 import { renderCandidates, selectBundle, type Selection } from './select.js';
 import { redactDeep } from './write.js';
@@ -90,5 +90,7 @@ export async function preparePublication(p: PublicationInput): Promise<Publicati
 /** The full markdown of a publication: the report, then one line per candidate. */
 export function renderPublication(pub: Publication): string {
   if (pub.kind === 'no-valid-bundle') return [`### agent-fix: Error`, pub.detail, pub.candidatesMarkdown].filter(Boolean).join('\n\n');
-  return [renderReportMarkdown(pub.report, { diff: false }), pub.candidatesMarkdown].filter(Boolean).join('\n\n');
+  // the report's folded parts give way so that report + candidates stay under GitHub's body limit
+  const limit = GITHUB_BODY_LIMIT - 2_000 - pub.candidatesMarkdown.length;
+  return [renderReportMarkdown(pub.report, { diff: false, limit }), pub.candidatesMarkdown].filter(Boolean).join('\n\n');
 }
