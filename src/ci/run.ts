@@ -30,7 +30,7 @@ import { newerRunOnBranch } from '../publish/push.js';
 import { commentMarker, renderStoppedSummary } from '../report/render.js';
 import { newerClaim, withClaim, type RunId } from '../safety/claim.js';
 import { renderFailureComment, renderLeftBehind } from '../safety/failure.js';
-import { collectCiFailure, type CiFailure } from './context.js';
+import { ciEvidence, collectCiFailure, type CiFailure } from './context.js';
 import { buildCiTask } from './task.js';
 import { resolveDispatchedRun } from './trigger.js';
 import { checkReproduction } from './fingerprint.js';
@@ -234,8 +234,9 @@ async function repair(given: CiTrigger, deps: CiRunDeps, progress: Progress, cla
     emit: deps.emit,
     sandbox: deps.sandbox,
     acceptBaseline: (baseline) => {
-      const r = checkReproduction(failure.failingTests, baseline, { failedSteps: failure.jobs.flatMap((j) => j.failedSteps) });
-      log(`Reproduction: ${r.kind}. ${r.detail}`);
+      const r = checkReproduction(ciEvidence(failure), baseline, { failedSteps: failure.jobs.flatMap((j) => j.failedSteps) });
+      failure.reproduction = r;
+      log(`Reproduction: ${r.kind}${r.kind === 'reproduced' ? ` (evidence: ${r.evidence})` : ''}. ${r.detail}`);
       if (r.kind !== 'reproduced') return { ok: false, reason: 'not-reproduced', detail: r.detail };
       // The tests that failed in CI are the job; when the log named none, the whole command is.
       return { ok: true, targets: r.local.length ? r.local : 'all' };
