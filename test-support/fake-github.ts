@@ -43,6 +43,10 @@
  *   single inline comment (filed under a review of its own, like GitHub). A reply made through
  *   the replies endpoint joins the thread of the first comment (`in_reply_to_id`), by the bot.
  *
+ * Read-only token (`readOnly: true` or `setReadOnly(true)`): every POST, PATCH, PUT and DELETE
+ * (after validation) gets GitHub's 403 "Resource not accessible by integration" and is recorded
+ * in `writeAttempts`, so a test can assert that a `contents: read` job attempted no write.
+ *
  * Fault injection: `failNext({ method, path, status, body, headers, times })` answers the
  * next matching request(s) with that status instead (after request validation), e.g. a
  * 502, or 403 `You have exceeded a secondary rate limit` with a `retry-after` header.
@@ -78,6 +82,12 @@ export interface FakeGitHubOptions {
   draftPullRequests?: boolean;
   /** Clock for timestamps (default: real time). */
   now?: () => Date;
+  /**
+   * The token is read-only (a workflow token with `contents: read`, as in a `propose` job): every
+   * POST, PATCH, PUT and DELETE is answered 403 "Resource not accessible by integration", like
+   * GitHub does, and recorded in `writeAttempts`. Also switchable with `setReadOnly`.
+   */
+  readOnly?: boolean;
 }
 
 export interface FakeRepo {
@@ -421,6 +431,8 @@ export class FakeGitHub {
   readonly jobs: FakeJob[] = [];
   readonly requests: RecordedRequest[] = [];
   readonly violations: string[] = [];
+  /** Write requests refused because the token was read-only (see `readOnly`). */
+  readonly writeAttempts: RecordedRequest[] = [];
 
   private readonly server: Server;
   private readonly users = new Map<string, FakeUser>();
@@ -705,6 +717,11 @@ export class FakeGitHub {
     tree.set(path.replace(/^\/+/, ''), content);
   }
 
+  /** Makes the token read-only (true) or writable again (false); see `FakeGitHubOptions.readOnly`. */
+  setReadOnly(readOnly: boolean): void {
+    this.opts.readOnly = readOnly;
+  }
+
   /** Called and awaited before each request is answered (see the header). */
   onRequest: ((request: { method: string; path: string }) => void | Promise<void>) | null = null;
 
@@ -872,6 +889,13 @@ export class FakeGitHub {
     }
     if (problems.length > 0) {
       violation(`${opName}: request does not match the OpenAPI description: ${problems.join('; ')}`);
+      return;
+    }
+
+    // a read-only token (contents: read): GitHub refuses every write with 403
+    if (this.opts.readOnly && method !== 'GET' && method !== 'HEAD') {
+      this.writeAttempts.push(record);
+      send({ status: 403, body: { message: 'Resource not accessible by integration', documentation_url: DOCS, status: '403' } });
       return;
     }
 

@@ -5,7 +5,7 @@
  * - The ambient environment is cleaned of variables that would redirect git elsewhere
  *   (GIT_DIR, GIT_INDEX_FILE, ...) or inject an identity; messages are forced to English
  *   (LC_ALL=C) so rejections can be recognised; prompts are disabled.
- * - Hooks never run: every command gets `-c core.hooksPath=/dev/null` (a setup script run by the
+ * - Hooks and an fsmonitor never run: every command gets `-c core.hooksPath=/dev/null -c core.fsmonitor=false` (a setup script run by the
  *   harness could otherwise install hooks, e.g. husky) and push gets `--no-verify`.
  * - Error messages are redacted: `scheme://user:pass@host` becomes `scheme://***@host`.
  * - Tree arguments accept any tree-ish (`<commit>^{tree}` works too).
@@ -74,7 +74,8 @@ function baseEnv(): Record<string, string> {
   return env;
 }
 
-const GLOBAL_CONFIG = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.quotepath=false'];
+// core.fsmonitor names a command git runs on index reads: a setup script could set it like a hook.
+const GLOBAL_CONFIG = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', '-c', 'core.quotepath=false'];
 
 interface RunOptions {
   env?: Record<string, string>;

@@ -26,6 +26,8 @@ export interface ChatModelOptions {
   /** SDK retries of 429 / 5xx / connection errors, default 3. */
   maxRetries?: number;
   temperature?: number;
+  /** Sampling seed (best-effort reproducibility; candidates of a matrix differ by it, see bundle/candidate.ts). */
+  seed?: number;
   log?: (m: string) => void;
   /** A 429 whose retry-after exceeds this is reported instead of waited for. Default 60 000 ms. */
   maxRetryAfterMs?: number;
@@ -70,6 +72,7 @@ export function makeChatModel(opts: ChatModelOptions): ChatModel {
     fetch: watchfulFetch(log, maxRetryAfterMs),
   });
   let temperature = opts.temperature;
+  let seed = opts.seed;
 
   async function complete(messages: ChatMessage[], tools: ToolSpec[]): Promise<ModelReply> {
     const params: ChatCompletionCreateParamsNonStreaming = {
@@ -80,6 +83,8 @@ export function makeChatModel(opts: ChatModelOptions): ChatModel {
     for (;;) {
       if (temperature !== undefined) params.temperature = temperature;
       else delete params.temperature;
+      if (seed !== undefined) params.seed = seed;
+      else delete params.seed;
       let completion: ChatCompletion;
       try {
         completion = await client.chat.completions.create(params);
@@ -88,6 +93,11 @@ export function makeChatModel(opts: ChatModelOptions): ChatModel {
         if (temperature !== undefined && e instanceof APIError && e.status === 400 && /temperature/i.test(serverMessage(e))) {
           log(`model "${opts.model}" rejected temperature ${temperature}; retrying with the server default`);
           temperature = undefined;
+          continue;
+        }
+        if (seed !== undefined && e instanceof APIError && e.status === 400 && /\bseed\b/i.test(serverMessage(e))) {
+          log(`model "${opts.model}" rejected seed ${seed}; retrying without it`);
+          seed = undefined;
           continue;
         }
         throw toModelError(e, where, tools.length > 0, opts.apiKey);
