@@ -1,4 +1,4 @@
-import { renderCiPrBody, renderCiPrTitle, renderCiSection, renderFailingTests, localStatus } from '../src/ci/report.js';
+import { renderCiPrBody, renderCiPrTitle, renderCiSection, renderFailingTests, localStatus } from '../src/report/ci.js';
 import type { CiFailure } from '../src/ci/context.js';
 import type { RunReport, TestRun } from '../src/types.js';
 

@@ -6,7 +6,7 @@ import { realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runLocal, UsageError } from './local.js';
+import { runLocal, UsageError } from './run/local.js';
 import { renderTerminal } from './report/render.js';
 import { startScriptedModel } from './scripted/server.js';
 import { parseScript } from './scripted/script.js';

@@ -18,11 +18,11 @@ import { toTestRun } from './verify/test-run.js';
 import { createTestIntel } from './verify/intel.js';
 import { taskTargets, type GateRule } from './verify/compare.js';
 import type { Redactor } from './redact.js';
-import { Budget, DEFAULT_BUDGET } from './safety/budget.js';
-import { isolationFor, probeSandbox, type SandboxProbe } from './safety/sandbox.js';
-import { credentialFiles, hidingWorks, hidingWrapper } from './safety/credentials.js';
+import { Budget, DEFAULT_BUDGET } from './budget/budget.js';
+import { isolationFor, probeSandbox, type SandboxProbe } from './sandbox/sandbox.js';
+import { credentialFiles, hidingWorks, hidingWrapper } from './sandbox/credentials.js';
 import { allowListAsProtected } from './policy/apply.js';
-import { repoStateProtections } from './safety/repo-state.js';
+import { repoStateProtections } from './workspace/repo-state.js';
 
 export interface FixDeps {
   git: GitPort;

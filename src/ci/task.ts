@@ -28,6 +28,6 @@ export function buildCiTask(f: CiFailure): Task {
   ];
   const log = sanitizeUntrusted(f.context, { maxChars: 24_000 });
   const goal = [...intro, fenceUntrusted('What the failed jobs\' logs show (extracted: failing tests, errors, stack frames in repository files, excerpts)', log || '(nothing)')].join('\n\n');
-  const task: Task = { key: ciTaskKey(f.fingerprint), title, goal, ci: f };
+  const task: Task = { key: ciTaskKey(f.fingerprint), title, goal };
   return task;
 }

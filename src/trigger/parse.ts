@@ -6,7 +6,7 @@
  * Authorization (does the actor have write access?) is a separate step: authorize.ts.
  */
 import type { Trigger } from '../types.js';
-import { parseCiDispatch, parseWorkflowRun } from '../ci/trigger.js';
+import { parseCiDispatch, parseWorkflowRun } from './workflow-run.js';
 
 export interface ParseTriggerOptions {
   /** The label that triggers a fix (Settings.label). Compared case-insensitively, like GitHub does. */

@@ -4,9 +4,9 @@
  * report (report/render.ts), which shows the test commands, attempts, changes and cost.
  */
 import type { RunReport, TestRun } from '../types.js';
-import { commentMarker, renderReportMarkdown } from '../report/render.js';
-import type { CiFailure } from './context.js';
-import { sameTest } from './fingerprint.js';
+import { commentMarker, renderReportMarkdown } from './render.js';
+import type { CiFailure } from '../ci/context.js';
+import { sameTest } from '../ci/fingerprint.js';
 import { sanitizeOneLine } from '../task/sanitize.js';
 
 const MAX_ROWS = 30;
