@@ -329,6 +329,9 @@ describe('permission bypass attempts', () => {
     expect(r.rt.outputs.status).toBe('skipped');
     expect(w.model.requests).toHaveLength(0);
     expect(w.github.comments).toHaveLength(0);
+    // the job's step summary says why, like the log
+    expect(r.rt.summary).toContain('agent-fix: Skipped');
+    expect(r.rt.summary).toContain('refused the trigger');
   });
 
   test('30. a permissive policy planted in the working tree (e.g. by a PR) is ignored: the default branch policy applies', async () => {

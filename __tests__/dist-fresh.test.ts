@@ -1,6 +1,6 @@
 /** check-dist: the committed bundle must be exactly what the sources build to. */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -10,10 +10,13 @@ test('dist/ is fresh: rebuilding the sources gives the committed bundle byte for
   const out = mkdtempSync(path.join(os.tmpdir(), 'agent-fix-dist-'));
   try {
     execFileSync(process.execPath, [path.join(root, 'scripts/build.mjs'), out], { cwd: root, stdio: 'pipe' });
-    for (const file of ['index.js', 'cli.js']) {
-      const fresh = readFileSync(path.join(out, file), 'utf8');
-      const committed = readFileSync(path.join(root, 'dist', file), 'utf8');
-      if (fresh !== committed) {
+    const grammars = readdirSync(path.join(out, 'grammars')).map((f) => `grammars/${f}`);
+    expect(grammars).toContain('grammars/tree-sitter.wasm');
+    expect(readdirSync(path.join(root, 'dist', 'grammars')).sort()).toEqual(readdirSync(path.join(out, 'grammars')).sort());
+    for (const file of ['index.js', 'cli.js', ...grammars]) {
+      const fresh = readFileSync(path.join(out, file));
+      const committed = readFileSync(path.join(root, 'dist', file));
+      if (!fresh.equals(committed)) {
         throw new Error(`dist/${file} is stale: run \`npm run build\` and commit dist/.`);
       }
     }

@@ -3,6 +3,7 @@
  * asserts what happened, that nothing was duplicated or lost, and that the issue comment ends
  * in a final, truthful state.
  */
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { mainWorld, FIX_STEPS, botComments, remoteBranch, ISSUE, type MainWorld } from '../test-support/run-main.js';
 import { cleanupFixtures } from '../test-support/git-fixture.js';
 
@@ -153,6 +154,8 @@ describe('GitHub faults', () => {
     const r = await w.run();
     expect(r.rt.outputs.status).toBe('error');
     expect(r.rt.failed).toMatch(/contents.*502/);
+    expect(r.rt.summary).toContain('agent-fix: Error');
+    expect(r.rt.summary).toMatch(/contents.*502/);
     expect(w.github.comments).toHaveLength(0);
     expect(w.model.requests).toHaveLength(0);
   });
@@ -201,7 +204,7 @@ describe('GitHub faults', () => {
 
   test('push rejected by the remote (protected branch): error report, no PR, the comment says so', async () => {
     const w = await world({ steps: FIX_STEPS });
-    const { writeFileSync, chmodSync } = await import('node:fs');
+
     const hook = `${w.repo.remoteDir}/hooks/pre-receive`;
     writeFileSync(hook, '#!/bin/sh\necho "GH006: Protected branch update failed for refs/heads/agent-fix/issue-7." >&2\nexit 1\n');
     chmodSync(hook, 0o755);
@@ -226,6 +229,22 @@ describe('GitHub faults', () => {
     expect(c.body).toContain('stopped with an error');
     expect(c.body).toContain('already pushed the branch `agent-fix/issue-7`, but no pull request was opened');
     expect(c.body).not.toContain('changed nothing');
+    // The job's step summary is not left empty: it says how the run ended and what exists.
+    expect(r.rt.summary).toContain('agent-fix: Error');
+    expect(r.rt.summary).toContain('already pushed the branch `agent-fix/issue-7`, but no pull request was opened');
+  });
+
+  test('a push rejected once with GitHub\'s "fatal error in commit_refs" is retried: fixed, one commit, one PR', async () => {
+    const w = await world({ steps: FIX_STEPS });
+    const hook = `${w.repo.remoteDir}/hooks/pre-receive`;
+    const counter = `${w.repo.remoteDir}/attempts`;
+    writeFileSync(hook, `#!/bin/sh\nc=$(cat "${counter}" 2>/dev/null || echo 0); c=$((c+1)); echo $c > "${counter}"\nif [ $c -le 1 ]; then echo "fatal error in commit_refs" >&2; exit 1; fi\n`);
+    chmodSync(hook, 0o755);
+    const r = await w.run();
+    expect(r.rt.outputs.status).toBe('fixed');
+    expect(w.github.pulls).toHaveLength(1);
+    expect(readFileSync(counter, 'utf8').trim()).toBe('2');
+    expect(w.repo.git('--git-dir', w.repo.remoteDir, 'rev-list', '--count', `${w.repo.sha}..refs/heads/agent-fix/issue-7`)).toBe('1');
   });
 
   test('a human commit on the branch is never overwritten', async () => {

@@ -201,3 +201,62 @@ describe('CI-repair reads', () => {
     expect(download.every((r) => r.headers.authorization === undefined)).toBe(true);
   });
 });
+
+describe('reviews on its own pull request (validated against the OpenAPI description)', () => {
+  test('a changes-requested review with inline comments is read back with files, lines and text', async () => {
+    const pr = gh.addPull({ number: 50, title: 'agent-fix: clamp', head: 'agent-fix/issue-7', headSha: 'a'.repeat(40) });
+    gh.setPermission('rev', 'write');
+    const { review, comments } = gh.addReview({
+      pullNumber: pr.number,
+      author: 'rev',
+      state: 'CHANGES_REQUESTED',
+      body: 'Close, but please handle the upper bound too.',
+      comments: [
+        { path: 'src/clamp.js', line: 3, body: 'This returns lo for v > hi.' },
+        { path: 'test/clamp.test.js', line: null, body: 'Add a case for hi.' },
+      ],
+    });
+    const got = await client.getReview(pr.number, review.id);
+    expect(got).toMatchObject({ id: review.id, author: 'rev', state: 'CHANGES_REQUESTED', body: 'Close, but please handle the upper bound too.', commitId: 'a'.repeat(40) });
+    expect(got.submittedAt).toBeTruthy();
+    const inline = await client.listReviewComments(pr.number, review.id);
+    expect(inline.map((c) => [c.id, c.path, c.line, c.body, c.author])).toEqual([
+      [comments[0].id, 'src/clamp.js', 3, 'This returns lo for v > hi.', 'rev'],
+      [comments[1].id, 'test/clamp.test.js', null, 'Add a case for hi.', 'rev'],
+    ]);
+    expect(inline[0]).toMatchObject({ reviewId: review.id, side: 'RIGHT', inReplyTo: null });
+  });
+
+  test('a single review comment, and a reply that lands in its thread as the bot', async () => {
+    const pr = gh.addPull({ number: 51, title: 'agent-fix: x', head: 'agent-fix/issue-8' });
+    const first = gh.addReviewComment({ pullNumber: pr.number, author: 'rev', path: 'src/a.ts', line: 10, body: '/agent-fix use a Map here' });
+    const second = gh.addReviewComment({ pullNumber: pr.number, author: 'other', path: 'src/a.ts', body: 'agreed', inReplyTo: first.id });
+    expect(await client.getReviewComment(second.id)).toMatchObject({ id: second.id, path: 'src/a.ts', line: 10, inReplyTo: first.id, author: 'other' });
+    // replying to a reply attaches to the thread's first comment, like GitHub
+    const reply = await client.replyToReviewComment(pr.number, second.id, 'Done in abc1234: the lookup uses a Map.');
+    expect(reply).toMatchObject({ author: 'github-actions[bot]', path: 'src/a.ts', inReplyTo: first.id, body: 'Done in abc1234: the lookup uses a Map.' });
+    expect(gh.reviewComments.filter((c) => c.inReplyTo === first.id)).toHaveLength(2);
+  });
+
+  test('getPullRequest gives the head and base shas and where the head lives', async () => {
+    const pr = gh.addPull({ number: 52, title: 'agent-fix: y', head: 'agent-fix/issue-9', headSha: 'b'.repeat(40), body: 'report' });
+    expect(await client.getPullRequest(pr.number)).toMatchObject({
+      number: 52,
+      title: 'agent-fix: y',
+      body: 'report',
+      author: 'github-actions[bot]',
+      state: 'open',
+      merged: false,
+      head: 'agent-fix/issue-9',
+      headSha: 'b'.repeat(40),
+      headRepository: 'octo-org/demo',
+      base: 'main',
+    });
+  });
+
+  test('a review or comment that does not exist is a clear 404 error', async () => {
+    const pr = gh.addPull({ number: 53, title: 'agent-fix: z', head: 'agent-fix/issue-10' });
+    await expect(client.getReview(pr.number, 12345)).rejects.toThrow(/reviews\/\{review_id\} failed with 404/);
+    await expect(client.replyToReviewComment(pr.number, 999, 'x')).rejects.toThrow(/replies failed with 404/);
+  });
+});

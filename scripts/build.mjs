@@ -1,6 +1,8 @@
 // Bundles the action (dist/index.js) and the CLI (dist/cli.js). Deterministic, so a rebuild
 // into another directory must match the committed dist/ byte for byte (see __tests__/dist-fresh.test.ts).
 import { build } from 'esbuild';
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -24,4 +26,21 @@ for (const [entry, out, banner] of [
     legalComments: 'none',
     logLevel: 'warning',
   });
+}
+
+// The tree-sitter runtime and grammars (src/code/parser.ts) are WebAssembly files loaded at run
+// time from dist/grammars/, next to the bundle. Copied from their npm packages, byte for byte.
+export const WASM_FILES = [
+  ['web-tree-sitter', 'tree-sitter.wasm'],
+  ['tree-sitter-javascript', 'tree-sitter-javascript.wasm'],
+  ['tree-sitter-typescript', 'tree-sitter-typescript.wasm'],
+  ['tree-sitter-typescript', 'tree-sitter-tsx.wasm'],
+  ['tree-sitter-python', 'tree-sitter-python.wasm'],
+  ['tree-sitter-go', 'tree-sitter-go.wasm'],
+  ['tree-sitter-json', 'tree-sitter-json.wasm'],
+];
+const require = createRequire(import.meta.url);
+mkdirSync(path.join(outdir, 'grammars'), { recursive: true });
+for (const [pkg, file] of WASM_FILES) {
+  copyFileSync(require.resolve(`${pkg}/${file}`), path.join(outdir, 'grammars', file));
 }

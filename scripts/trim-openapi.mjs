@@ -39,6 +39,11 @@ export const OPERATIONS = [
   ['get', '/repos/{owner}/{repo}/actions/runs/{run_id}'],
   ['get', '/repos/{owner}/{repo}/actions/runs/{run_id}/jobs'],
   ['get', '/repos/{owner}/{repo}/actions/jobs/{job_id}/logs'],
+  // conversation on its own pull request: reviews, review comments and replies in their thread
+  ['get', '/repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}'],
+  ['get', '/repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/comments'],
+  ['get', '/repos/{owner}/{repo}/pulls/comments/{comment_id}'],
+  ['post', '/repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies'],
 ];
 
 const here = dirname(fileURLToPath(import.meta.url));

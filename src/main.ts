@@ -27,6 +27,7 @@ import { runStory } from './run/story.js';
 import { issueKind } from './run/issue.js';
 import { ciKind } from './run/ci.js';
 import { ciSkipReport } from './run/ci-report-only.js';
+import { renderStoppedSummary } from './report/render.js';
 import type { StoryKind, StoryResult, StoryWorld } from './run/kind.js';
 
 /** The identity of commits made with the workflow token; also what "the bot's own commits" means. */
@@ -41,6 +42,8 @@ interface Outputs {
   transcriptPath?: string;
   /** Status `error`: the message the step fails with. */
   failed?: string;
+  /** Status `skipped`: why, in one line (for the step summary when nothing else wrote one). */
+  note?: string;
 }
 
 function writeOutputs(rt: ActionsRuntime, o: Outputs): void {
@@ -85,12 +88,41 @@ function outputsOf(r: StoryResult): Outputs {
     iterations: r.iterations,
     transcriptPath: r.transcriptPath,
     failed: r.status === 'error' ? `agent-fix: ${r.error ?? r.reason}` : undefined,
+    note: r.note,
   };
 }
 
+/**
+ * Every run leaves a step summary, however it ends: the story writes its own report; when a
+ * run ends without one (refused, skipped, a crash), the summary says how it ended and why.
+ * The outputs are written once, from the result.
+ */
 export async function run(rt: ActionsRuntime = actionsRuntime(), env: NodeJS.ProcessEnv = process.env, overrides: RunOverrides = {}): Promise<void> {
+  let summarized = false;
+  const tracked: ActionsRuntime = Object.assign(Object.create(rt) as ActionsRuntime, {
+    appendSummary: async (md: string) => {
+      summarized = true;
+      await rt.appendSummary(md);
+    },
+  });
   const finish = outputsOnce(rt);
-  finish(await action(rt, env, overrides, finish));
+  let out: Outputs;
+  try {
+    out = await action(tracked, env, overrides, finish);
+  } catch (e) {
+    // Nothing should reach here; if it does, the run still ends in a reported error state.
+    const redactor = new Redactor([rt.getInput('github-token'), rt.getInput('api-key'), ...secretsFromEnv(env)]);
+    out = { status: 'error', failed: `agent-fix: ${redactor.redact(message(e))}` };
+  }
+  finish(out);
+  if (summarized) return;
+  const skipped = out.status === 'skipped';
+  const why = out.failed || out.note || 'The run ended without writing a report; the job log has the details.';
+  try {
+    await rt.appendSummary(renderStoppedSummary(skipped ? 'Skipped' : 'Error', why, skipped ? 'Nothing was changed.' : 'See the job log above for what was done before it stopped.'));
+  } catch (e2) {
+    rt.warning(`Could not write the step summary: ${message(e2)}`);
+  }
 }
 
 async function action(rt: ActionsRuntime, env: NodeJS.ProcessEnv, overrides: RunOverrides, finish: (o: Outputs) => void): Promise<Outputs> {
@@ -114,12 +146,13 @@ async function action(rt: ActionsRuntime, env: NodeJS.ProcessEnv, overrides: Run
   // A bot's event is skipped before any API call unless the policy may allow that bot.
   const maybeAllowedBot = trigger.kind === 'skip' && isBotLogin(senderLogin) && !SELF_LOGINS.includes(senderLogin.toLowerCase());
   if (trigger.kind === 'skip' && !maybeAllowedBot) {
-    say(`agent-fix skipped: ${trigger.reason}`);
+    const note = `agent-fix skipped: ${trigger.reason}`;
+    say(note);
     if (rt.eventName === 'workflow_run') {
       const client = () => makeGitHub({ token: settings.githubToken, baseUrl: rt.apiUrl, owner: rt.owner, repo: rt.repo, log: say });
       await rt.appendSummary(redactor.redact(await ciSkipReport(rt.payload, trigger.reason, client, rt.repo)));
     }
-    return { status: 'skipped' };
+    return { status: 'skipped', note: redactor.redact(note) };
   }
 
   const github = makeGitHub({ token: settings.githubToken, baseUrl: rt.apiUrl, owner: rt.owner, repo: rt.repo, log: say, ...overrides.github });
@@ -134,8 +167,9 @@ async function action(rt: ActionsRuntime, env: NodeJS.ProcessEnv, overrides: Run
   }
   if (maybeAllowedBot) trigger = parseTrigger(rt.eventName, rt.payload, { label: settings.label, workflows: settings.workflows, allowedBots: loaded.policy.triggers['allowed-bots'] });
   if (trigger.kind === 'skip') {
-    say(`agent-fix skipped: ${trigger.reason}`);
-    return { status: 'skipped' };
+    const note = `agent-fix skipped: ${trigger.reason}`;
+    say(note);
+    return { status: 'skipped', note: redactor.redact(note) };
   }
   settings = applyPolicy(settings, loaded.policy, loaded.source);
   say(`Policy: ${loaded.source}`);

@@ -1,7 +1,7 @@
 /**
  * A fake GitHub REST API for integration and end-to-end tests: a real HTTP server on
  * 127.0.0.1 holding one repository's state in memory (issues, comments, pull requests,
- * collaborators, files, workflow runs, jobs and their logs).
+ * collaborators, files, workflow runs, jobs and their logs, reviews and review comments).
  *
  * Every request (path parameters, query, JSON body) and every response body is checked
  * against GitHub's published OpenAPI description, trimmed to the operations agent-fix uses
@@ -38,6 +38,10 @@
  * - Lists paginate with `per_page` (max 100) / `page` and a `Link` header.
  * - GET .../actions/jobs/{job_id}/logs answers 302 to `/_logs/<id>` on this server, which
  *   serves the plain text without requiring the token (like a signed storage URL).
+ *
+ * - Reviews: `addReview` seeds a submitted review with inline comments, `addReviewComment` a
+ *   single inline comment (filed under a review of its own, like GitHub). A reply made through
+ *   the replies endpoint joins the thread of the first comment (`in_reply_to_id`), by the bot.
  *
  * Fault injection: `failNext({ method, path, status, body, headers, times })` answers the
  * next matching request(s) with that status instead (after request validation), e.g. a
@@ -134,6 +138,35 @@ export interface FakePull {
   createdAt: string;
   updatedAt: string;
   closedAt: string | null;
+}
+
+export interface FakeReview {
+  id: number;
+  pullNumber: number;
+  author: string;
+  state: 'APPROVED' | 'CHANGES_REQUESTED' | 'COMMENTED' | 'DISMISSED' | 'PENDING';
+  body: string;
+  commitId: string;
+  submittedAt: string | null;
+}
+
+export interface FakeReviewComment {
+  id: number;
+  pullNumber: number;
+  /** The review it belongs to (a reply made through the replies endpoint gets one of its own, like GitHub). */
+  reviewId: number;
+  author: string;
+  path: string;
+  /** Line of the file (right side) the comment is on; null for a file-level comment. */
+  line: number | null;
+  startLine: number | null;
+  side: 'LEFT' | 'RIGHT';
+  body: string;
+  diffHunk: string;
+  commitId: string;
+  inReplyTo: number | null;
+  createdAt: string;
+  updatedAt: string;
 }
 
 export interface FakeWorkflowRun {
@@ -382,6 +415,8 @@ export class FakeGitHub {
   readonly issues: FakeIssue[] = [];
   readonly comments: FakeComment[] = [];
   readonly pulls: FakePull[] = [];
+  readonly reviews: FakeReview[] = [];
+  readonly reviewComments: FakeReviewComment[] = [];
   readonly workflowRuns: FakeWorkflowRun[] = [];
   readonly jobs: FakeJob[] = [];
   readonly requests: RecordedRequest[] = [];
@@ -398,7 +433,7 @@ export class FakeGitHub {
   private readonly now: () => Date;
   private readonly createdAt: string;
   private nextNumber = 1;
-  private nextIds = { user: 1_000_001, issue: 2_900_000_001, comment: 2_500_000_001, pull: 2_100_000_001, run: 12_000_000_001, job: 34_000_000_001, label: 6_000_000_001 };
+  private nextIds = { user: 1_000_001, issue: 2_900_000_001, comment: 2_500_000_001, pull: 2_100_000_001, review: 2_600_000_001, reviewComment: 1_900_000_001, run: 12_000_000_001, job: 34_000_000_001, label: 6_000_000_001 };
 
   constructor(private readonly opts: FakeGitHubOptions = {}) {
     loadContract();
@@ -539,6 +574,76 @@ export class FakeGitHub {
     };
     this.pulls.push(pull);
     return pull;
+  }
+
+  /**
+   * Seed a submitted review of a pull request, with its inline comments (as a reviewer would
+   * leave them on the diff). Comments default to the right side of the PR head.
+   */
+  addReview(p: {
+    pullNumber: number;
+    author: string;
+    state: FakeReview['state'];
+    body?: string;
+    comments?: { path: string; line?: number | null; startLine?: number | null; body: string; diffHunk?: string }[];
+    submittedAt?: string;
+  }): { review: FakeReview; comments: FakeReviewComment[] } {
+    const pull = this.pulls.find((x) => x.number === p.pullNumber);
+    if (!pull) throw new Error(`fake-github: no PR #${p.pullNumber}`);
+    this.addUser(p.author);
+    const commitId = this.pullHeadSha(pull);
+    const at = p.submittedAt ?? iso(this.now());
+    const review: FakeReview = { id: this.nextIds.review++, pullNumber: pull.number, author: p.author, state: p.state, body: p.body ?? '', commitId, submittedAt: p.state === 'PENDING' ? null : at };
+    this.reviews.push(review);
+    const comments = (p.comments ?? []).map((c) => this.pushReviewComment(pull, review.id, p.author, c, null, at));
+    return { review, comments };
+  }
+
+  /** Seed a single inline comment on a pull request (GitHub files it under a review of its own). */
+  addReviewComment(p: { pullNumber: number; author: string; path: string; line?: number | null; body: string; inReplyTo?: number; diffHunk?: string; createdAt?: string }): FakeReviewComment {
+    const pull = this.pulls.find((x) => x.number === p.pullNumber);
+    if (!pull) throw new Error(`fake-github: no PR #${p.pullNumber}`);
+    this.addUser(p.author);
+    const at = p.createdAt ?? iso(this.now());
+    const parent = p.inReplyTo === undefined ? null : this.reviewComments.find((c) => c.id === p.inReplyTo) ?? null;
+    if (p.inReplyTo !== undefined && !parent) throw new Error(`fake-github: no review comment ${p.inReplyTo}`);
+    const review: FakeReview = { id: this.nextIds.review++, pullNumber: pull.number, author: p.author, state: 'COMMENTED', body: '', commitId: this.pullHeadSha(pull), submittedAt: at };
+    this.reviews.push(review);
+    const target = parent ? { path: parent.path, line: parent.line, startLine: parent.startLine, diffHunk: parent.diffHunk } : p;
+    return this.pushReviewComment(pull, review.id, p.author, { ...target, body: p.body }, parent, at);
+  }
+
+  private pushReviewComment(
+    pull: FakePull,
+    reviewId: number,
+    author: string,
+    c: { path: string; line?: number | null; startLine?: number | null; body: string; diffHunk?: string },
+    parent: FakeReviewComment | null,
+    at: string,
+  ): FakeReviewComment {
+    const line = c.line ?? null;
+    const comment: FakeReviewComment = {
+      id: this.nextIds.reviewComment++,
+      pullNumber: pull.number,
+      reviewId,
+      author,
+      path: c.path,
+      line,
+      startLine: c.startLine ?? null,
+      side: 'RIGHT',
+      body: c.body,
+      diffHunk: c.diffHunk ?? `@@ -${line ?? 1},1 +${line ?? 1},1 @@`,
+      commitId: this.pullHeadSha(pull),
+      inReplyTo: parent ? parent.inReplyTo ?? parent.id : null,
+      createdAt: at,
+      updatedAt: at,
+    };
+    this.reviewComments.push(comment);
+    return comment;
+  }
+
+  private pullHeadSha(pull: FakePull): string {
+    return (this.opts.gitDir && pull.state === 'open' ? this.branchSha(pull.head) : null) ?? pull.headSha;
   }
 
   addWorkflowRun(p: Partial<Omit<FakeWorkflowRun, 'createdAt' | 'updatedAt'>> & { headSha: string; createdAt?: string; updatedAt?: string }): FakeWorkflowRun {
@@ -923,6 +1028,32 @@ export class FakeGitHub {
         }
         pull.updatedAt = iso(this.now());
         return { status: 200, body: this.pullJson(pull) };
+      }
+      case 'pulls/get-review': {
+        const review = this.reviews.find((r) => r.id === params.review_id && r.pullNumber === params.pull_number);
+        if (!review) throw notFound('pulls/reviews#get-a-review-for-a-pull-request');
+        return { status: 200, body: this.reviewJson(review) };
+      }
+      case 'pulls/list-comments-for-review': {
+        const review = this.reviews.find((r) => r.id === params.review_id && r.pullNumber === params.pull_number);
+        if (!review) throw notFound('pulls/reviews#list-comments-for-a-pull-request-review');
+        const list = this.reviewComments.filter((c) => c.reviewId === review.id).sort((a, b) => a.id - b.id).map((c) => this.reviewCommentJson(c, 'review-comment'));
+        return this.paginate(url, list);
+      }
+      case 'pulls/get-review-comment': {
+        const comment = this.reviewComments.find((c) => c.id === params.comment_id);
+        if (!comment) throw notFound('pulls/comments#get-a-review-comment-for-a-pull-request');
+        return { status: 200, body: this.reviewCommentJson(comment, 'pull-request-review-comment') };
+      }
+      case 'pulls/create-reply-for-review-comment': {
+        const pull = this.pulls.find((p) => p.number === params.pull_number);
+        const parent = this.reviewComments.find((c) => c.id === params.comment_id && c.pullNumber === params.pull_number);
+        if (!pull || !parent) throw notFound('pulls/comments#create-a-reply-for-a-review-comment');
+        const text = String(body.body);
+        this.checkBody(text, 'PullRequestReviewComment', 'pulls/comments#create-a-reply-for-a-review-comment');
+        const reply = this.addReviewComment({ pullNumber: pull.number, author: this.botLogin, path: parent.path, body: text, inReplyTo: parent.id });
+        const json = this.reviewCommentJson(reply, 'pull-request-review-comment');
+        return { status: 201, body: json, headers: { location: String(json.url) } };
       }
       case 'repos/get-content':
         return this.contentReply(String(params.path ?? ''), q.get('ref') ?? this.repo.defaultBranch, headers.accept ?? '');
@@ -1437,12 +1568,66 @@ export class FakeGitHub {
       mergeable_state: 'unknown',
       merged_by: null,
       comments: this.comments.filter((c) => c.issueNumber === pull.number).length,
-      review_comments: 0,
+      review_comments: this.reviewComments.filter((c) => c.pullNumber === pull.number).length,
       maintainer_can_modify: pull.maintainerCanModify,
       commits: 1,
       additions: 0,
       deletions: 0,
       changed_files: 0,
+    };
+  }
+
+  private reviewJson(review: FakeReview): Obj {
+    const pullApi = `${this.apiRepoUrl()}/pulls/${review.pullNumber}`;
+    const html = `https://github.com/${this.repo.fullName}/pull/${review.pullNumber}#pullrequestreview-${review.id}`;
+    return {
+      id: review.id,
+      node_id: nodeId('PRR', review.id),
+      user: this.userJson(review.author),
+      body: review.body,
+      state: review.state,
+      html_url: html,
+      pull_request_url: pullApi,
+      _links: { html: { href: html }, pull_request: { href: pullApi } },
+      ...(review.submittedAt ? { submitted_at: review.submittedAt } : {}),
+      commit_id: review.commitId,
+      author_association: this.association(review.author),
+    };
+  }
+
+  /** `review-comment` (listed under a review) and `pull-request-review-comment` (get, reply) share their shape. */
+  private reviewCommentJson(c: FakeReviewComment, _schema: 'review-comment' | 'pull-request-review-comment'): Obj {
+    const url = `${this.apiRepoUrl()}/pulls/comments/${c.id}`;
+    const pullApi = `${this.apiRepoUrl()}/pulls/${c.pullNumber}`;
+    const html = `https://github.com/${this.repo.fullName}/pull/${c.pullNumber}#discussion_r${c.id}`;
+    return {
+      url,
+      pull_request_review_id: c.reviewId,
+      id: c.id,
+      node_id: nodeId('PRRC', c.id),
+      diff_hunk: c.diffHunk,
+      path: c.path,
+      position: c.line ?? 1,
+      original_position: c.line ?? 1,
+      commit_id: c.commitId,
+      original_commit_id: c.commitId,
+      ...(c.inReplyTo !== null ? { in_reply_to_id: c.inReplyTo } : {}),
+      user: this.userJson(c.author),
+      body: c.body,
+      created_at: c.createdAt,
+      updated_at: c.updatedAt,
+      html_url: html,
+      pull_request_url: pullApi,
+      author_association: this.association(c.author),
+      _links: { self: { href: url }, html: { href: html }, pull_request: { href: pullApi } },
+      start_line: c.startLine,
+      original_start_line: c.startLine,
+      start_side: c.startLine === null ? null : c.side,
+      line: c.line ?? undefined,
+      original_line: c.line ?? undefined,
+      side: c.side,
+      subject_type: c.line === null ? 'file' : 'line',
+      reactions: this.reactions(url),
     };
   }
 

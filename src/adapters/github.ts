@@ -15,6 +15,7 @@ import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
 import type { CommentData, GitHubPort, IssueData, Permission, PullRequestData } from '../ports/github.js';
 import type { CiGitHubPort, WorkflowRunData } from '../ports/ci.js';
+import type { PullRequestDetails, ReviewCommentData, ReviewData, ReviewGitHubPort, ReviewState } from '../ports/review.js';
 
 export interface MakeGitHubOptions {
   token: string;
@@ -40,7 +41,7 @@ export interface MakeGitHubOptions {
 export type { WorkflowRunData, JobData } from '../ports/ci.js';
 
 /** The port plus the CI-repair reads (ports/ci.ts). */
-export interface GitHubClient extends GitHubPort, CiGitHubPort {}
+export interface GitHubClient extends GitHubPort, CiGitHubPort, ReviewGitHubPort {}
 
 /** A failed GitHub API call: `message` is safe to show (no token). */
 export class GitHubApiError extends Error {
@@ -211,7 +212,93 @@ export function makeGitHub(opts: MakeGitHubOptions): GitHubClient {
     pullRequests: (data.pull_requests ?? []).map((pr) => pr.number),
   });
 
+  const toReviewComment = (c: {
+    id: number | bigint;
+    pull_request_review_id: number | bigint | null;
+    user: { login: string } | null;
+    body: string;
+    path: string;
+    line?: number | null;
+    start_line?: number | null;
+    side?: string | null;
+    diff_hunk: string;
+    commit_id: string;
+    in_reply_to_id?: number | bigint;
+    html_url: string;
+    created_at: string;
+    updated_at: string;
+  }): ReviewCommentData => ({
+    id: Number(c.id),
+    reviewId: c.pull_request_review_id == null ? null : Number(c.pull_request_review_id),
+    author: c.user?.login ?? 'ghost',
+    body: c.body ?? '',
+    path: c.path,
+    line: c.line ?? null,
+    startLine: c.start_line ?? null,
+    side: c.side === 'LEFT' || c.side === 'RIGHT' ? c.side : null,
+    diffHunk: c.diff_hunk,
+    commitId: c.commit_id,
+    inReplyTo: c.in_reply_to_id == null ? null : Number(c.in_reply_to_id),
+    url: c.html_url,
+    createdAt: c.created_at,
+    updatedAt: c.updated_at,
+  });
+  const REVIEW_STATES: ReviewState[] = ['APPROVED', 'CHANGES_REQUESTED', 'COMMENTED', 'DISMISSED', 'PENDING'];
+
   return {
+    async getPullRequest(prNumber): Promise<PullRequestDetails> {
+      const route = 'GET /repos/{owner}/{repo}/pulls/{pull_number}';
+      const { data } = await call(route, () => octokit.request(route, { owner, repo, pull_number: prNumber }));
+      return {
+        number: data.number,
+        url: data.html_url,
+        title: data.title,
+        body: data.body ?? '',
+        author: data.user?.login ?? 'ghost',
+        state: data.state === 'closed' ? 'closed' : 'open',
+        merged: data.merged ?? false,
+        draft: data.draft ?? false,
+        head: data.head.ref,
+        headSha: data.head.sha,
+        headRepository: data.head.repo?.full_name ?? null,
+        base: data.base.ref,
+        baseSha: data.base.sha,
+      };
+    },
+
+    async getReview(prNumber, reviewId): Promise<ReviewData> {
+      const route = 'GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}';
+      const { data } = await call(route, () => octokit.request(route, { owner, repo, pull_number: prNumber, review_id: reviewId }));
+      const state = String(data.state).toUpperCase() as ReviewState;
+      return {
+        id: Number(data.id),
+        author: data.user?.login ?? 'ghost',
+        state: REVIEW_STATES.includes(state) ? state : 'COMMENTED',
+        body: data.body ?? '',
+        commitId: data.commit_id ?? '',
+        submittedAt: data.submitted_at ?? null,
+        url: data.html_url,
+      };
+    },
+
+    async listReviewComments(prNumber, reviewId) {
+      const route = 'GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/comments';
+      const data = await call(route, () => octokit.paginate(route, { owner, repo, pull_number: prNumber, review_id: reviewId, per_page: 100 }));
+      return data.map(toReviewComment).sort((a, b) => a.id - b.id);
+    },
+
+    async getReviewComment(commentId) {
+      const route = 'GET /repos/{owner}/{repo}/pulls/comments/{comment_id}';
+      const { data } = await call(route, () => octokit.request(route, { owner, repo, comment_id: commentId }));
+      return toReviewComment(data);
+    },
+
+    async replyToReviewComment(prNumber, commentId, body) {
+      const route = 'POST /repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies';
+      const { data } = await call(route, () => octokit.request(route, { owner, repo, pull_number: prNumber, comment_id: commentId, body }));
+      return toReviewComment(data);
+    },
+
     async getPermission(username) {
       const route = 'GET /repos/{owner}/{repo}/collaborators/{username}/permission';
       try {

@@ -189,6 +189,6 @@ export function renderTerminal(r: RunReport): string {
  * Step summary of a run that did not finish (an issue fix or a CI repair): cancelled (SIGINT/SIGTERM), stopped with an
  * error, or yielded to a newer run. `what` says why; `left` what exists now.
  */
-export function renderStoppedSummary(heading: 'Cancelled' | 'Error' | 'Superseded', what: string, left: string): string {
+export function renderStoppedSummary(heading: 'Cancelled' | 'Error' | 'Superseded' | 'Skipped', what: string, left: string): string {
   return `### agent-fix: ${heading}\n\n${what}\n\n${left}\n`;
 }

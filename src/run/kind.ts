@@ -60,6 +60,8 @@ export interface StoryResult {
   prUrl?: string;
   iterations?: number;
   transcriptPath?: string;
+  /** Status `skipped`: why, in one line (redacted). */
+  note?: string;
   /** Status `error`: the one line for the workflow log (redacted). */
   error?: string;
   /** The exception that stopped the story, if one did (the CLI reports a usage error as such). */

@@ -5,14 +5,13 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { openGit } from '../adapters/git.js';
-import { makeShell } from '../adapters/shell.js';
-import { makeChatModel } from '../adapters/openai.js';
 import { Redactor, secretsFromEnv } from '../redact.js';
 import { BRANCH_PREFIX, slugify } from '../publish/branch.js';
 import { foreignCommits } from '../publish/push.js';
 import { fenceUntrusted } from '../task/sanitize.js';
 import type { GitPort, Identity } from '../ports/git.js';
+import type { Shell } from '../ports/shell.js';
+import type { ChatModel } from '../ports/llm.js';
 import type { Settings } from '../settings/types.js';
 import type { Task } from '../task/types.js';
 import type { RunReport } from '../fix/types.js';
@@ -29,6 +28,10 @@ export interface LocalOptions {
   env?: NodeJS.ProcessEnv;
   log?: (m: string) => void;
   transcriptDir?: string;
+  /** The adapters, built by the entry (cli.ts). */
+  openGit: (repo: string) => Promise<GitPort>;
+  shell: Shell;
+  makeModel: (log: (m: string) => void) => ChatModel;
 }
 
 export interface LocalResult {
@@ -98,9 +101,9 @@ export async function runLocal(o: LocalOptions): Promise<LocalResult> {
   const result = await runStory(kind, {
     github: null,
     policy: null,
-    openGit: () => openGit(o.repo),
-    shell: makeShell(),
-    makeModel: () => makeChatModel({ baseUrl: o.settings.baseUrl, apiKey: o.settings.apiKey, model: o.settings.model, log }),
+    openGit: () => o.openGit(o.repo),
+    shell: o.shell,
+    makeModel: () => o.makeModel(log),
     settings: o.settings,
     redactor: new Redactor([o.settings.apiKey, ...secretsFromEnv(env)]),
     parentEnv: env,

@@ -73,10 +73,11 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
     return step;
   };
   const skipped = async (reason: string): Promise<StoryResult> => {
-    log(`agent-fix skipped: ${reason}`);
+    const note = `agent-fix skipped: ${reason}`;
+    log(note);
     const summary = kind.skipSummary?.(reason);
     if (summary && world.appendSummary) await world.appendSummary(redact(summary));
-    return { status: 'skipped', reason };
+    return { status: 'skipped', reason, note: redact(note) };
   };
   /** A stop (cancellation or error): the comment (claimed) and the summary say why and what exists. */
   const reportStop = async (heading: 'Cancelled' | 'Error', why: string, summary: string): Promise<void> => {
@@ -136,10 +137,11 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
       if (!github || !world.policy) throw new Error(`the ${kind.name} story needs the GitHub API and the policy to authorize @${kind.actor}`);
       const auth = await authorizeByPolicy(github, kind.actor, world.policy, { atLeast: kind.minPermission });
       if (!auth.ok) {
-        log(`agent-fix refused the trigger: ${auth.reason}`);
+        const note = `agent-fix refused the trigger: ${auth.reason}`;
+        log(note);
         const summary = kind.skipSummary?.(`the run was triggered by someone agent-fix does not act for: ${auth.reason}`);
         if (summary && world.appendSummary) await world.appendSummary(redact(summary));
-        return { status: 'skipped', reason: 'unauthorized' };
+        return { status: 'skipped', reason: 'unauthorized', note: redact(note) };
       }
       log(`Authorized: ${auth.via}`);
     }
