@@ -12,7 +12,7 @@ export const LAYERS = [
   ['src/fix.ts', 'src/fix', 'src/agent'],
   ['src/verify', 'src/guard', 'src/context', 'src/ci'],
   ['src/publish', 'src/policy', 'src/settings', 'src/trigger', 'src/task', 'src/budget'],
-  ['src/workspace', 'src/sandbox', 'src/code', 'src/scripted', 'src/redact.ts', 'src/transcript.ts', 'src/types.ts'],
+  ['src/workspace', 'src/sandbox', 'src/code', 'src/scripted', 'src/redact.ts', 'src/transcript.ts'],
   ['src/adapters'],
   ['src/ports'],
 ];
@@ -30,7 +30,7 @@ const adapters = { target: LAYERS.slice(1).flat().filter((p) => p !== 'src/adapt
 const SDKS = ['@octokit/*', '@actions/*', 'openai', 'openai/*', 'execa', 'simple-git'];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'bench/results/**', '**/*.cjs', '**/*.mjs', 'demo/**', '__tests__/fixtures/**', 'test-support/fixtures/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'bench/results/**', '**/*.cjs', '**/*.mjs', 'demo/**', '__tests__/fixtures/**', 'test-support/fixtures/**', 'src/types.ts'] },
   ...tseslint.configs.recommended,
   {
     plugins: { 'import-x': importX },
@@ -38,6 +38,8 @@ export default tseslint.config(
     rules: {
       // Payloads are untrusted JSON read defensively through `Record<string, any>` views.
       '@typescript-eslint/no-explicit-any': 'off',
+      // A variable a closure reads before its one assignment cannot be const.
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
     },
   },

@@ -3,7 +3,7 @@ import { resolveDispatchedRun } from '../src/trigger/workflow-run.js';
 import { collectCiFailure, newerSuccess } from '../src/ci/context.js';
 import { buildCiTask } from '../src/ci/task.js';
 import type { CiGitHubPort, JobData, WorkflowRunData } from '../src/ports/ci.js';
-import type { CiTrigger } from '../src/types.js';
+import type { CiTrigger } from '../src/trigger/types.js';
 
 const SHA = 'a'.repeat(40);
 const REPO = 'octo/shop';

@@ -1,5 +1,6 @@
 import { commentMarker, describeRun, renderFinalComment, renderPrBody, renderStartComment, renderTerminal } from '../src/report/render.js';
-import type { RunReport, TestRun } from '../src/types.js';
+import type { RunReport } from '../src/fix/types.js';
+import type { TestRun } from '../src/verify/types.js';
 
 const run = (over: Partial<TestRun>): TestRun => ({
   command: 'npm test',

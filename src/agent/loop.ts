@@ -6,7 +6,9 @@
  */
 import type { ChatMessage, ChatModel, ModelReply, ToolCall } from '../ports/llm.js';
 import type { FileChange, GitPort } from '../ports/git.js';
-import type { Attempt, FailToPassProof, LoopResult, Reason, Task, TestRun, TokenUsage, Verdict } from '../types.js';
+import type { Attempt, FailToPassProof, LoopResult, Reason, TokenUsage } from './types.js';
+import type { Task } from '../task/types.js';
+import type { TestRun, Verdict } from '../verify/types.js';
 import { TOOL_SPECS, type ToolBox } from './tools.js';
 import { firstUserMessage, systemPrompt } from './prompt.js';
 import { compareRuns, type GateRule } from '../verify/compare.js';

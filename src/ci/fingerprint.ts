@@ -14,7 +14,7 @@
  * Run ids, attempt numbers, shas and timestamps never enter it.
  */
 import { createHash } from 'node:crypto';
-import type { TestRun } from '../types.js';
+import type { TestRun } from '../verify/types.js';
 import { stripDuration } from './log-extract.js';
 
 export interface FailedJobFacts {

@@ -2,7 +2,7 @@
  * A collected CI failure -> the `Task` the model works on. The log excerpts are untrusted
  * (a pull request's author controls test names and output): sanitized and fenced as data.
  */
-import type { Task } from '../types.js';
+import type { Task } from '../task/types.js';
 import { fenceUntrusted, sanitizeOneLine, sanitizeUntrusted } from '../task/sanitize.js';
 import type { CiFailure } from './context.js';
 

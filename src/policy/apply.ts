@@ -7,7 +7,7 @@
  * - forbidden paths are added to the protected paths; allowed paths come from the policy;
  * - prices: the policy's override the inputs', which override the built-in table.
  */
-import type { Settings } from '../types.js';
+import type { Settings } from '../settings/types.js';
 import { DEFAULT_BUDGET } from '../budget/budget.js';
 import type { Policy } from './schema.js';
 

@@ -3,7 +3,8 @@
  * tests in CI, here before the fix (baseline) and after it (final gate). They wrap the shared
  * report (report/render.ts), which shows the test commands, attempts, changes and cost.
  */
-import type { RunReport, TestRun } from '../types.js';
+import type { RunReport } from '../fix/types.js';
+import type { TestRun } from '../verify/types.js';
 import { commentMarker, renderReportMarkdown } from './render.js';
 import type { CiFailure } from '../ci/context.js';
 import { sameTest } from '../ci/fingerprint.js';

@@ -5,7 +5,7 @@
  * API reads; nothing is pushed, commented or run.
  */
 import type { CiGitHubPort } from '../ports/ci.js';
-import type { CiTrigger } from '../types.js';
+import type { CiTrigger } from '../trigger/types.js';
 import { fenceBlock } from '../task/sanitize.js';
 import { collectCiFailure } from '../ci/context.js';
 import { renderCiSection, renderCiSkipSummary } from '../report/ci.js';

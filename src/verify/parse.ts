@@ -15,7 +15,7 @@
  * Only leaves are reported; a parent (suite, test with subtests) appears only when it
  * failed without any failing child (hook failure, crash, file that did not load).
  */
-import type { ParsedFrom, TestCase, TestStatus } from '../types.js';
+import type { ParsedFrom, TestCase, TestStatus } from './types.js';
 
 export interface TestTotals {
   passed: number;

@@ -6,7 +6,7 @@
  * asked safely (then the plain output is parsed and the full command runs).
  */
 import path from 'node:path';
-import type { ParsedFrom } from '../types.js';
+import type { ParsedFrom } from './types.js';
 import { MOCHA_REPORTER_FILE, MOCHA_REPORTER_SOURCE, namesSpec, type MochaConfig } from './mocha.js';
 import type { StructuredFormat } from './structured.js';
 
@@ -311,7 +311,6 @@ function expandBraces(pattern: string): string[] | null {
     } else if (pattern[i] === ',' && depth === 1) cuts.push(i);
   }
   if (close === -1) return null;
-  const inner = pattern.slice(open + 1, close);
   if (cuts.length === 0) return null;
   const parts: string[] = [];
   let from = open + 1;
