@@ -49,8 +49,3 @@ export async function authorizeByPolicy(github: GitHubPort, actor: string, polic
   }
   return { ok: false, reason: `@${login} is neither listed in triggers.allowed-users nor a member of triggers.allowed-teams of the policy.` };
 }
-
-/** May a failing CI run of a fork's pull request be acted on? (for the workflow_run trigger) */
-export function forkCiAllowed(policy: Policy, headRepoIsFork: boolean): boolean {
-  return !headRepoIsFork || policy.triggers['fork-ci'];
-}

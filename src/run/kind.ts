@@ -89,6 +89,8 @@ export interface Prepared {
   git: GitPort;
   /** Accepts or refuses the baseline (CI repair: it must reproduce the failure). */
   acceptBaseline?: FixDeps['acceptBaseline'];
+  /** The fix step; absent: runFix (a kind that brings a verified change, e.g. publish, sets its own). */
+  fix?: (deps: FixDeps) => Promise<FixResult>;
   destination: Destination;
   texts: ReportTexts;
 }

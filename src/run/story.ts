@@ -159,7 +159,7 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
       await publishing(progress.comment.set(claim(texts.start(world.runUrl))));
     }
 
-    fix = await runFix(task, {
+    fix = await (prepared.fix ?? ((deps) => runFix(task, deps)))({
       git,
       shell: world.shell,
       model: world.makeModel(),

@@ -16,19 +16,19 @@ export interface Settings {
   commandTimeoutMs: number;
   /** Glob patterns the model may never edit (always includes .github/workflows/**). */
   protectedPaths: string[];
-  /** Test intelligence (optional: defaults apply when absent). */
   /** Token budget of the failure context given to the model (default 3,000). */
-  feedbackTokens?: number;
+  feedbackTokens: number;
   /** Run the tests related to the changed files first inside the loop (default true). */
-  relatedTestsFirst?: boolean;
+  relatedTestsFirst: boolean;
   /** Tests failing before any edit, which the task is not about: `allow` (default) lets them still fail at the gate, `block` requires the command to succeed. */
-  preexistingFailures?: 'allow' | 'block';
+  preexistingFailures: 'allow' | 'block';
   /** Test-integrity categories a maintainer allows when the issue explicitly asks (default none). */
-  testIntegrityAllow?: string[];
-  /** CI repair: names of the workflows whose failed runs count (empty or absent: all). */
-  workflows?: string[];
-  /** Safety settings (see docs/security.md); absent in older callers: no budget beyond maxIterations. */
-  budget?: BudgetLimits;
+  testIntegrityAllow: string[];
+  /** CI repair: names of the workflows whose failed runs count (empty: all). */
+  workflows: string[];
+  /** Caps of one run (see docs/security.md). */
+  budget: BudgetLimits;
+  // Set only by the repository's policy (policy/apply.ts); absent: the action inputs alone apply.
   /** When non-empty, the only globs the model may change (policy paths.allowed). */
   allowedPaths?: string[];
   sandbox?: SandboxSettings;
