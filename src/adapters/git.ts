@@ -15,7 +15,7 @@ import { mkdtemp, rm, copyFile, unlink, rmdir, lstat, readFile, stat, utimes } f
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { CommitInfo, FileChange, GitPort, Identity, PushResult } from '../ports/git.js';
+import type { CommitInfo, FileChange, GitPort, Identity, PushResult, ReplayResult } from '../ports/git.js';
 
 export interface OpenGitOptions {
   log?: (m: string) => void;
@@ -434,6 +434,48 @@ class CliGit implements GitPort {
       r.exitCode,
       redactUrls(r.stderr),
     );
+  }
+
+  async replayCommits(p: { from: string; to: string; onto: string; identity: Identity }): Promise<ReplayResult> {
+    await this.ensureHistory(p.from, p.to, async () => this.hasCommits(p.from, p.to));
+    const dir = await mkdtemp(path.join(tmpdir(), 'agent-fix-replay-'));
+    const env = { GIT_COMMITTER_NAME: p.identity.name, GIT_COMMITTER_EMAIL: p.identity.email, GIT_LFS_SKIP_SMUDGE: '1' };
+    try {
+      await this.run(['worktree', 'add', '--detach', '--quiet', dir, p.onto], { env });
+      const inTree = (args: string[], ok: number[] = [0]) =>
+        execa('git', [...GLOBAL_CONFIG, '-c', 'commit.gpgsign=false', ...args], { cwd: dir, env: { ...baseEnv(), ...env }, extendEnv: false, reject: false }).then((r) => {
+          if (!ok.includes(r.exitCode ?? -1)) throw new GitCommandError(`git ${args[0]} failed (exit ${r.exitCode}): ${String(r.stderr).trim()}`, r.exitCode ?? null, String(r.stderr));
+          return r;
+        });
+      const picked = await inTree(['cherry-pick', '--allow-empty', '--keep-redundant-commits', `${p.from}..${p.to}`], [0, 1]);
+      if (picked.exitCode !== 0) {
+        const files = String((await inTree(['diff', '--name-only', '--diff-filter=U'])).stdout).split('\n').filter(Boolean);
+        const at = String((await inTree(['log', '-1', '--format=%s', 'CHERRY_PICK_HEAD'], [0, 128])).stdout).trim();
+        await inTree(['cherry-pick', '--abort'], [0, 128]);
+        return { kind: 'conflict', files, at };
+      }
+      return { kind: 'done', sha: String((await inTree(['rev-parse', 'HEAD'])).stdout).trim() };
+    } finally {
+      await this.run(['worktree', 'remove', '--force', dir], { ok: [0, 1, 128] });
+      await this.run(['worktree', 'prune'], { ok: [0, 1, 128] });
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  async mergeCommit(p: { ours: string; theirs: string; message: string; identity: Identity }): Promise<ReplayResult> {
+    await this.ensureHistory(p.ours, p.theirs, async () => (await this.mergeBase(p.ours, p.theirs)) !== null);
+    const r = await this.run(['merge-tree', '--write-tree', '--name-only', '--no-messages', p.ours, p.theirs], { ok: [0, 1] });
+    const [tree, ...files] = r.stdout.split('\n').map((l) => l.trim()).filter(Boolean);
+    if (r.exitCode === 1) return { kind: 'conflict', files: [...new Set(files)], at: `merge of ${p.theirs.slice(0, 12)}` };
+    const env = { GIT_AUTHOR_NAME: p.identity.name, GIT_AUTHOR_EMAIL: p.identity.email, GIT_COMMITTER_NAME: p.identity.name, GIT_COMMITTER_EMAIL: p.identity.email };
+    const msg = p.message.endsWith('\n') ? p.message : `${p.message}\n`;
+    const sha = await this.out(['-c', 'commit.gpgsign=false', 'commit-tree', '--no-gpg-sign', tree, '-p', p.ours, '-p', p.theirs], { env, input: msg });
+    return { kind: 'done', sha };
+  }
+
+  async mergeBase(a: string, b: string): Promise<string | null> {
+    const r = await this.run(['merge-base', a, b], { ok: [0, 1] });
+    return r.exitCode === 0 ? r.stdout.trim() : null;
   }
 
   async setLocalBranch(branch: string, sha: string): Promise<void> {

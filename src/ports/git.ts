@@ -26,6 +26,12 @@ export type PushResult =
   | { kind: 'pushed'; sha: string }
   | { kind: 'rejected'; reason: string };
 
+/** The result of laying commits or a merge on another base, computed without touching the work tree. */
+export type ReplayResult =
+  | { kind: 'done'; sha: string }
+  /** Files with conflicting changes; nothing was created. */
+  | { kind: 'conflict'; files: string[]; at: string };
+
 export interface GitPort {
   readonly root: string;
   /** sha of HEAD. */
@@ -61,4 +67,13 @@ export interface GitPort {
    * is not present (a shallow clone stays shallow). Refuses when local changes would be lost.
    */
   checkoutDetached(remote: string, sha: string): Promise<void>;
+  /**
+   * The commits `from..to` replayed one by one onto `onto` (authors kept, committed as
+   * `identity`), in a temporary work tree with hooks off: the checkout is not touched.
+   */
+  replayCommits(p: { from: string; to: string; onto: string; identity: Identity }): Promise<ReplayResult>;
+  /** A merge commit of `theirs` into `ours` (first parent `ours`), made without a work tree. */
+  mergeCommit(p: { ours: string; theirs: string; message: string; identity: Identity }): Promise<ReplayResult>;
+  /** The best common ancestor of two commits, or null when they share no history. */
+  mergeBase(a: string, b: string): Promise<string | null>;
 }
