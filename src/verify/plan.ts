@@ -5,6 +5,7 @@
  * the changed files. Pure: strings in, commands out; null where the runner cannot be
  * asked safely (then the plain output is parsed and the full command runs).
  */
+import { isTestFile } from './test-files.js';
 import path from 'node:path';
 import type { ParsedFrom } from './types.js';
 import { MOCHA_REPORTER_FILE, MOCHA_REPORTER_SOURCE, namesSpec, type MochaConfig } from './mocha.js';
@@ -491,7 +492,7 @@ function mochaSelection(info: RunnerInfo, files: string[], reportFile: string): 
 }
 
 /** A JS/TS file that is a test file by name or place (`*.test.js`, `test/…`, `spec/…`). */
-const JS_TEST = /\.(?:test|spec)\.[cm]?[jt]sx?$|(?:^|\/)(?:test|tests|spec|__tests__)\/(?:.*\/)?[^/]+\.[cm]?[jt]sx?$/;
+const JS_TEST = { test: (f: string) => isTestFile(f) && /\.[cm]?[jt]sx?$/.test(f) };
 
 /** `--flag=value` or `--flag value`. */
 const OUTPUT_FILE = /(?:^|\s)--outputFile(?:\.json)?(?:=|\s+)(?:'([^']+)'|"([^"]+)"|(\S+))/;
