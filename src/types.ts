@@ -1,6 +1,8 @@
 /**
- * Transitional re-export while other branches still import `../types.js`: every type lives with
- * its layer (settings/, trigger/, task/, verify/, agent/, fix/). Import from there; this file goes.
+ * Compatibility only: nothing in this branch imports this file. Every type lives with its layer
+ * (settings/, trigger/, task/, verify/, agent/, fix/ `types.ts`); this type-only re-export lets
+ * branches written before the split still merge. Delete it once they have landed (import from
+ * the layer instead).
  */
 export type * from './settings/types.js';
 export type * from './trigger/types.js';

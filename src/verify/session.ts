@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { CommandResult } from '../ports/shell.js';
 import type { Redactor } from '../redact.js';
-import type { TestCase, TestRun } from '../types.js';
+import type { TestCase, TestRun } from './types.js';
 import { compareRuns, STRICT_GATE, type GateRule } from './compare.js';
 import { readMochaConfig } from './mocha.js';
 import { displayCommand, identifyRunner, planFiles, planRelated, planStructured, type PlannedRun, type RunnerInfo } from './plan.js';
