@@ -24,6 +24,11 @@ import { FakeGitHubPort } from '../test-support/fake-github-port.js';
 import { cleanupFixtures, tempDir } from '../test-support/git-fixture.js';
 import { mainWorld, FIX_STEPS, ADDER, botComments, remoteBranch, commentPayload, labeledPayload, GH_TOKEN, API_KEY, type MainWorld } from '../test-support/run-main.js';
 
+/** The whole report: the PR body when a PR was opened (the issue comment is then its first screen), else the comment. */
+function fullReport(github: MainWorld['github']): string {
+  return github.pulls[0]?.body ?? botComments(github)[0].body;
+}
+
 const worlds: MainWorld[] = [];
 async function world(...a: Parameters<typeof mainWorld>): Promise<MainWorld> {
   const w = await mainWorld(...a);
@@ -237,14 +242,14 @@ describe('secret exfiltration', () => {
     expect(r.rt.outputs.status).toBe('fixed');
     const sent = JSON.stringify(w.model.requests);
     if (probeSandbox().mode === 'none') {
-      expect(botComments(w.github)[0].body).toContain('NOT isolated');
+      expect(fullReport(w.github)).toContain('NOT isolated');
       return;
     }
     expect(sent).toContain('NO HEADER VISIBLE');
     expect(sent).toContain('config: 0 bytes');
     expect(sent).toContain('git works');
     expect(sent).not.toMatch(/AUTHORIZATION/i);
-    expect(botComments(w.github)[0].body).toContain('the push credential in 1 git config file(s) is hidden from them');
+    expect(fullReport(w.github)).toContain('the push credential in 1 git config file(s) is hidden from them');
     // outside the sandbox the checkout's config is untouched (agent-fix's own push uses it)
     expect(gitIn(checkoutDir)('config', '--get', 'http.https://github.com/.extraheader')).toBe(header);
   });
@@ -260,7 +265,7 @@ describe('secret exfiltration', () => {
     expect(r.rt.outputs.status).toBe('not-fixed');
     expect(remoteBranch(w.repo, 'agent-fix/issue-7')).toBeNull();
     expect(w.github.pulls).toHaveLength(0);
-    expect(botComments(w.github)[0].body).toContain('contains a secret value');
+    expect(fullReport(w.github)).toContain('contains a secret value');
     expectNoLeak(leakPlaces(w, r), [GH_TOKEN]);
   });
 
@@ -300,7 +305,7 @@ describe('secret exfiltration', () => {
       const sandbox = probeSandbox();
       const sent = JSON.stringify(w.model.requests);
       if (sandbox.mode === 'none') {
-        expect(botComments(w.github)[0].body).toContain('NOT isolated from the network');
+        expect(fullReport(w.github)).toContain('NOT isolated from the network');
       } else {
         expect(hits).toBe(0);
         expect(sent).toContain('EXFIL BLOCKED');
@@ -354,7 +359,7 @@ describe('permission bypass attempts', () => {
     expect(refused.rt.logs.join('\n')).toContain('allowed-users');
     const ok = await w.run({ actor: 'trusted-dev' });
     expect(ok.rt.outputs.status).toBe('fixed');
-    expect(botComments(w.github)[0].body).toContain('.github/agent-fix.yml from the default branch main');
+    expect(fullReport(w.github)).toContain('.github/agent-fix.yml from the default branch main');
   });
 
   test('32. allowed-teams: a member of the team may trigger', async () => {

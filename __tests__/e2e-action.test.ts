@@ -95,7 +95,7 @@ describe('action end to end (dist/index.js under node 24)', () => {
     expect(pr.body).toContain('Fixes #7');
     expect(pr.body).toMatch(/before \(baseline.*FAIL \(exit 1; 2 passed, 2 failed\)/);
     expect(pr.body).toMatch(/after \(final gate\).*pass \(exit 0; 4 passed, 0 failed\)/);
-    expect(pr.body).toContain('`src/cart.js` (modified');
+    expect(pr.body).toContain('**1 file changed**, +2 −2: `src/cart.js` (+2 −2)');
 
     // the pushed branch is one bot commit on top of the base, changing only src/cart.js
     const sha = remoteBranch(w.repo, 'agent-fix/issue-7');

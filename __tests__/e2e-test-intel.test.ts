@@ -86,6 +86,8 @@ test('a skipped test is refused; the real fix with a new test gets a PR with the
   expect(body).toMatch(/\| baseline \(untouched code\) \| .* \| 1 \| 2 \| 2 \|/);
   expect(body).toContain('proof: changed tests on the base code');
   const comment = github.comments.find((c) => c.issueNumber === 7 && c.body.includes('opened'));
-  expect(comment?.body).toContain('Fail-to-pass proof');
+  // the comment is the first screen (the PR holds the test report, proof included)
+  expect(comment?.body).toContain('| whole command `node --test` |');
+  expect(comment?.body).not.toContain('<details>');
   github.assertNoViolations();
 });

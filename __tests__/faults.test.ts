@@ -25,10 +25,13 @@ describe('happy path (baseline for the faults below)', () => {
     expect(r.rt.failed).toBeNull();
     expect(r.rt.outputs.status).toBe('fixed');
     expect(w.github.pulls).toHaveLength(1);
+    // the PR holds the whole report (the comment is its first screen and links it)
     const [c] = botComments(w.github);
-    expect(c.body).toContain('the default policy (no .github/agent-fix.yml on main)');
-    expect(c.body).toMatch(/Isolation: setup: network allowed by the policy; tests: /);
-    expect(c.body).toMatch(/Budget: tokens \d+ of 2000000/);
+    expect(c.body).toContain(`/pull/${w.github.pulls[0].number}`);
+    const body = w.github.pulls[0].body;
+    expect(body).toContain('the default policy (no .github/agent-fix.yml on main)');
+    expect(body).toMatch(/Isolation: setup: network allowed by the policy; tests: /);
+    expect(body).toMatch(/Budget: tokens \d+ of 2000000/);
     w.github.assertNoViolations();
   });
 });

@@ -280,6 +280,12 @@ describe('parseTestOutput in general', () => {
 
   test('stripAnsi removes colors and OSC sequences', () => {
     expect(stripAnsi('\x1b[32m✓\x1b[39m ok \x1b]8;;http://x\x07link\x1b]8;;\x07')).toBe('✓ ok link');
+    // cursor and line control, OSC ended by ST, charset switches, DEC save/restore, C1 CSI
+    expect(stripAnsi('\x1b[2K\x1b[1G\x1b[?25lPASS\x1b[?25h')).toBe('PASS');
+    expect(stripAnsi('\x1b]0;jest\x1b\\done')).toBe('done');
+    expect(stripAnsi('\x1b(Bplain\x1b7 saved\x1b8')).toBe('plain saved');
+    expect(stripAnsi('\u009b31mred\u009b0m')).toBe('red');
+    expect(stripAnsi('no escapes: 100% [ok]')).toBe('no escapes: 100% [ok]');
   });
 
   test('a large output parses in one pass', () => {

@@ -1,4 +1,4 @@
-import { commentMarker, describeRun, renderFinalComment, renderPrBody, renderStartComment, renderTerminal } from '../src/report/render.js';
+import { cell, codeCell, commentMarker, describeRun, escapeMarkdown, GITHUB_BODY_LIMIT, renderFinalComment, renderPrBody, renderReportMarkdown, renderStartComment, renderTerminal, truncateMarkdown } from '../src/report/render.js';
 import type { RunReport } from '../src/fix/types.js';
 import type { TestRun } from '../src/verify/types.js';
 
@@ -46,19 +46,157 @@ test('describeRun says pass/FAIL, the exit and the counts, or that nothing was p
   expect(describeRun(null)).toBe('not run');
 });
 
-test('the PR body: marker, Fixes #N, summary, files, before/after, attempts and cost', () => {
-  const body = renderPrBody(base);
-  expect(body.startsWith(commentMarker('issue-7'))).toBe(true);
-  expect(body).toContain('Fixes #7');
-  expect(body).toContain('Multiply price by quantity.');
-  expect(body).toContain('`src/cart.js` (modified, +2/-2)');
-  expect(body).toContain('| before (baseline, untouched code) | `npm test` | FAIL (exit 1; 2 passed, 2 failed) |');
-  expect(body).toContain('| after (final gate) | `npm test` | pass (exit 0; 4 passed, 0 failed) |');
-  expect(body).toContain('| setup | `npm ci` |');
-  expect(body).toContain('1. rejected: 2 failing → 1 failing.');
-  expect(body).toContain('2 of 5 iteration(s) · 7 model request(s) · 1200 tokens');
-  expect(body).toContain('4.5 s');
-  expect(body).not.toContain('SCRIPTED');
+test('the PR body, as a whole: first screen = outcome, evidence table, diff stats; the rest folded', () => {
+  expect(renderPrBody({ ...base, branch: 'agent-fix/issue-7' })).toBe(
+    [
+      '<!-- agent-fix:issue-7 -->',
+      'Fixes #7',
+      '',
+      '> Opened by agent-fix for a human to review. It is not merged automatically.',
+      '',
+      '### agent-fix: Fixed: the tests confirm it',
+      '',
+      'The test command `npm test` failed before and passes now, and nothing that passed before fails.',
+      '',
+      '| test | before | after |',
+      '| --- | --- | --- |',
+      '| `a` | FAIL | pass |',
+      '| `b` | FAIL | pass |',
+      '| whole command `npm test` | FAIL (exit 1; 2 passed, 2 failed) | pass (exit 0; 4 passed, 0 failed) |',
+      '',
+      '**1 file changed**, +2 −2: `src/cart.js` (+2 −2)',
+      '',
+      '<details><summary>Test report</summary>',
+      '',
+      "The harness ran these commands itself; the model's word is not evidence.",
+      '',
+      '| | command | result |',
+      '| --- | --- | --- |',
+      '| setup | `npm ci` | ran once before the baseline |',
+      '| before (baseline, untouched code) | `npm test` | FAIL (exit 1; 2 passed, 2 failed) |',
+      '| after (final gate) | `npm test` | pass (exit 0; 4 passed, 0 failed) |',
+      '',
+      'Now passing: `a`, `b`',
+      '',
+      '</details>',
+      '',
+      "<details><summary>What changed and why (the model's summary, not evidence)</summary>",
+      '',
+      '> Multiply price by quantity.',
+      '',
+      '</details>',
+      '',
+      '<details><summary>Attempts: 2, 1 rejected</summary>',
+      '',
+      '1. rejected: 2 failing → 1 failing. Changed `src/cart.js`. The model said (not evidence): half',
+      '2. verified. Changed `src/cart.js`. The model said (not evidence): all',
+      '',
+      '</details>',
+      '',
+      '<details><summary>Cost: 1200 tokens, 4.5 s</summary>',
+      '',
+      '2 of 5 iteration(s) · 7 model request(s) · 1200 tokens (1000 prompt, 200 completion) · 4.5 s · model `openai/gpt-4.1`',
+      '',
+      '</details>',
+      '',
+      '[Workflow run](https://github.com/o/r/actions/runs/1)',
+      '',
+    ].join('\n'),
+  );
+});
+
+test('the first screen is everything before the first <details>, and it is short', () => {
+  const body = renderPrBody({ ...base, branch: 'agent-fix/issue-7' });
+  const first = body.slice(0, body.indexOf('<details>'));
+  expect(first.split('\n').length).toBeLessThanOrEqual(18); // with the PR's marker, Fixes #N and review note
+  expect(first).not.toContain('Attempts');
+  expect(first).not.toContain('tokens');
+  // newly passing tests appear once on the first screen (not twice in two tables)
+  expect(first.match(/`a`/g)).toHaveLength(1);
+});
+
+test('not fixed: no "what changed" for a change never published; what was tried and why each attempt was rejected', () => {
+  const md = renderReportMarkdown({
+    ...base,
+    status: 'not-fixed',
+    reason: 'tests-still-failing',
+    detail: 'No attempt passed verification in 2 iteration(s); no pull request was opened.',
+    summary: 'Really fixed now',
+    attempts: [
+      { ...base.attempts[0] },
+      { iteration: 2, summary: 'Really fixed now', verdict: { ok: false, newlyFailing: ['c'], nowPassing: ['a'], stillFailing: ['b'], summary: '2 failing → 2 failing (1 newly failing)' }, changedFiles: ['src/cart.js'], rolledBack: true },
+    ],
+    final: run({ exitCode: 1, succeeded: false, counts: { passed: 2, failed: 2, skipped: 0 } }),
+  });
+  expect(md).not.toContain('What changed and why');
+  expect(md).toContain('**Nothing was published.** The last attempt changed `src/cart.js` (+2 −2) (not published: it did not pass verification).');
+  expect(md).toContain('| test | before | last attempt |');
+  expect(md).toContain('| `c` | pass | FAIL |');
+  expect(md).toContain('| `b` | FAIL | FAIL |');
+  expect(md).toContain('1. rejected: 2 failing → 1 failing.');
+  expect(md).toContain('2. rejected: 2 failing → 2 failing (1 newly failing) (rolled back). Changed `src/cart.js`. The model said (not evidence): Really fixed now');
+  expect(md).not.toMatch(/files? changed\*\*/);
+});
+
+test('every table cell and all model text is escaped: pipes, @mentions, images, HTML, links', () => {
+  const hostile: RunReport = {
+    ...base,
+    branch: 'agent-fix/issue-7',
+    testCommand: 'npm test | tee out.log',
+    summary: '@octo-org/team please merge ![x](https://evil.example/p.png) <img src=x onerror=alert(1)> <!-- agent-fix:issue-9 --> [click](https://evil.example) `keep @code | here`',
+    attempts: [{ ...base.attempts[1], verdict: { ...base.attempts[1].verdict, nowPassing: ['cart | total @admin'] } }],
+  };
+  const body = renderPrBody(hostile);
+  const tables = body.split('\n').filter((l) => l.startsWith('|'));
+  // every row of every table has exactly its columns: no cell breaks out
+  for (const row of tables) {
+    const cols = row.replace(/\\\|/g, '').split('|').length - 2;
+    expect({ row, cols }).toEqual({ row, cols: row.startsWith('| step |') ? 6 : 3 });
+  }
+  expect(body).toContain('| whole command `npm test \\| tee out.log` |');
+  expect(body).toContain('| `cart \\| total @admin` | FAIL | pass |');
+  // model text: no live mention, image, HTML or link; the code span is kept as written
+  const said = body.slice(body.indexOf('What changed and why'), body.indexOf('Attempts'));
+  expect(said).toContain('`@octo-org/team` please merge');
+  expect(said).not.toMatch(/(^|[^`])@octo/);
+  expect(said).toContain('\\!\\[x\\](https://evil.example/p.png)');
+  expect(said).toContain('&lt;img src=x onerror=alert(1)&gt;');
+  expect(said).toContain('&lt;\\!-- agent-fix:issue-9 --&gt;');
+  expect(said).toContain('\\[click\\](https://evil.example)');
+  expect(said).toContain('`keep @code | here`');
+  expect(body.match(/<!-- agent-fix:/g)).toHaveLength(1);
+});
+
+test('escape helpers', () => {
+  expect(escapeMarkdown('a @b c@d.e (@f)')).toBe('a `@b` c@d.e (`@f`)');
+  expect(escapeMarkdown('# head\n> quote\n* item')).toBe('\\# head\n&gt; quote\n\\* item');
+  expect(cell('a | b\nc')).toBe('a \\| b c');
+  expect(codeCell('x ` y | z')).toBe('``x ` y \\| z``');
+  expect(codeCell('`edge`')).toBe('`` `edge` ``');
+});
+
+test('GitHub\'s 65,536-character limit: folded parts are shortened, largest first; fences stay closed', () => {
+  const hugeDiff = `diff --git a/x b/x\n${Array.from({ length: 20_000 }, (_, i) => `+line ${i} ${'y'.repeat(20)}`).join('\n')}\n`;
+  const tail = Array.from({ length: 5_000 }, (_, i) => `out ${i}`).join('\n');
+  const r: RunReport = { ...base, status: 'not-fixed', diff: hugeDiff, final: run({ succeeded: false, exitCode: 1, outputTail: tail }) };
+  const md = renderReportMarkdown(r, { diff: true });
+  expect(hugeDiff.length).toBeGreaterThan(GITHUB_BODY_LIMIT * 7);
+  expect(md.length).toBeLessThanOrEqual(GITHUB_BODY_LIMIT - 2_000);
+  // the first screen and every section are still there, the diff says it was cut
+  expect(md).toContain('| whole command `npm test` |');
+  for (const s of ['Test report', 'Attempts', 'Cost', 'Tail of the last test output', 'Diff']) expect(md).toContain(`<summary>${s}`);
+  expect(md).toContain('truncated: the full text is in the run transcript');
+  expect(md.match(/<details>/g)?.length).toBe(md.match(/<\/details>/g)?.length);
+  // every fence opened is closed
+  const fences = md.split('\n').filter((l) => /^`{3,}/.test(l));
+  expect(fences.length % 2).toBe(0);
+  // the PR body and comment around it stay under the limit too
+  expect(renderPrBody({ ...r, status: 'fixed', branch: 'b' }).length).toBeLessThanOrEqual(GITHUB_BODY_LIMIT);
+  expect(renderFinalComment(r).length).toBeLessThanOrEqual(GITHUB_BODY_LIMIT);
+  const cut = truncateMarkdown(`\`\`\`\n${'x\n'.repeat(50)}\`\`\`\n`, 40, 'cut');
+  expect(cut.length).toBeLessThanOrEqual(40);
+  expect(cut).toMatch(/^```\n(x\n)+```\n… \(cut\)$/);
+  expect(truncateMarkdown('short', 100)).toBe('short');
 });
 
 test('a scripted session is labelled as such everywhere', () => {
@@ -66,8 +204,11 @@ test('a scripted session is labelled as such everywhere', () => {
   expect(renderTerminal({ ...base, scripted: true })).toContain('SCRIPTED');
 });
 
-test('the final comment links the PR when fixed, and explains a failure with the last output otherwise', () => {
-  expect(renderFinalComment({ ...base, prUrl: 'https://github.com/o/r/pull/9' })).toContain('opened https://github.com/o/r/pull/9 for review');
+test('the final comment links the PR when fixed (first screen only), and explains a failure with the last output otherwise', () => {
+  const withPr = renderFinalComment({ ...base, prUrl: 'https://github.com/o/r/pull/9' });
+  expect(withPr).toContain('opened https://github.com/o/r/pull/9 for review');
+  expect(withPr).toContain('| `a` | FAIL | pass |');
+  expect(withPr).not.toContain('<details>');
   const failed = renderFinalComment({
     ...base,
     status: 'not-fixed',
@@ -75,7 +216,7 @@ test('the final comment links the PR when fixed, and explains a failure with the
     detail: 'No attempt passed verification in 5 iteration(s); no pull request was opened.',
     final: run({ exitCode: 1, succeeded: false, outputTail: 'not ok 3 - applies a percentage discount' }),
   });
-  expect(failed).toContain('finished: not fixed. No attempt passed verification');
+  expect(failed).toContain('finished: not fixed.\n\n### agent-fix: Not fixed\n\nNo attempt passed verification');
   expect(failed).toContain('not ok 3 - applies a percentage discount');
   expect(failed.startsWith(commentMarker('issue-7'))).toBe(true);
 });

@@ -276,6 +276,25 @@ describe('mocha: our reporter, selection of files', () => {
     }
   });
 
+  test('files: spec and ignore globs are read as mocha\'s glob reads them (picomatch)', () => {
+    const files = ['test/unit/a1.test.js', 'test/unit/a2.test.js', 'test/unit/a9.test.js', 'test/e2e/x.test.js', 'test/.tmp/y.test.js', 'src/z.test.js'];
+    const cmd = (spec: string) => planFiles(identifyRunner(`npx mocha '${spec}'`, null), files, f)?.command;
+    // nested braces and numeric ranges
+    expect(cmd('test/{unit/a{1..2},e2e/x}.test.js')).toBe(`npx mocha test/unit/a1.test.js test/unit/a2.test.js test/e2e/x.test.js ${ours}`);
+    // `**` spans directories but never hidden ones; `[…]` classes and `?`
+    expect(cmd('test/**/*.test.js')).toBe(`npx mocha test/unit/a1.test.js test/unit/a2.test.js test/unit/a9.test.js test/e2e/x.test.js ${ours}`);
+    expect(cmd('test/unit/a[!2].test.js')).toBe(`npx mocha test/unit/a1.test.js test/unit/a9.test.js ${ours}`);
+    expect(cmd('test/*/a?.test.js')).toBe(`npx mocha test/unit/a1.test.js test/unit/a2.test.js test/unit/a9.test.js ${ours}`);
+    // unbalanced brackets or braces cannot be judged: no selection
+    expect(cmd('test/unit/a[12.test.js')).toBeUndefined();
+    expect(cmd('test/{unit/a1.test.js')).toBeUndefined();
+    // ignore globs from the configuration
+    const ignored = planFiles({ ...identifyRunner('npx mocha', null), mochaConfig: { file: '.mocharc.json', options: { spec: ['test/**/*.test.js'], ignore: ['test/unit/**', './test/e2e/*.js'] } } }, files, f);
+    expect(ignored).toBeNull();
+    const some = planFiles({ ...identifyRunner('npx mocha', null), mochaConfig: { file: '.mocharc.json', options: { spec: ['test/**/*.test.js'], ignore: ['test/unit/a{1,2}.*'] } } }, files, f)!;
+    expect(some.command.split(' ').slice(0, 4)).toEqual(['npx', 'mocha', 'test/unit/a9.test.js', 'test/e2e/x.test.js']);
+  });
+
   test('files: a configuration that names spec files is replaced by one of ours without them, everything else kept', () => {
     const info = (cmd: string, script: string | null, mochaConfig: MochaConfig) => ({ ...identifyRunner(cmd, script), mochaConfig });
     const rc = { spec: ['test/**/*.spec.js'], require: ['test/setup.js'], timeout: 4321, extension: ['js'], ui: 'bdd' };

@@ -235,6 +235,41 @@ describe('search', () => {
     expect(r.content).toMatch(/Stopped after 100 matches/);
   });
 
+  test('a pathological pattern runs in linear time: (a+)+$ on a 100,000-character line answers', async () => {
+    // a backtracking engine needs about 2^n steps here (seconds at n = 26, hours at n = 45)
+    write('long.txt', `${'a'.repeat(100_000)}!\n`);
+    const none = await call('search', { pattern: '(a+)+$', path: 'long.txt' });
+    expect(none.ok).toBe(true);
+    expect(none.content).toMatch(/^No matches for "\(a\+\)\+\$" in 1 text file/);
+    write('short.txt', 'zzz aaa\n');
+    const hit = await call('search', { pattern: '(\\w+\\s?)+aaa$', path: 'short.txt' });
+    expect(hit.content.split('\n')).toEqual(['1 match:', 'short.txt:1: zzz aaa']);
+  });
+
+  test('JavaScript syntax is read as JavaScript reads it; lookahead and backreferences are refused with a reason', async () => {
+    write('syntax.txt', ['caf\u00e9 au lait', 'key = value', 'prefix_total', 'AA BB', 'x/y'].join('\n'));
+    const one = async (pattern: string) => (await call('search', { pattern, path: 'syntax.txt' })).content;
+    expect(await one('caf\\u00e9')).toContain('syntax.txt:1: café au lait');
+    expect(await one('(?<key>\\w+) = (?<value>\\w+)')).toContain('syntax.txt:2: key = value');
+    expect(await one('(?<=prefix_)total')).toContain('syntax.txt:3: prefix_total');
+    expect(await one('x\\/y')).toContain('syntax.txt:5: x/y');
+    expect(await one('\\bBB\\b')).toContain('syntax.txt:4: AA BB');
+    for (const [pattern, says] of [
+      ['(\\w)\\1', /backreference \(\\1\)/],
+      ['(?<c>\\w)\\k<c>', /backreference \(\\k<…>\)/],
+      ['key(?= =)', /lookahead \(\(\?=…\)/],
+      ['key(?! x)', /lookahead \(\(\?!…\)/],
+    ] as const) {
+      const r = await call('search', { pattern, path: 'syntax.txt' });
+      expect(r.ok).toBe(false);
+      expect(r.content).toMatch(says);
+      expect(r.content).toMatch(/linear time/);
+    }
+    // an escaped backslash before a digit is not a backreference
+    write('slash.txt', 'C:\\1dir\n');
+    expect((await call('search', { pattern: 'C:\\\\1', path: 'slash.txt' })).content).toContain('slash.txt:1: C:\\1dir');
+  });
+
   test('never searches .git even if the listing names it', async () => {
     const r = await box({ listFiles: async () => ['.git/config', 'README.md'] }).execute('search', '{"pattern":"extraheader"}');
     expect(r.content).toMatch(/No matches/);

@@ -40,15 +40,96 @@ function cap(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}\n… (${text.length - max} more characters)`;
 }
 
-function testTable(r: RunReport): string {
-  const rows = [
-    '| | command | result |',
-    '| --- | --- | --- |',
-  ];
-  if (r.setupCommand) rows.push(`| setup | \`${r.setupCommand}\` | ran once before the baseline |`);
-  rows.push(`| before (baseline, untouched code) | \`${r.testCommand ?? 'none'}\` | ${describeRun(r.baseline)} |`);
-  if (r.proof) rows.push(`| fail-to-pass proof: original code + only ${r.proof.testFiles.map((f) => `\`${f}\``).join(', ')} | \`${r.testCommand ?? 'none'}\` | ${describeRun(r.proof.withoutFix)} |`);
-  rows.push(`| after (final gate) | \`${r.testCommand ?? 'none'}\` | ${describeRun(r.final)} |`);
+/** GitHub refuses an issue, comment or pull request body over 65,536 characters. */
+export const GITHUB_BODY_LIMIT = 65_536;
+
+/**
+ * Text the harness did not write (the model's words, test names, output excerpts) made inert
+ * for GitHub markdown: no HTML (so no hidden comments or fake markers), no images or links,
+ * no @mentions or team pings (each becomes inline code), no table or heading syntax. Code
+ * spans are kept as they are (GitHub renders nothing inside them).
+ */
+export function escapeMarkdown(text: string): string {
+  return text
+    .split(/(`+[^`]*?`+)/g)
+    .map((part, i) => (i % 2 === 1 && /^(`+)[^`]*\1$/.test(part) ? part : escapePlain(part)))
+    .join('');
+}
+
+function escapePlain(text: string): string {
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/([\\*_[\]!|#~])/g, '\\$1')
+    .replace(/(^|[^\w`])@([A-Za-z0-9](?:[\w-]*)(?:\/[\w.-]+)?)/g, '$1`@$2`');
+}
+
+/** One table cell of outside text: one line, escaped, pipes too (also inside code spans). */
+export function cell(text: string, max = 160): string {
+  return escapeMarkdown(oneLine(text, max)).replace(/(^|[^\\])\|/g, '$1\\|');
+}
+
+/** One table cell shown as code: backticks that fit the text, pipes escaped as GitHub tables require. */
+export function codeCell(text: string, max = 160): string {
+  const t = oneLine(text, max);
+  const longest = Math.max(0, ...[...t.matchAll(/`+/g)].map((m) => m[0].length));
+  const ticks = '`'.repeat(longest + 1);
+  const pad = t.startsWith('`') || t.endsWith('`') ? ' ' : '';
+  return `${ticks}${pad}${t.replace(/\|/g, '\\|')}${pad}${ticks}`;
+}
+
+/**
+ * The evidence table of the first screen: each test whose result the change decides (newly
+ * passing, newly failing, still failing), before and after (the last attempt when nothing was
+ * accepted), then the whole command.
+ */
+function evidenceTable(r: RunReport, maxRows = 10): string {
+  const v = r.attempts[r.attempts.length - 1]?.verdict;
+  const rows: [string, string, string][] = [];
+  const seen = new Set<string>();
+  const add = (list: string[] | undefined, before: string, after: string) =>
+    list?.forEach((id) => {
+      if (!seen.has(id)) rows.push([id, before, after]);
+      seen.add(id);
+    });
+  add(v?.nowPassing, 'FAIL', 'pass');
+  add(v?.newlyFailing, 'pass', 'FAIL');
+  add(v?.taskFailures, 'FAIL', 'FAIL');
+  add(v?.stillFailing, 'FAIL', 'FAIL');
+  if (!v) {
+    add(
+      r.baseline?.tests.filter((t) => t.status === 'failed').map((t) => t.id),
+      'FAIL',
+      'not run',
+    );
+  }
+  const after = r.status === 'fixed' ? 'after' : 'last attempt';
+  const out = [`| test | before | ${after} |`, '| --- | --- | --- |'];
+  for (const [id, b, a] of rows.slice(0, maxRows)) out.push(`| ${codeCell(id)} | ${b} | ${a} |`);
+  if (rows.length > maxRows) out.push(`| … and ${rows.length - maxRows} more (in the test report) | | |`);
+  out.push(`| whole command ${codeCell(r.testCommand ?? 'none', 100)} | ${describeRun(r.baseline)} | ${describeRun(r.final)} |`);
+  return out.join('\n');
+}
+
+function diffStats(r: RunReport, published: boolean): string {
+  const add = r.changes.reduce((n, c) => n + c.additions, 0);
+  const del = r.changes.reduce((n, c) => n + c.deletions, 0);
+  const files = r.changes.map((c) => `${codeCell(c.path, 120)} (+${c.additions} −${c.deletions})`).join(', ');
+  if (published) {
+    if (r.changes.length === 0) return '**No files changed.**';
+    return `**${r.changes.length} file${r.changes.length === 1 ? '' : 's'} changed**, +${add} −${del}: ${files}`;
+  }
+  if (r.changes.length === 0) return '**Nothing was published.**';
+  return `**Nothing was published.** The last attempt changed ${files} (not published: it did not pass verification).`;
+}
+
+function commandTable(r: RunReport): string {
+  const rows = ['| | command | result |', '| --- | --- | --- |'];
+  if (r.setupCommand) rows.push(`| setup | ${codeCell(r.setupCommand)} | ran once before the baseline |`);
+  rows.push(`| before (baseline, untouched code) | ${codeCell(r.testCommand ?? 'none')} | ${describeRun(r.baseline)} |`);
+  if (r.proof) rows.push(`| fail-to-pass proof: original code + only ${r.proof.testFiles.map((f) => codeCell(f, 100)).join(', ')} | ${codeCell(r.testCommand ?? 'none')} | ${describeRun(r.proof.withoutFix)} |`);
+  rows.push(`| after (final gate) | ${codeCell(r.testCommand ?? 'none')} | ${describeRun(r.final)} |`);
   return rows.join('\n');
 }
 
@@ -56,10 +137,10 @@ function attemptsList(r: RunReport): string {
   if (r.attempts.length === 0) return '_No attempt reached verification._';
   return r.attempts
     .map((a) => {
-      const files = a.changedFiles.length ? a.changedFiles.map((f) => `\`${f}\``).join(', ') : 'no files';
-      const mark = a.verdict.ok ? 'verified' : `rejected: ${a.verdict.summary}`;
+      const files = a.changedFiles.length ? a.changedFiles.map((f) => codeCell(f, 120)).join(', ') : 'no files';
+      const mark = a.verdict.ok ? 'verified' : `rejected: ${escapeMarkdown(oneLine(a.verdict.summary))}`;
       const rb = a.rolledBack ? ' (rolled back)' : '';
-      return `${a.iteration}. ${mark}${rb}. Changed ${files}.${a.summary ? ` Model said: ${oneLine(a.summary)}` : ''}`;
+      return `${a.iteration}. ${mark}${rb}. Changed ${files}.${a.summary ? ` The model said (not evidence): ${escapeMarkdown(oneLine(a.summary))}` : ''}`;
     })
     .join('\n');
 }
@@ -69,49 +150,100 @@ function oneLine(s: string, max = 300): string {
   return t.length > max ? `${t.slice(0, max)}…` : t;
 }
 
-function changesList(r: RunReport): string {
-  if (r.changes.length === 0) return '_No files changed._';
-  return r.changes.map((c) => `- \`${c.path}\` (${c.status}, +${c.additions}/-${c.deletions})`).join('\n');
-}
-
 function costLine(r: RunReport): string {
   const u = r.usage;
-  return `${r.iterations} of ${r.maxIterations} iteration(s) · ${u.requests} model request(s) · ${u.promptTokens + u.completionTokens} tokens (${u.promptTokens} prompt, ${u.completionTokens} completion) · ${formatDuration(r.durationMs)} · model \`${r.model}\`${r.scripted ? ' (SCRIPTED demo session, not a real model)' : ''}`;
+  return `${r.iterations} of ${r.maxIterations} iteration(s) · ${u.requests} model request(s) · ${u.promptTokens + u.completionTokens} tokens (${u.promptTokens} prompt, ${u.completionTokens} completion) · ${formatDuration(r.durationMs)} · model ${codeCell(r.model, 80)}${r.scripted ? ' (SCRIPTED demo session, not a real model)' : ''}`;
 }
 
 function newlyPassing(r: RunReport): string {
   const last = r.attempts[r.attempts.length - 1];
   if (!last) return '';
   const v = last.verdict;
+  const list = (xs: string[]) => xs.slice(0, 20).map((t) => codeCell(t)).join(', ');
   const parts: string[] = [];
-  if (v.nowPassing.length) parts.push(`Now passing: ${v.nowPassing.slice(0, 20).map((t) => `\`${t}\``).join(', ')}`);
-  if (v.newlyFailing.length) parts.push(`Newly failing: ${v.newlyFailing.slice(0, 20).map((t) => `\`${t}\``).join(', ')}`);
-  if (v.stillFailing.length) parts.push(`Still failing: ${v.stillFailing.slice(0, 20).map((t) => `\`${t}\``).join(', ')}`);
+  if (v.nowPassing.length) parts.push(`Now passing: ${list(v.nowPassing)}`);
+  if (v.newlyFailing.length) parts.push(`Newly failing: ${list(v.newlyFailing)}`);
+  if (v.stillFailing.length) parts.push(`Still failing: ${list(v.stillFailing)}`);
   return parts.join('\n\n');
 }
 
-/** The full markdown report, shared by the PR body, the final comment and the step summary. */
-export function renderReportMarkdown(r: RunReport, opts: { diff?: boolean } = {}): string {
-  const out: string[] = [];
-  out.push(`### agent-fix: ${STATUS_TITLE[r.status]}`);
-  out.push(r.detail);
-  if (r.summary) out.push(`**What changed and why** (the model's summary):\n\n${r.summary.trim()}`);
-  out.push(`**Files changed**\n\n${changesList(r)}`);
-  out.push(`**Test report**: the harness ran these commands itself; the model's word is not evidence.\n\n${testTable(r)}`);
-  if (r.tests) out.push(renderTestSection(r));
+interface Fold {
+  summary: string;
+  body: string;
+}
+
+const details = (f: Fold): string => `<details><summary>${f.summary}</summary>\n\n${f.body.trim()}\n\n</details>`;
+
+/**
+ * A markdown body cut at a line boundary to at most `max` characters, with an open code
+ * fence closed and a note saying what was left out; unchanged when it fits.
+ */
+export function truncateMarkdown(text: string, max: number, note = 'truncated: the full text is in the run transcript'): string {
+  if (text.length <= max) return text;
+  const tail = `\n… (${note})`;
+  let cut = text.slice(0, Math.max(0, max - tail.length - 12));
+  const nl = cut.lastIndexOf('\n');
+  if (nl > 0) cut = cut.slice(0, nl);
+  let open: string | null = null;
+  for (const line of cut.split('\n')) {
+    const m = /^(`{3,}|~{3,})/.exec(line.trim());
+    if (!m) continue;
+    if (open === null) open = m[1];
+    else if (m[1][0] === open[0] && m[1].length >= open.length && line.trim() === m[1]) open = null;
+  }
+  return `${cut}${open ? `\n${open}` : ''}${tail}`;
+}
+
+/**
+ * The markdown report shared by the PR body, the issue comment and the step summary. The
+ * first screen is the outcome, one evidence table (test, before, after) and the diff stats;
+ * everything else is folded. Model text and test names are escaped. The folded parts are
+ * shortened, largest first, so the whole stays under `limit` characters (GitHub's body limit
+ * less what the caller adds around it).
+ */
+export function renderReportMarkdown(r: RunReport, opts: { diff?: boolean; limit?: number; firstScreen?: boolean } = {}): string {
+  const limit = opts.limit ?? GITHUB_BODY_LIMIT - 2_000;
+  const published = r.status === 'fixed' && Boolean(r.prUrl || r.branch || r.prNumber);
+  const head: string[] = [];
+  head.push(`### agent-fix: ${STATUS_TITLE[r.status]}`);
+  head.push(escapeMarkdown(r.detail));
+  head.push(evidenceTable(r));
+  head.push(diffStats(r, published || r.status === 'fixed'));
+  if (opts.firstScreen) return [...head, r.runUrl ? `[Workflow run](${r.runUrl})` : ''].filter(Boolean).join('\n\n');
+
+  const folds: Fold[] = [];
+  const testParts = [`The harness ran these commands itself; the model's word is not evidence.\n\n${commandTable(r)}`];
+  if (r.tests) testParts.push(renderTestSection(r));
   else {
     const np = newlyPassing(r);
-    if (np) out.push(np);
+    if (np) testParts.push(np);
   }
-  out.push(`**Attempts**\n\n${attemptsList(r)}`);
-  out.push(`**Cost**: ${costLine(r)}`);
-  if (r.safety) out.push(safetyBlock(r.safety));
+  folds.push({ summary: 'Test report', body: testParts.join('\n\n') });
+  if (r.summary && r.status === 'fixed') {
+    folds.push({ summary: "What changed and why (the model's summary, not evidence)", body: escapeMarkdown(r.summary.trim()).replace(/^/gm, '> ') });
+  }
+  const rejected = r.attempts.filter((a) => !a.verdict.ok).length;
+  folds.push({ summary: `Attempts: ${r.attempts.length}${rejected ? `, ${rejected} rejected` : ''}`, body: attemptsList(r) });
+  folds.push({
+    summary: `Cost: ${r.usage.promptTokens + r.usage.completionTokens} tokens, ${formatDuration(r.durationMs)}${r.safety ? ', safety' : ''}`,
+    body: [costLine(r), r.safety ? safetyBlock(r.safety) : ''].filter(Boolean).join('\n\n'),
+  });
   if (r.final && !r.final.succeeded && r.final.outputTail) {
-    out.push(`<details><summary>Tail of the last test output</summary>\n\n${fence(cap(r.final.outputTail, 4000))}\n\n</details>`);
+    folds.push({ summary: 'Tail of the last test output', body: fence(cap(r.final.outputTail, 4000)) });
   }
-  if (opts.diff && r.diff) out.push(`<details><summary>Diff</summary>\n\n${fence(cap(r.diff, 20000), 'diff')}\n\n</details>`);
-  if (r.runUrl) out.push(`[Workflow run](${r.runUrl})`);
-  return out.join('\n\n');
+  if (opts.diff && r.diff) folds.push({ summary: 'Diff', body: fence(r.diff, 'diff') });
+  const foot = r.runUrl ? `[Workflow run](${r.runUrl})` : '';
+
+  const assemble = () => [...head, ...folds.map(details), foot].filter(Boolean).join('\n\n');
+  let md = assemble();
+  // Shorten the largest folded part until the whole fits (each at least to a tenth of the limit).
+  for (let guard = 0; md.length > limit && guard < folds.length * 4; guard++) {
+    const biggest = folds.reduce((a, b) => (b.body.length > a.body.length ? b : a));
+    const over = md.length - limit;
+    biggest.body = truncateMarkdown(biggest.body, Math.max(Math.floor(limit / 10), biggest.body.length - over - 200));
+    md = assemble();
+  }
+  return md.length > limit ? truncateMarkdown(md, limit) : md;
 }
 
 function safetyBlock(s: NonNullable<RunReport['safety']>): string {
@@ -135,15 +267,18 @@ export function renderStartComment(task: Task, runUrl?: string): string {
   return `${commentMarker(task.key)}\n**agent-fix** is working on this${where}: running the tests, then asking the model for a small fix that the tests confirm. This comment will be updated with the outcome.\n`;
 }
 
+/**
+ * The issue comment at the end. With a pull request it is the first screen only (outcome,
+ * evidence table, diff stats) and a link: the PR holds the rest. Otherwise the whole report,
+ * since there is nothing else to read.
+ */
 export function renderFinalComment(r: RunReport): string {
   const lines = [commentMarker(r.task.key)];
   if (r.status === 'fixed' && r.prUrl) {
-    lines.push(`**agent-fix** opened ${r.prUrl} for review: ${r.detail}`);
+    lines.push(`**agent-fix** opened ${r.prUrl} for review.`, '', renderReportMarkdown(r, { firstScreen: true }));
   } else {
-    lines.push(`**agent-fix** finished: ${STATUS_TITLE[r.status].toLowerCase()}. ${r.detail}`);
+    lines.push(`**agent-fix** finished: ${STATUS_TITLE[r.status].toLowerCase()}.`, '', renderReportMarkdown(r));
   }
-  lines.push('');
-  lines.push(renderReportMarkdown(r));
   return `${lines.join('\n')}\n`;
 }
 

@@ -15,6 +15,7 @@
  * Only leaves are reported; a parent (suite, test with subtests) appears only when it
  * failed without any failing child (hook failure, crash, file that did not load).
  */
+import { stripVTControlCharacters } from 'node:util';
 import type { ParsedFrom, TestCase, TestStatus } from './types.js';
 
 export interface TestTotals {
@@ -38,11 +39,9 @@ const SEP = ' > ';
 
 // ------------------------------------------------------------------------- helpers
 
+/** Terminal escape sequences (colours, cursor moves, OSC links and titles, charset switches) removed: node's own stripper. */
 export function stripAnsi(text: string): string {
-  return text
-    .replace(/\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)/g, '')
-    .replace(/\x1b\[[0-?]*[ -/]*[@-~]/g, '')
-    .replace(/\x1b[@-Z\\-_]/g, '');
+  return stripVTControlCharacters(text);
 }
 
 /** Longer lines are cut: no test line is that long, and it bounds the cost of every regex. */

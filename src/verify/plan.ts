@@ -5,9 +5,10 @@
  * the changed files. Pure: strings in, commands out; null where the runner cannot be
  * asked safely (then the plain output is parsed and the full command runs).
  */
-import { isTestFile } from './test-files.js';
 import path from 'node:path';
+import picomatch from 'picomatch';
 import type { ParsedFrom } from './types.js';
+import { isTestFile } from './test-files.js';
 import { MOCHA_REPORTER_FILE, MOCHA_REPORTER_SOURCE, namesSpec, type MochaConfig } from './mocha.js';
 import type { StructuredFormat } from './structured.js';
 
@@ -297,63 +298,18 @@ function parseMochaCall(invocation: string): MochaCall | null {
   return call;
 }
 
-/** Brace alternatives expanded (`test/{a,b}/*.js`); null for ranges (`{1..3}`) or unbalanced braces. */
-function expandBraces(pattern: string): string[] | null {
-  const open = pattern.indexOf('{');
-  if (open === -1) return pattern.includes('}') ? null : [pattern];
-  let depth = 0;
-  const cuts: number[] = [];
-  let close = -1;
-  for (let i = open; i < pattern.length; i++) {
-    if (pattern[i] === '{') depth++;
-    else if (pattern[i] === '}' && --depth === 0) {
-      close = i;
-      break;
-    } else if (pattern[i] === ',' && depth === 1) cuts.push(i);
+/**
+ * A matcher for a glob as mocha's glob reads it (`*`, `**`, `?`, `[…]`, `{a,b}`, `{1..3}`);
+ * null for what is not judged: extglobs (`+(a|b)`) and unbalanced brackets or braces.
+ */
+function globMatcher(glob: string): ((file: string) => boolean) | null {
+  if (/[!+@*?]\(/.test(glob)) return null;
+  try {
+    // glob negates a class with `[!…]`; picomatch reads that as a class holding `!`, so say `[^…]`
+    return picomatch(glob.replace(/\[!/g, '[^'), { dot: false, strictBrackets: true });
+  } catch {
+    return null;
   }
-  if (close === -1) return null;
-  if (cuts.length === 0) return null;
-  const parts: string[] = [];
-  let from = open + 1;
-  for (const c of [...cuts, close]) {
-    parts.push(pattern.slice(from, c));
-    from = c + 1;
-  }
-  const out: string[] = [];
-  for (const part of parts) {
-    const more = expandBraces(pattern.slice(0, open) + part + pattern.slice(close + 1));
-    if (!more) return null;
-    out.push(...more);
-  }
-  return out;
-}
-
-/** A glob as mocha's glob reads it (`*`, `**`, `?`, `[…]`, `{a,b}`), as a regular expression; null for extglobs. */
-function globRegex(glob: string): RegExp | null {
-  const alternatives = expandBraces(glob);
-  if (!alternatives) return null;
-  const sources: string[] = [];
-  for (const alt of alternatives) {
-    if (/[!+@*?]\(/.test(alt)) return null;
-    let re = '';
-    for (let i = 0; i < alt.length; i++) {
-      const c = alt[i];
-      if (c === '*' && alt[i + 1] === '*' && (i === 0 || alt[i - 1] === '/') && (i + 2 === alt.length || alt[i + 2] === '/')) {
-        re += i + 2 === alt.length ? '.*' : '(?:[^/]+/)*';
-        i += 2;
-      } else if (c === '*') re += '[^/]*';
-      else if (c === '?') re += '[^/]';
-      else if (c === '[') {
-        const end = alt.indexOf(']', i + 2);
-        if (end === -1) return null;
-        const body = alt.slice(i + 1, end).replace(/^!/, '^').replace(/\\/g, '\\\\');
-        re += `[${body}]`;
-        i = end;
-      } else re += c.replace(/[.+^${}()|\\\]]/g, '\\$&');
-    }
-    sources.push(re);
-  }
-  return new RegExp(`^(?:${sources.join('|')})$`);
 }
 
 /**
@@ -368,8 +324,8 @@ function specMatcher(spec: string, extension: string[], recursive: boolean): ((f
   if (spec.startsWith('/') || s.split('/').includes('..')) return null;
   const visible = (f: string) => !f.split('/').some((part) => part.startsWith('.'));
   if (/[*?[\]{}]/.test(s)) {
-    const re = globRegex(s);
-    return re ? (f) => visible(f) && re.test(f) : null;
+    const matches = globMatcher(s);
+    return matches ? (f) => visible(f) && matches(f) : null;
   }
   const exts = extension.map((e) => (e.startsWith('.') ? e : `.${e}`));
   return (f) => {
@@ -450,9 +406,9 @@ function mochaSelection(info: RunnerInfo, files: string[], reportFile: string): 
     if (js && judged.some((s) => !/[*?[\]{}]/.test(s) && !/\.[cm]?[jt]sx?$/.test(s))) return null;
     const matchers = judged.map((s) => specMatcher(s, extension, recursive));
     const ignoreList = [...call.ignore, ...(js ? [] : [...asList(rc?.ignore), ...asList(rc?.exclude)]), ...asList(pkg?.ignore), ...asList(pkg?.exclude)];
-    const ignores = ignoreList.map((g) => globRegex(g.replace(/^(?:\.\/)+/, '')));
+    const ignores = ignoreList.map((g) => globMatcher(g.replace(/^(?:\.\/)+/, '')));
     if (matchers.some((m) => m === null) || ignores.some((r) => r === null)) return null;
-    keep = (f) => matchers.some((m) => m!(f)) && !ignores.some((r) => r!.test(f));
+    keep = (f) => matchers.some((m) => m!(f)) && !ignores.some((r) => r!(f));
   }
   const selected = files.filter(keep);
   if (selected.length === 0) return null;
