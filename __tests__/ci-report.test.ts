@@ -18,6 +18,7 @@ const failure: CiFailure = {
     { id: 3, name: 'test | 22', url: null, conclusion: 'timed_out', failedSteps: [], extract: null, logProblem: 'the log is gone (expired or deleted)' },
   ],
   failingTests: ['Cart › applies a discount', 'uses `backticks` | pipes'],
+  failures: [],
   fingerprint: '0123456789ab',
   basis: 'tests',
   context: 'ctx',
@@ -47,6 +48,16 @@ describe('CI report', () => {
     expect(s).toContain('| [test (20)](https://github.com/o/r/actions/runs/77/job/2) | `Run tests` |');
     expect(s).toContain('(log not read: the log is gone (expired or deleted))');
     expect(s).toContain('`0123456789ab`');
+  });
+
+  test('the section names the evidence the reproduction rests on', () => {
+    const withRep = (reproduction: CiFailure['reproduction']) => renderCiSection({ ...failure, reproduction }, { baseline: before, final: after });
+    expect(withRep({ kind: 'reproduced', evidence: 'test-identity', matched: ['Cart › applies a discount'], local: ['src/cart.test.js > Cart > applies a discount'], detail: '1 of the 2 test(s) that failed in CI fail here too.' })).toContain(
+      '**Reproduced here** (evidence: the same tests fail here (matched by test identity: file and name path)): 1 of the 2',
+    );
+    expect(withRep({ kind: 'reproduced', evidence: 'file-and-message', matched: [], local: ['x'], detail: 'd' })).toContain('the same test file fails here with the same message');
+    expect(withRep({ kind: 'reproduced', evidence: 'command', matched: [], local: [], detail: 'd' })).toContain('the test command fails here the same way');
+    expect(withRep(undefined)).not.toContain('Reproduced here');
   });
 
   test('PR title and body', () => {

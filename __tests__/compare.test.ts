@@ -3,7 +3,8 @@ import path from 'node:path';
 import type { CommandResult } from '../src/ports/shell.js';
 import { Redactor } from '../src/redact.js';
 import type { TestCase, TestRun, TestStatus } from '../src/verify/types.js';
-import { compareRuns, taskTargets, type GateRule } from '../src/verify/compare.js';
+import { compareRuns, describeTaskFailures, taskTargets, type GateRule } from '../src/verify/compare.js';
+import type { TestLinks } from '../src/verify/tolerance.js';
 import { failureFeedback, toTestRun } from '../src/verify/test-run.js';
 
 function testRun(exitCode: number | null, tests: Record<string, TestStatus>, over: Partial<TestRun> = {}): TestRun {
@@ -159,12 +160,21 @@ describe('failures that predate the change (gate rule)', () => {
   // two bugs: the cart test the task is about, and an unrelated legacy test; frames tell the files apart
   const withFiles = (run: TestRun, files: Record<string, string>): TestRun => ({
     ...run,
-    tests: run.tests.map((t) => (files[t.id] ? { ...t, frame: `${files[t.id]}:3:9` } : t)),
+    tests: run.tests.map((t) => (files[t.id] ? { ...t, file: files[t.id].startsWith('test/') ? files[t.id] : undefined, frame: `${files[t.id]}:3:9`, message: t.status === 'failed' ? `expected 2 to be 3 (${t.id})` : undefined } : t)),
     consistency: 'consistent',
   });
   const FILES = { total: 'test/cart.test.js', discount: 'test/cart.test.js', legacy: 'test/legacy.test.js' };
   const baseline = withFiles(testRun(1, { empty: 'passed', total: 'failed', discount: 'failed', legacy: 'failed' }), FILES);
-  const fixed = withFiles(testRun(1, { empty: 'passed', total: 'passed', discount: 'passed', legacy: 'failed' }), FILES);
+  // the evidence the session gathers: nothing connects test/legacy.test.js to the changed src/cart.js
+  const unrelated: TestLinks = {
+    changed: ['src/cart.js'],
+    files: {
+      'test/legacy.test.js': { runner: 'not-selected', graph: 'not-connected', detail: 'its 1 imported file(s) of the repository include no changed file' },
+      'test/old.test.js': { runner: 'none', graph: 'not-connected', detail: 'its 0 imported file(s) of the repository include no changed file' },
+      'test/cart.test.js': { runner: 'selected', graph: 'connected', detail: 'imports src/cart.js' },
+    },
+  };
+  const fixed = { ...withFiles(testRun(1, { empty: 'passed', total: 'passed', discount: 'passed', legacy: 'failed' }), FILES), links: unrelated };
 
   test('block (the default): the command must succeed', () => {
     const v = compareRuns(baseline, fixed);
@@ -182,14 +192,14 @@ describe('failures that predate the change (gate rule)', () => {
   });
 
   test('allow: half a fix is not a fix (a failure in the same file as a test the change made pass)', () => {
-    const half = withFiles(testRun(1, { empty: 'passed', total: 'passed', discount: 'failed', legacy: 'failed' }), FILES);
+    const half = { ...withFiles(testRun(1, { empty: 'passed', total: 'passed', discount: 'failed', legacy: 'failed' }), FILES), links: unrelated };
     const v = compareRuns(baseline, half, allow);
     expect(v.ok).toBe(false);
     // the model is told which still-failing tests are its job
     expect(v.taskFailures).toEqual(['discount']);
     // the same by the first in-repo frame: both failed inside src/cart.js
     const srcFrames = { total: 'src/cart.js', discount: 'src/cart.js', legacy: 'test/legacy.test.js' };
-    expect(compareRuns(withFiles(baseline, srcFrames), withFiles(half, srcFrames), allow).ok).toBe(false);
+    expect(compareRuns(withFiles(baseline, srcFrames), { ...withFiles(half, srcFrames), links: unrelated }, allow).ok).toBe(false);
   });
 
   test('allow: the tests the task names must pass', () => {
@@ -201,13 +211,15 @@ describe('failures that predate the change (gate rule)', () => {
     // nothing the change did made a failing test pass
     expect(compareRuns(baseline, baseline, allow).ok).toBe(false);
     // a regression
-    const regression = withFiles(testRun(1, { empty: 'failed', total: 'passed', discount: 'passed', legacy: 'failed' }), { ...FILES, empty: 'test/cart.test.js' });
+    const regression = { ...withFiles(testRun(1, { empty: 'failed', total: 'passed', discount: 'passed', legacy: 'failed' }), { ...FILES, empty: 'test/cart.test.js' }), links: unrelated };
     expect(compareRuns(baseline, regression, allow).ok).toBe(false);
     // the runner counts more failures than it names
     expect(compareRuns(baseline, { ...fixed, counts: { ...fixed.counts, failed: 2 } }, allow).ok).toBe(false);
     // a failure whose file is unknown is never excused
     const anonymous = testRun(1, { empty: 'passed', total: 'failed', legacy: 'failed' });
-    expect(compareRuns(anonymous, { ...testRun(1, { empty: 'passed', total: 'passed', legacy: 'failed' }), consistency: 'consistent' }, allow).ok).toBe(false);
+    const anonymousAfter = { ...testRun(1, { empty: 'passed', total: 'passed', legacy: 'failed' }), consistency: 'consistent' as const, links: unrelated };
+    expect(compareRuns(anonymous, anonymousAfter, allow)).toMatchObject({ ok: false, taskFailures: ['legacy'] });
+    expect(compareRuns(anonymous, anonymousAfter, allow).tolerance?.[0].evidence).toMatch(/test file is unknown/);
     // exit code without a failing test to explain it, or a timeout
     expect(compareRuns(baseline, { ...fixed, consistency: 'exit-nonzero-without-failing-test' }, allow).ok).toBe(false);
     expect(compareRuns(baseline, { ...fixed, timedOut: true }, allow).ok).toBe(false);
@@ -215,6 +227,38 @@ describe('failures that predate the change (gate rule)', () => {
     const loadBefore = { ...baseline, loadErrors: ['test/old.test.js'] };
     expect(compareRuns(loadBefore, { ...fixed, loadErrors: ['test/old.test.js'] }, allow).preexisting).toEqual(['legacy', 'test/old.test.js (failed to load)']);
     expect(compareRuns(loadBefore, { ...fixed, loadErrors: ['test/new.test.js'] }, allow).ok).toBe(false);
+  });
+
+  test('allow: a pre-existing failure stays only with evidence that it is unrelated', () => {
+    // excused: the evidence is in the verdict
+    const ok = compareRuns(baseline, fixed, allow);
+    expect(ok.tolerance).toEqual([expect.objectContaining({ id: 'legacy', excused: true, evidence: expect.stringContaining("the runner's related-test selection does not select it") })]);
+    // half a fix across two test files that both import the changed module: the other file's failure is refused
+    const twoFiles = { total: 'test/format.test.js', legacy: 'test/locale.test.js' };
+    const base2 = withFiles(testRun(1, { total: 'failed', legacy: 'failed' }), twoFiles);
+    const linked: TestLinks = { changed: ['src/format.js'], files: { 'test/locale.test.js': { runner: 'none', graph: 'connected', detail: 'imports src/index.js → src/format.js' } } };
+    const half = compareRuns(base2, { ...withFiles(testRun(1, { total: 'passed', legacy: 'failed' }), twoFiles), links: linked }, allow);
+    expect(half).toMatchObject({ ok: false, taskFailures: ['legacy'] });
+    expect(half.tolerance?.[0].evidence).toBe('blocked: test/locale.test.js imports src/index.js → src/format.js');
+    // the runner's own selection connects it, whatever the import graph says
+    const selected: TestLinks = { changed: ['src/format.js'], files: { 'test/locale.test.js': { runner: 'selected', graph: 'not-connected', detail: 'x' } } };
+    expect(compareRuns(base2, { ...withFiles(testRun(1, { total: 'passed', legacy: 'failed' }), twoFiles), links: selected }, allow).tolerance?.[0].evidence).toMatch(/related-test selection .* selects test\/locale.test.js/);
+    // unrelated by the graph, but its failure message changed with the change: refused
+    const changedMsg = { ...fixed, tests: fixed.tests.map((t) => (t.id === 'legacy' ? { ...t, message: 'expected 2 to be 4 (legacy)' } : t)) };
+    const v = compareRuns(baseline, changedMsg, allow);
+    expect(v.ok).toBe(false);
+    expect(v.tolerance?.[0].evidence).toMatch(/^blocked: its failure changed with the change \(before: expected 2 to be 3 \(legacy\) @ test\/legacy.test.js:3:9; now: expected 2 to be 4/);
+    // timing noise is not a change
+    const timing = { ...fixed, tests: fixed.tests.map((t) => (t.id === 'legacy' ? { ...t, message: 'expected 2 to be 3 (legacy) (12 ms)' } : t)) };
+    expect(compareRuns(baseline, timing, allow).ok).toBe(true);
+    // no evidence gathered, an import graph that cannot tell, no failure output: refused
+    expect(compareRuns(baseline, { ...fixed, links: undefined }, allow).tolerance?.[0].evidence).toMatch(/no relatedness evidence/);
+    const unsure: TestLinks = { ...unrelated, files: { ...unrelated.files, 'test/legacy.test.js': { runner: 'none', graph: 'unknown', detail: '1 import(s) of the repository could not be resolved (test/legacy.test.js: ./gone)' } } };
+    expect(compareRuns(baseline, { ...fixed, links: unsure }, allow).tolerance?.[0].evidence).toMatch(/cannot tell .*\.\/gone/);
+    const silent = (r: TestRun): TestRun => ({ ...r, tests: r.tests.map((t) => ({ ...t, message: undefined, frame: undefined })) });
+    expect(compareRuns(silent(baseline), silent(fixed), allow).tolerance?.[0].evidence).toMatch(/no failure output was recorded/);
+    // the model is told which evidence blocked each one
+    expect(describeTaskFailures(v)).toContain('- legacy: blocked: its failure changed with the change');
   });
 
   test('taskTargets: the failing tests an issue names by name or by file', () => {

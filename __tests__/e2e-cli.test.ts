@@ -144,6 +144,15 @@ describe('a test that was already failing before any edit, and that the task is 
     expect(report.attempts[0].verdict.stillFailing).toEqual(['applies a percentage discount']);
     expect(report.attempts[0].verdict.taskFailures).toEqual(['applies a percentage discount']);
     expect(report.attempts[1].verdict.preexisting).toEqual(['legacy export keeps the v1 layout']);
+    // the evidence that excused it: node:test has no related selection, the import graph does not reach src/cart.js, and it fails as before
+    expect(report.attempts[1].verdict.tolerance).toEqual([
+      {
+        id: 'legacy export keeps the v1 layout',
+        file: 'test/legacy.test.js',
+        excused: true,
+        evidence: "excused: test/legacy.test.js: its 0 imported file(s) of the repository include no changed file, and it fails exactly as before (Expected values to be strictly equal:'v2' !== 'v1' @ test/legacy.test.js:5:10)",
+      },
+    ]);
     expect(report.attempts[1].verdict.nowPassing).toEqual(['multiplies each price by its quantity', 'applies a percentage discount']);
     expect(report.detail).toContain('still fails, but only on 1 test(s) that were already failing before any edit');
     expect(report.final.exitCode).toBe(1);

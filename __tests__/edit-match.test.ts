@@ -35,7 +35,7 @@ describe('guards', () => {
 
 describe('exact rung', () => {
   test('unique substring is replaced, line reported', () => {
-    const r = ok(SRC, 'return a - b;', 'return a + b;');
+    const r = ok(SRC, 'a - b;', 'a + b;');
     expect(r.rung).toBe('exact');
     expect(r.line).toBe(2);
     expect(r.content).toBe(SRC.replace('a - b', 'a + b'));
@@ -93,7 +93,8 @@ describe('whitespace rung', () => {
     const r = ok(file, 'if (x) {\n  go();\n}', 'if (x) {\n  stop();\n}');
     expect(r.rung).toBe('whitespace');
     expect(r.line).toBe(1);
-    expect(r.content).toBe('if (x) {\n  stop();\n}\n');
+    // the kept line stays byte for byte (its trailing whitespace too); only the changed line is rewritten
+    expect(r.content).toBe('if (x) {   \n  stop();\n}\n');
   });
 
   test('old_string without a final newline keeps the line break after the region', () => {
@@ -252,5 +253,210 @@ describe('no match', () => {
 
   test('empty file', () => {
     expect(err('', 'x', 'y')).toMatch(/not found/);
+  });
+});
+
+describe('line boundaries', () => {
+  const file = 'function f() {\n    if (a) {\n        go();\n    }\n}\n';
+
+  test('an anchor indented too little is not matched inside a longer indentation; the new lines follow the file', () => {
+    const r = ok(file, '  go();\n', '  go();\n  stop();\n');
+    expect(r.rung).toBe('indentation');
+    expect(r.content).toBe('function f() {\n    if (a) {\n        go();\n        stop();\n    }\n}\n');
+  });
+
+  test('a one-line anchor with its indentation left out still re-indents the lines it adds', () => {
+    const r = ok(file, 'go();', 'go();\nstop();');
+    expect(r.content).toBe('function f() {\n    if (a) {\n        go();\n        stop();\n    }\n}\n');
+  });
+
+  test('a fragment at the start of a line keeps the line indentation for added lines', () => {
+    const r = ok('x:\n    call(a, b)\n', 'call(a,', 'call(\n    a,');
+    expect(r.rung).toBe('exact');
+    expect(r.content).toBe('x:\n    call(\n        a, b)\n');
+  });
+
+  test('a multi-line anchor that starts inside another identifier is not an exact match', () => {
+    const src = 'const ax = 1;\nconst b = 2;\n';
+    const e = err(src, 'x = 1;\nconst b = 2;', 'x = 3;\nconst b = 4;');
+    expect(e).toMatch(/not found/);
+  });
+
+  test('a single-line anchor that is inside a line but unique is a fragment edit', () => {
+    const r = ok('const total = price * qty;\n', 'price * qty', 'price * qty * (1 + tax)');
+    expect(r.content).toBe('const total = price * qty * (1 + tax);\n');
+  });
+
+  test('the same line at two indentations is ambiguous once indentation is ignored', () => {
+    const src = 'a {\n  x();\n}\nb {\n    x();\n}\n';
+    const e = err(src, '   x();', '   y();');
+    expect(e).toMatch(/2 places when indentation is ignored \(lines 2, 5\)/);
+  });
+});
+
+describe('re-indentation in whole units', () => {
+  const go = ['func f() {', '\tif x {', '\t\treturn 1', '\t}', '\treturn 2', '}', ''].join('\n');
+
+  test('tab-indented Go: the model writes 4 spaces, the result is tabs', () => {
+    const r = ok(go, '    if x {\n        return 1\n    }\n', '    if x {\n        log()\n        return 1\n    }\n');
+    expect(r.rung).toBe('indentation');
+    expect(r.content).toBe(['func f() {', '\tif x {', '\t\tlog()', '\t\treturn 1', '\t}', '\treturn 2', '}', ''].join('\n'));
+  });
+
+  test('tab-indented: the model writes 2 spaces per tab', () => {
+    const r = ok(go, '  if x {\n    return 1\n  }', '  if x {\n    return 3\n  }');
+    expect(r.content).toContain('\tif x {\n\t\treturn 3\n\t}');
+  });
+
+  test('a Makefile recipe keeps its tab', () => {
+    const mk = 'build:\n\tgo build ./...\n\ntest:\n\tgo test ./...\n';
+    const r = ok(mk, 'test:\n    go test ./...\n', 'test:\n    go test -race ./...\n');
+    expect(r.content).toBe('build:\n\tgo build ./...\n\ntest:\n\tgo test -race ./...\n');
+  });
+
+  test('space-indented file, the model writes tabs: spaces in the file\'s unit', () => {
+    const js = 'function f() {\n  if (a) {\n    b();\n  }\n}\n';
+    const r = ok(js, '\tif (a) {\n\t\tb();\n\t}', '\tif (a) {\n\t\tb();\n\t\tc();\n\t}');
+    expect(r.content).toBe('function f() {\n  if (a) {\n    b();\n    c();\n  }\n}\n');
+  });
+
+  test('Python: a method body shifted left by the model keeps its nesting', () => {
+    const py = ['class A:', '    def f(self, x):', '        if x:', '            return 1', '        return 2', ''].join('\n');
+    const r = ok(py, 'def f(self, x):\n    if x:\n        return 1\n    return 2\n', 'def f(self, x):\n    if x is None:\n        raise ValueError(x)\n    if x:\n        return 1\n    return 2\n');
+    expect(r.content).toBe(
+      ['class A:', '    def f(self, x):', '        if x is None:', '            raise ValueError(x)', '        if x:', '            return 1', '        return 2', ''].join('\n'),
+    );
+  });
+
+  test('whitespace-only lines of a template literal survive re-indentation, kept and added', () => {
+    const ts = ['function page() {', '    return `', '        <p>', '        ', '        </p>', '    `;', '}', ''].join('\n');
+    const r = ok(ts, '  return `\n      <p>\n      \n      </p>\n  `;', '  return `\n      <p>\n      \n      </p>\n      \n  `;');
+    const lines = r.content.split('\n');
+    expect(lines[3]).toBe('        '); // kept as the file has it
+    expect(lines[5]).toBe('      '); // added: written as the model wrote it, not emptied or shifted
+    expect(lines[4]).toBe('        </p>');
+  });
+
+  test('kept lines keep their bytes (trailing whitespace, alignment spaces in a tab file)', () => {
+    const c = '\t/**  \n\t * doc\n\t */\n\tfunc()\n';
+    const r = ok(c, '    /**\n     * doc\n     */\n    func()', '    /**\n     * doc\n     */\n    func2()');
+    expect(r.content).toBe('\t/**  \n\t * doc\n\t */\n\tfunc2()\n');
+  });
+});
+
+describe('one blank line more or less', () => {
+  const file = ['def a():', '    x = 1', '', '    return x', '', '', 'def b():', '    pass', ''].join('\n');
+
+  test('old_string lacks a blank line the file has: matched, and the blank line stays', () => {
+    const r = ok(file, '    x = 1\n    return x\n', '    x = 2\n    return x\n');
+    expect(r.rung).toBe('blank-lines');
+    expect(r.content).toBe(file.replace('x = 1', 'x = 2'));
+  });
+
+  test('old_string has an extra blank line: matched, and no blank line is added', () => {
+    const r = ok(file, 'def b():\n\n    pass\n', 'def b():\n\n    return None\n');
+    expect(r.rung).toBe('blank-lines');
+    expect(r.content).toBe(file.replace('    pass', '    return None'));
+  });
+
+  test('combined with an indentation slip', () => {
+    const r = ok(file, 'x = 1\nreturn x', 'x = 3\nreturn x');
+    expect(r.content).toBe(file.replace('x = 1', 'x = 3'));
+  });
+
+  test('two missing blank lines are not tolerated', () => {
+    expect(err(file, '    return x\ndef b():', 'x')).toMatch(/not found/);
+  });
+
+  test('a blank line between two deleted lines goes with them', () => {
+    const r = ok(file, '    x = 1\n    return x\n', '    return 0\n');
+    expect(r.content).toBe(['def a():', '    return 0', '', '', 'def b():', '    pass', ''].join('\n'));
+  });
+
+  test('ambiguity is still refused', () => {
+    const src = 'a = 1\n\nb = 2\nc\na = 1\n\nb = 2\n';
+    expect(err(src, 'a = 1\nb = 2', 'a = 9\nb = 9')).toMatch(/2 places when one blank line more or less is allowed \(lines 1, 5\)/);
+    // a strict match wins before the tolerant rung is asked
+    const src2 = 'a = 1\n\nb = 2\nc\na = 1\nb = 2\n';
+    expect(ok(src2, 'a = 1\nb = 2', 'a = 9\nb = 9').content).toBe('a = 1\n\nb = 2\nc\na = 9\nb = 9\n');
+  });
+});
+
+describe('elision tolerates the same slips', () => {
+  const file = ['class K {', '    run() {', '        const a = 1;', '        const b = 2;', '        const c = 3;', '        return a + b + c;', '    }', '}', ''].join('\n');
+
+  test('pieces indented too little, new_string re-indented by the first piece', () => {
+    const r = ok(file, '  run() {\n  ...\n      return a + b + c;\n  }', '  run() {\n      return 6;\n  }');
+    expect(r.rung).toBe('elision');
+    expect(r.content).toBe(['class K {', '    run() {', '        return 6;', '    }', '}', ''].join('\n'));
+  });
+
+  test('piecewise with tabs for spaces and trailing whitespace', () => {
+    const r = ok(file, '\trun() {  \n\t...\n\t\treturn a + b + c;', '\trun(): number {\n\t...\n\t\treturn a * b * c;');
+    expect(r.content).toBe(file.replace('run() {', 'run(): number {').replace('a + b + c', 'a * b * c'));
+  });
+
+  test('a piece with one blank line missing', () => {
+    const f2 = file.replace('        const b = 2;\n', '        const b = 2;\n\n');
+    const r = ok(f2, '    run() {\n        const a = 1;\n        const b = 2;\n        const c = 3;\n...\n    }', '    run() {\n        return 6;\n    }');
+    expect(r.content).toBe(['class K {', '    run() {', '        return 6;', '    }', '}', ''].join('\n'));
+  });
+
+  test('a CRLF file with an indentation slip', () => {
+    const crlf = file.replace(/\n/g, '\r\n');
+    const r = ok(crlf, 'run() {\n...\n    return a + b + c;\n}\n', 'run() {\n    return 0;\n}\n');
+    expect(r.content).toBe(['class K {', '    run() {', '        return 0;', '    }', '}', ''].join('\r\n'));
+  });
+});
+
+describe('more slips, combined', () => {
+  test('CRLF file, the model sends LF with an indentation shift: CRLF and the file indentation kept', () => {
+    const file = 'class A:\r\n    def f(self):\r\n        return 1\r\n';
+    const r = ok(file, 'def f(self):\n    return 1\n', 'def f(self):\n    x = 1\n    return x\n');
+    expect(r.content).toBe('class A:\r\n    def f(self):\r\n        x = 1\r\n        return x\r\n');
+  });
+
+  test('tabs for spaces plus trailing whitespace on the anchor', () => {
+    const go = 'func f() {\n\tif x {\n\t\ty()\n\t}\n}\n';
+    const r = ok(go, '    if x {  \n        y() \n    }', '    if x {\n        z()\n    }');
+    expect(r.content).toBe('func f() {\n\tif x {\n\t\tz()\n\t}\n}\n');
+  });
+
+  test('an exact anchor with tab-indented new lines in a space-only file gets spaces', () => {
+    const js = 'function f() {\n  a();\n}\n\nfunction g() {}\n';
+    const r = ok(js, 'function g() {}', 'function g() {\n\treturn 1;\n}');
+    expect(r.rung).toBe('exact');
+    expect(r.content).toBe('function f() {\n  a();\n}\n\nfunction g() {\n  return 1;\n}\n');
+  });
+
+  test('a Makefile with both styles keeps the tabs the model sends', () => {
+    const mk = 'VAR = a \\\n    b\nall:\n\techo hi\n';
+    const r = ok(mk, 'all:\n\techo hi', 'all:\n\techo hi\n\techo bye');
+    expect(r.content).toBe('VAR = a \\\n    b\nall:\n\techo hi\n\techo bye\n');
+  });
+
+  test('old_string ending with a line break replaced by text without one takes the break away, on the line rungs too', () => {
+    const file = 'a\n  b  \n\nc\n';
+    // the model removes the blank line after b by quoting it with its line break
+    const r = ok(file, '  b\n', '  b');
+    expect(r.content).toBe('a\n  b  \nc\n'); // the kept line keeps its bytes
+  });
+
+  test('deleting whole lines on a line rung removes them with their line break', () => {
+    const file = 'keep1\n    drop1  \n    drop2\nkeep2\n';
+    expect(ok(file, '  drop1\n  drop2', '').content).toBe('keep1\nkeep2\n');
+    // a whole line quoted without its indentation: the line goes, with the break before it at the end of the file
+    expect(ok('x\n  last  ', 'last', '').content).toBe('x');
+  });
+
+  test('an indentation-shifted anchor whose text occurs twice at different depths is refused, not guessed', () => {
+    const py = 'def a():\n    if x:\n        return 1\n\ndef b():\n        if x:\n            return 1\n';
+    expect(err(py, '  if x:\n      return 1', '  if y:\n      return 1')).toMatch(/2 places when indentation is ignored \(lines 2, 6\)/);
+  });
+
+  test('piecewise elision keeps the skipped lines byte for byte, including whitespace-only ones', () => {
+    const ts = 'const t = `\n  a\n    \n  b\n`;\nconst u = 1;\n';
+    const r = ok(ts, 'const t = `\n...\nconst u = 1;', 'const t = String.raw`\n...\nconst u = 2;');
+    expect(r.content).toBe('const t = String.raw`\n  a\n    \n  b\n`;\nconst u = 2;\n');
   });
 });

@@ -572,10 +572,11 @@ describe('report: test section', () => {
 
   test('failures that predate the change and did not block it say so', () => {
     const last = base.attempts[0];
-    const r: RunReport = { ...base, attempts: [{ ...last, verdict: { ...last.verdict, preexisting: ['cart > old'] } }] };
-    expect(renderTestSection(r)).toContain(
-      '**Still failing** (1, already failing before any edit; not blocking: the task does not name them, and they share no file with a test this change fixed): `cart > old`',
-    );
+    const evidence = 'excused: test/old.test.js: its 0 imported file(s) of the repository include no changed file, and it fails exactly as before (boom)';
+    const r: RunReport = { ...base, attempts: [{ ...last, verdict: { ...last.verdict, preexisting: ['cart > old'], tolerance: [{ id: 'cart > old', file: 'test/old.test.js', excused: true, evidence }] } }] };
+    const md = renderTestSection(r);
+    expect(md).toContain('**Still failing** (1, already failing before any edit; not blocking: the evidence below shows each is unrelated to the change): `cart > old`');
+    expect(md).toContain(`- **Evidence for failures that predate the change** (1 excused, 0 blocking):\n  - \`cart > old\`: ${evidence}`);
   });
 
   test('missing proof and an unexplained exit code are shown as such', () => {

@@ -59,7 +59,8 @@ describe('TOOL_SPECS', () => {
       expect(s.description.length).toBeGreaterThan(20);
       expect(s.parameters).toMatchObject({ type: 'object', properties: expect.any(Object) });
     }
-    expect(TOOL_SPECS.find((s) => s.name === 'edit_file')!.parameters.required).toEqual(['path', 'old_string', 'new_string']);
+    expect(TOOL_SPECS.find((s) => s.name === 'edit_file')!.parameters.required).toEqual(['path']);
+    expect(Object.keys(TOOL_SPECS.find((s) => s.name === 'edit_file')!.parameters.properties as object)).toEqual(['path', 'old_string', 'new_string', 'diff']);
   });
 
   test('validateToolArgs serves the loop for finish too', () => {
@@ -334,7 +335,7 @@ describe('edit_file', () => {
     expect(fs.readFileSync(path.join(outside, 'secret.txt'), 'utf8')).toBe('top secret\n');
 
     const missing = await call('edit_file', { path: 'src/new.ts', old_string: 'a', new_string: 'b' });
-    expect(missing.content).toMatch(/does not exist.*write_file/);
+    expect(missing.content).toMatch(/"src\/new.ts" does not exist, and no file of the repository ends with "src\/new.ts"\. Nothing was changed\. Use list_files or search/);
 
     const bin = await call('edit_file', { path: 'assets/logo.png', old_string: 'PNG', new_string: 'GIF' });
     expect(bin.content).toMatch(/binary/);
@@ -391,5 +392,138 @@ describe('write_file', () => {
     const r = await call('write_file', { path: 'src', content: 'x' });
     expect(r.ok).toBe(false);
     expect(fs.statSync(path.join(root, 'src')).isDirectory()).toBe(true);
+  });
+});
+
+describe('edit_file with a unified diff', () => {
+  test('wrong @@ numbers and a context line without its leading space are tolerated', async () => {
+    const diff = ['--- a/src/math.ts', '+++ b/src/math.ts', '@@ -40,3 +40,3 @@', ' export function add(a: number, b: number) {', '-  return a - b;', '+  return a + b;', '}'].join('\n');
+    const r = await call('edit_file', { path: 'src/math.ts', diff });
+    expect(r.ok).toBe(true);
+    expect(r.content).toMatch(/Edited src\/math.ts at line 1 \(1 hunk of the diff, exact match\)/);
+    expect(read('src/math.ts')).toBe('export function add(a: number, b: number) {\n  return a + b;\n}\n\nexport function sub(a: number, b: number) {\n  return a - b;\n}\n');
+  });
+
+  test('several hunks apply together, or not at all', async () => {
+    const good = ['@@ -1 +1 @@', '-export function add(a: number, b: number) {', '+export function add(a: number, b: number): number {', '@@ -5,2 +5,2 @@', ' export function sub(a: number, b: number) {', '-  return a - b;', '+  return b - a;'].join('\n');
+    const before = read('src/math.ts');
+    const bad = good.replace(' export function sub', ' export function div');
+    const r1 = await call('edit_file', { path: 'src/math.ts', diff: bad });
+    expect(r1.ok).toBe(false);
+    expect(r1.content).toMatch(/Hunk 2 of 2 \(@@ -5,2 \+5,2 @@\): .*not found.*no hunk was applied/s);
+    expect(read('src/math.ts')).toBe(before);
+    const r2 = await call('edit_file', { path: 'src/math.ts', diff: good });
+    expect(r2.ok).toBe(true);
+    expect(read('src/math.ts')).toContain('b: number): number {\n  return a - b;');
+    expect(read('src/math.ts')).toContain('return b - a;');
+  });
+
+  test('a hunk whose reduced context is ambiguous is refused with the candidate lines', async () => {
+    const r = await call('edit_file', { path: 'src/math.ts', diff: '@@ -2 +2 @@\n-  return a - b;\n+  return a + b;\n' });
+    expect(r.ok).toBe(false);
+    expect(r.content).toMatch(/Hunk 1 of 1 .*matches 2 places \(lines 2, 6\)/);
+  });
+
+  test('a diff of another file, both input forms, or neither are refused', async () => {
+    const two = '--- a/x.ts\n+++ b/x.ts\n@@ -1 +1 @@\n-a\n+b\n--- a/y.ts\n+++ b/y.ts\n@@ -1 +1 @@\n-a\n+b\n';
+    expect((await call('edit_file', { path: 'src/math.ts', diff: two })).content).toMatch(/changes 2 files \(x.ts, y.ts\)/);
+    expect((await call('edit_file', { path: 'src/math.ts', diff: '@@ -1 +1 @@\n-a\n+b', old_string: 'a', new_string: 'b' })).content).toMatch(/either old_string and new_string, or diff/);
+    expect((await call('edit_file', { path: 'src/math.ts' })).content).toMatch(/old_string is missing/);
+    expect((await call('edit_file', { path: 'src/math.ts', diff: 'just some text' })).content).toMatch(/no hunks|changes nothing/);
+  });
+});
+
+describe('paths named short', () => {
+  test('a unique basename or path tail is resolved to the file, and the result says so', async () => {
+    const r = await call('edit_file', { path: 'strings.ts', old_string: '`hello ${n}`', new_string: '`hi ${n}`' });
+    expect(r.ok).toBe(true);
+    expect(r.content).toMatch(/^"strings.ts" does not exist; it was resolved to "src\/util\/strings.ts"/);
+    expect(r.changedPath).toBe('src/util/strings.ts');
+    expect(read('src/util/strings.ts')).toContain('`hi ${n}`');
+    expect(fs.existsSync(path.join(root, 'strings.ts'))).toBe(false);
+    const rd = await call('read_file', { path: 'util/strings.ts' });
+    expect(rd.content).toMatch(/resolved to "src\/util\/strings.ts"/);
+  });
+
+  test('an ambiguous basename is refused with the candidates', async () => {
+    write('lib/math.ts', 'export const x = 1;\n');
+    const r = await call('edit_file', { path: 'math.ts', old_string: 'x = 1', new_string: 'x = 2' });
+    expect(r.ok).toBe(false);
+    expect(r.content).toMatch(/2 files end with "math.ts": lib\/math.ts, src\/math.ts/);
+    expect(read('lib/math.ts')).toBe('export const x = 1;\n');
+  });
+
+  test('a short path never resolves into a protected file', async () => {
+    const r = await call('edit_file', { path: 'workflows/ci.yml', old_string: 'on: push', new_string: 'on: pull_request' });
+    expect(r.ok).toBe(false);
+    expect(read('.github/workflows/ci.yml')).toBe('on: push\njobs: {}\n');
+  });
+
+  test('write_file does not silently duplicate a file named short; "./" creates it on purpose', async () => {
+    const r = await call('write_file', { path: 'strings.ts', content: 'x\n' });
+    expect(r.ok).toBe(false);
+    expect(r.content).toMatch(/a file ends with that path: src\/util\/strings.ts.*path "\.\/strings.ts"/s);
+    expect(fs.existsSync(path.join(root, 'strings.ts'))).toBe(false);
+    const r2 = await call('write_file', { path: './strings.ts', content: 'x\n' });
+    expect(r2.ok).toBe(true);
+    expect(read('strings.ts')).toBe('x\n');
+  });
+});
+
+describe('syntax check after an edit', () => {
+  test('an edit that breaks a TypeScript file is refused with line, column and the lines around it', async () => {
+    const before = read('src/math.ts');
+    const r = await call('edit_file', { path: 'src/math.ts', old_string: '  return a - b;\n}\n\nexport function sub(a: number, b: number) {', new_string: '  return a + b;\n\nexport function sub(a: number, b: number) {' });
+    expect(r.ok).toBe(false);
+    expect(r.display).toMatch(/refused \(syntax error\)/);
+    expect(r.content).toMatch(/the result would not parse as typescript: line \d+, column \d+: /);
+    expect(r.content).toMatch(/The file after the edit would read:\n\s+\d+\| /);
+    expect(read('src/math.ts')).toBe(before);
+  });
+
+  test.each([
+    ['src/a.js', 'const a = [1, 2];\nexport default a;\n', '[1, 2]', '[1, 2', 'javascript'],
+    ['src/c.tsx', 'export const C = () => <div className="x">hi</div>;\n', '<div className="x">', '<div className="x>', 'tsx'],
+    ['conf/settings.json', '{\n  "a": 1,\n  "b": 2\n}\n', '"a": 1,', '"a": 1,,', 'json'],
+    ['pkg/tool.py', 'def f(x):\n    if x:\n        return 1\n    return 2\n', '    if x:\n', '    if x\n', 'python'],
+    ['cmd/main.go', 'package main\n\nfunc main() {\n\tprintln("hi")\n}\n', 'println("hi")', 'println("hi"', 'go'],
+  ])('%s: a broken result is refused (%s)', async (file, text, oldS, newS, language) => {
+    write(file, text);
+    const r = await call('edit_file', { path: file, old_string: oldS, new_string: newS });
+    expect(r.ok).toBe(false);
+    expect(r.content).toContain(`would not parse as ${language}`);
+    expect(read(file)).toBe(text);
+  });
+
+  test('valid edits in each language pass', async () => {
+    write('pkg/tool.py', 'def f(x):\n    return 1\n');
+    expect((await call('edit_file', { path: 'pkg/tool.py', old_string: '    return 1', new_string: '    if x:\n        return 2\n    return 1' })).ok).toBe(true);
+    write('cmd/main.go', 'package main\n\nfunc main() {\n\tprintln("hi")\n}\n');
+    expect((await call('edit_file', { path: 'cmd/main.go', old_string: '    println("hi")', new_string: '    if true {\n        println("hi")\n    }' })).ok).toBe(true);
+    expect(read('cmd/main.go')).toBe('package main\n\nfunc main() {\n\tif true {\n\t\tprintln("hi")\n\t}\n}\n');
+  });
+
+  test('a file that was already broken can still be edited elsewhere, but not broken further', async () => {
+    write('src/broken.js', 'function a() {\n  return 1\n\nfunction b() {\n  return 2\n}\n');
+    const ok1 = await call('edit_file', { path: 'src/broken.js', old_string: 'return 2', new_string: 'return 3' });
+    expect(ok1.ok).toBe(true);
+    const worse = await call('edit_file', { path: 'src/broken.js', old_string: 'return 3', new_string: 'return (3' });
+    expect(worse.ok).toBe(false);
+    expect(read('src/broken.js')).toContain('return 3\n');
+  });
+
+  test('JSON with comments (tsconfig) is not blocked', async () => {
+    write('tsconfig.json', '{\n  // comment\n  "compilerOptions": { "strict": true }\n}\n');
+    const r = await call('edit_file', { path: 'tsconfig.json', old_string: '"strict": true', new_string: '"strict": false' });
+    expect(r.ok).toBe(true);
+  });
+
+  test('write_file refuses new content that does not parse; other file types are not checked', async () => {
+    const r = await call('write_file', { path: 'src/new.ts', content: 'export const x = ;\n' });
+    expect(r.ok).toBe(false);
+    expect(r.content).toMatch(/would not parse as typescript: line 1/);
+    expect(fs.existsSync(path.join(root, 'src/new.ts'))).toBe(false);
+    expect((await call('write_file', { path: 'notes.txt', content: 'export const x = ;\n' })).ok).toBe(true);
+    expect((await call('edit_file', { path: 'README.md', old_string: 'Call add(1, 2).', new_string: 'Call add(1, 2' })).ok).toBe(true);
   });
 });

@@ -206,6 +206,7 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     emit: deps.emit,
     budget,
     guard: intel.guard,
+    originalTests: (tree, verdict) => intel.originalTests(tree, verdict, gate),
     feedback: intel.feedback,
   });
   // Publish exactly the files the model wrote, on top of the checkout as it was: whatever setup
@@ -221,10 +222,15 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
   const rawDiff = await git.diff(baseTree, tree);
   const diff = redactor.redact(rawDiff);
   const after: Found = { ...found, loop, changes, diff };
-  if (loop.reason === 'verified') await intel.prove(pristineTree, workTree, changes, loop.final);
+  if (loop.reason === 'verified') {
+    await intel.prove(pristineTree, workTree, changes, loop.final);
+    await intel.flagComments(pristineTree, workTree, changes);
+  }
   await intel.session.dispose();
   // The guard once more on exactly what would be published.
   const refusal = loop.reason === 'verified' ? await intel.guardPublished(pristineTree, workTree) : null;
+  const alone = loop.reason === 'verified' ? intel.passingWithoutFix() : null;
+  if (alone) return finish('not-fixed', 'tests-still-failing', `The fail-to-pass proof refused the change; no pull request was opened.\n${alone}`, after);
   if (refusal) return finish('not-fixed', 'tests-still-failing', `The test-integrity guard refused the change; no pull request was opened.\n${refusal}`, after);
   if (diff !== rawDiff) {
     // Defense in depth: a change that carries a secret (in any encoding the redactor knows) is never published.
@@ -244,7 +250,7 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
         baseline.succeeded && proof
           ? `The test command \`${testCommand}\` passed before any edit, so the change proves itself with a test: with only ${proof.testFiles.map((f) => `\`${f}\``).join(', ')} applied to the original code the command fails (${proof.withoutFix.counts.failed} failing), and with the fix it passes.`
           : verdict?.preexisting?.length
-            ? `The test command \`${testCommand}\` still fails, but only on ${verdict.preexisting.length} test(s) that were already failing before any edit and that the task is not about (listed below as still failing). The change makes ${verdict.nowPassing.length} failing test(s) pass, and nothing that passed before fails.`
+            ? `The test command \`${testCommand}\` still fails, but only on ${verdict.preexisting.length} test(s) that were already failing before any edit, each with evidence that it is unrelated to the change (listed below with that evidence). The change makes ${verdict.nowPassing.length} failing test(s) pass, and nothing that passed before fails.`
             : `The test command \`${testCommand}\` failed before and passes now, and nothing that passed before fails.`,
         after,
         tree,

@@ -3,18 +3,27 @@
  *
  * Rungs, tried in order, each with a uniqueness rule (an ambiguous anchor is refused, never
  * resolved by falling through to a looser rung):
- *   exact        old_string occurs exactly once, byte for byte
+ *   exact        old_string occurs exactly once, byte for byte, and starts and ends on line
+ *                boundaries (leading indentation may be left out), or it is a single-line fragment
  *   whitespace   whole lines equal once trailing whitespace and CR are ignored
- *   indentation  whole lines equal after removing each side's common leading indentation;
- *                new_string is re-indented by the same shift
- *   elision      old_string has `...` lines (also `// ...`, `# ...`, `/* ... *\/`); the pieces
- *                between them match uniquely, in order, and the whole span is replaced
- *                (or, when new_string has as many `...` lines, each piece is replaced and the
- *                elided text is kept)
- * The replacement keeps the file's line-ending style.
+ *   indentation  whole lines equal with the same relative indentation, measured in columns (a tab
+ *                is one indentation unit, so tabs and spaces compare); new_string is re-indented by
+ *                the shift and written in the file's indentation style (tabs or spaces)
+ *   blank-lines  as whitespace / indentation, tolerating one blank line missing from or added to old_string
+ *   elision      old_string has `...` lines (also `// ...`, `# ...`, `/* ... *\/`); each piece between
+ *                them matches uniquely, in order, through the rungs above, and the whole span is replaced
+ *                (or, when new_string has as many `...` lines, each piece is replaced and the elided
+ *                text is kept)
+ *
+ * On every line rung the replacement is a three-way merge: old_string -> new_string is diffed line
+ * by line; a line the model kept is written back exactly as the file has it (its indentation,
+ * trailing whitespace, a whitespace-only line of a template literal); only changed lines come from
+ * new_string, re-indented; a whitespace-only line of new_string is never rewritten; a blank line the
+ * file has and old_string left out stays. The replacement keeps the file's line-ending style.
  */
+import { diffArrays } from 'diff';
 
-export type Rung = 'exact' | 'whitespace' | 'indentation' | 'elision';
+export type Rung = 'exact' | 'whitespace' | 'indentation' | 'blank-lines' | 'elision';
 
 export type EditResult = { ok: true; content: string; rung: Rung; line: number } | { ok: false; error: string };
 
@@ -51,6 +60,10 @@ function rstrip(s: string): string {
   return s.replace(/[ \t\r\f\v]+$/, '');
 }
 
+function noCr(s: string): string {
+  return s.endsWith('\r') ? s.slice(0, -1) : s;
+}
+
 function isBlank(s: string): boolean {
   return rstrip(s) === '';
 }
@@ -81,33 +94,14 @@ function withEol(text: string, eol: string): string {
   return eol === '\n' ? lf : lf.replace(/\n/g, eol);
 }
 
-/** old/new text as lines (LF-normalized); `endsWithNewline` when the text ended with a line break. */
-function blockLines(s: string): { lines: string[]; endsWithNewline: boolean } {
+/** old/new text as lines (LF-normalized, one final line break dropped). */
+function blockLines(s: string): string[] {
   const lf = s.replace(/\r\n/g, '\n');
-  const endsWithNewline = lf.endsWith('\n');
-  const lines = (endsWithNewline ? lf.slice(0, -1) : lf).split('\n');
-  return { lines, endsWithNewline };
+  return (lf.endsWith('\n') ? lf.slice(0, -1) : lf).split('\n');
 }
 
 function leadingWs(s: string): string {
   return /^[ \t]*/.exec(s)![0];
-}
-
-/** Longest common leading-whitespace prefix of the non-blank lines. */
-function commonIndent(lines: string[]): string {
-  let common: string | null = null;
-  for (const l of lines) {
-    if (isBlank(l)) continue;
-    const ws = leadingWs(l);
-    if (common === null) common = ws;
-    else {
-      let i = 0;
-      while (i < common.length && i < ws.length && common[i] === ws[i]) i++;
-      common = common.slice(0, i);
-    }
-    if (common === '') break;
-  }
-  return common ?? '';
 }
 
 function plural(n: number, word: string): string {
@@ -132,71 +126,317 @@ function cap(s: string, n: number): string {
   return s.length > n ? s.slice(0, n - 1) + '…' : s;
 }
 
+// ------------------------------------------------------------------ indentation
+
+/** How indentation is measured and written: `width` columns per unit; tabs or spaces when writing. */
+interface IndentStyle {
+  width: number;
+  tabs: boolean;
+  /** The file indents in one style only, so indentation in the other style is a slip to convert even where nothing shifted. */
+  pure: boolean;
+}
+
+/** The most common positive step between consecutive indented lines (space-indented only), if any. */
+function spaceStep(lines: string[]): number | null {
+  const counts = new Map<number, number>();
+  let prev = -1;
+  for (const l of lines) {
+    if (isBlank(l)) continue;
+    const ws = leadingWs(l);
+    if (ws.includes('\t')) {
+      prev = -1;
+      continue;
+    }
+    if (prev >= 0 && ws.length > prev) {
+      const d = ws.length - prev;
+      if (d === 2 || d === 3 || d === 4 || d === 8) counts.set(d, (counts.get(d) ?? 0) + 1);
+    }
+    prev = ws.length;
+  }
+  let best: number | null = null;
+  let bestN = 0;
+  for (const [d, n] of counts) {
+    if (n > bestN || (n === bestN && best !== null && d < best)) {
+      best = d;
+      bestN = n;
+    }
+  }
+  return best;
+}
+
+function indentCounts(lines: string[]): { tabs: number; spaces: number } {
+  let tabs = 0;
+  let spaces = 0;
+  for (const l of lines) {
+    if (isBlank(l)) continue;
+    if (l.startsWith('\t')) tabs++;
+    else if (l.startsWith(' ')) spaces++;
+  }
+  return { tabs, spaces };
+}
+
+function usesTabs(lines: string[]): boolean | null {
+  const { tabs, spaces } = indentCounts(lines);
+  if (tabs === 0 && spaces === 0) return null;
+  return tabs > spaces;
+}
+
+/**
+ * The style used to compare and write: the file's own (tabs or spaces) and a unit width taken from
+ * whichever side uses spaces (the model's text when the file uses tabs, so that a tab the model
+ * rendered as N spaces is one unit).
+ */
+function indentStyle(fileLines: string[], modelLines: string[]): IndentStyle {
+  const fileTabs = usesTabs(fileLines) ?? usesTabs(modelLines) ?? false;
+  const fileStep = spaceStep(fileLines);
+  const modelStep = spaceStep(modelLines);
+  const width = fileTabs ? (modelStep ?? fileStep ?? 4) : (fileStep ?? modelStep ?? 4);
+  const counts = indentCounts(fileLines);
+  return { width, tabs: fileTabs, pure: (fileTabs ? counts.spaces : counts.tabs) === 0 && counts.tabs + counts.spaces > 0 };
+}
+
+function cols(ws: string, width: number): number {
+  let c = 0;
+  for (const ch of ws) c = ch === '\t' ? (Math.floor(c / width) + 1) * width : c + 1;
+  return c;
+}
+
+/** Indentation in the other style than a file that uses one style only, converted; anything else as it is. */
+function convertForeign(line: string, style: IndentStyle): string {
+  if (!style.pure || isBlank(line)) return line;
+  const ws = leadingWs(line);
+  if (style.tabs ? !ws.startsWith(' '.repeat(style.width)) : !ws.includes('\t')) return line;
+  return renderIndent(cols(ws, style.width), style) + line.slice(ws.length);
+}
+
+function renderIndent(c: number, style: IndentStyle): string {
+  if (c <= 0) return '';
+  return style.tabs ? '\t'.repeat(Math.floor(c / style.width)) + ' '.repeat(c % style.width) : ' '.repeat(c);
+}
+
 // ------------------------------------------------------------------ line-block matching
 
 type Mode = 'whitespace' | 'indentation';
 
-/** Start indices (0-based line numbers) in [from, to) where `block` matches the file's lines. */
-function findBlock(file: string[], block: string[], mode: Mode, from = 0, to = file.length): number[] {
-  const n = block.length;
-  const hits: number[] = [];
-  if (n === 0 || block.every(isBlank)) return hits;
-  const want = mode === 'whitespace' ? block.map(rstrip) : dedent(block);
-  const trimmed = block.map((l) => l.trim());
-  for (let i = from; i + n <= to; i++) {
-    if (mode === 'whitespace') {
-      let ok = true;
-      for (let j = 0; j < n; j++) {
-        if (rstrip(file[i + j]) !== want[j]) {
-          ok = false;
-          break;
-        }
+/** A matched window: file lines [first, last]; `fileOf[j]` is the file line of block line j (-1: a blank line the file lacks). */
+interface Match {
+  first: number;
+  last: number;
+  fileOf: number[];
+  /** Column shift from the model's indentation to the file's (indentation mode). */
+  shift: number;
+  mode: Mode;
+}
+
+interface Prepared {
+  block: string[];
+  /** rstripped block lines (whitespace mode keys). */
+  rs: string[];
+  /** trimmed block lines. */
+  trimmed: string[];
+  blank: boolean[];
+}
+
+function prepare(block: string[]): Prepared {
+  return { block, rs: block.map(rstrip), trimmed: block.map((l) => l.trim()), blank: block.map(isBlank) };
+}
+
+/**
+ * Aligns the block with the file starting at line i. Blank lines pair with blank lines; with
+ * `tolerance` one blank line may be missing on either side. Returns null when the lines differ.
+ */
+function align(file: string[], fileTrim: string[], fileRs: string[], p: Prepared, i: number, mode: Mode, tolerance: number, to: number): number[] | null {
+  const fileOf: number[] = [];
+  let f = i;
+  let slack = tolerance;
+  for (let j = 0; j < p.block.length; j++) {
+    if (p.blank[j]) {
+      if (f < to && fileTrim[f] === '') fileOf.push(f++);
+      else if (slack > 0) {
+        slack--;
+        fileOf.push(-1);
+      } else return null;
+      continue;
+    }
+    if (f < to && fileTrim[f] === '' && slack > 0 && !(mode === 'whitespace' ? fileRs[f] === p.rs[j] : fileTrim[f] === p.trimmed[j])) {
+      // the file has a blank line here that old_string left out
+      if (j === 0) return null; // never start a window on a skipped line
+      slack--;
+      f++;
+    }
+    if (f >= to) return null;
+    if (mode === 'whitespace' ? fileRs[f] !== p.rs[j] : fileTrim[f] !== p.trimmed[j]) return null;
+    fileOf.push(f++);
+  }
+  return fileOf;
+}
+
+/** Relative indentation of the aligned non-blank lines must agree; returns the column shift or null. */
+function indentShift(file: string[], p: Prepared, fileOf: number[], width: number): number | null {
+  let base: { f: number; m: number } | null = null;
+  for (let j = 0; j < p.block.length; j++) {
+    if (p.blank[j] || fileOf[j] < 0) continue;
+    const fc = cols(leadingWs(file[fileOf[j]]), width);
+    const mc = cols(leadingWs(p.block[j]), width);
+    if (!base) base = { f: fc, m: mc };
+    else if (fc - base.f !== mc - base.m) return null;
+  }
+  return base ? base.f - base.m : 0;
+}
+
+interface FileView {
+  text: string[];
+  trim: string[];
+  rs: string[];
+}
+
+function view(L: Lines): FileView {
+  return { text: L.text, trim: L.text.map((l) => l.trim()), rs: L.text.map(rstrip) };
+}
+
+/** All windows in [from, to) where the block matches in `mode` (with `tolerance` blank lines of slack). */
+function findBlock(fv: FileView, p: Prepared, mode: Mode, tolerance: number, width: number, from = 0, to = fv.text.length): Match[] {
+  const hits: Match[] = [];
+  if (p.block.length === 0 || p.blank.every(Boolean)) return hits;
+  // start candidates: the first non-blank block line must match a file line
+  const k0 = p.blank.findIndex((b) => !b);
+  const seen = new Set<number>();
+  for (let f = from; f < to; f++) {
+    if (mode === 'whitespace' ? fv.rs[f] !== p.rs[k0] : fv.trim[f] !== p.trimmed[k0]) continue;
+    // leading blank lines of the block: try the strict start first, then (with slack) without them
+    const starts = [f - k0];
+    for (let s = f - k0 + 1; s <= f && tolerance > 0; s++) starts.push(s);
+    for (const s of starts) {
+      if (s < from) continue;
+      const fileOf = align(fv.text, fv.trim, fv.rs, p, s, mode, tolerance, to);
+      if (!fileOf) continue;
+      let shift = 0;
+      if (mode === 'indentation') {
+        const sh = indentShift(fv.text, p, fileOf, width);
+        if (sh === null) continue;
+        shift = sh;
       }
-      if (ok) hits.push(i);
-    } else {
-      // cheap rejection before dedenting the window: the trimmed lines must agree
-      let plausible = true;
-      for (let j = 0; j < n; j++) {
-        if (file[i + j].trim() !== trimmed[j]) {
-          plausible = false;
-          break;
-        }
+      const real = fileOf.filter((x) => x >= 0);
+      const m: Match = { first: real[0], last: real[real.length - 1], fileOf, shift, mode };
+      if (!seen.has(f)) {
+        seen.add(f);
+        hits.push(m);
       }
-      if (!plausible) continue;
-      const got = dedent(file.slice(i, i + n));
-      if (got.every((g, j) => g === want[j])) hits.push(i);
+      break;
     }
   }
   return hits;
 }
 
-function dedent(lines: string[]): string[] {
-  const ind = commonIndent(lines);
-  return lines.map((l) => (isBlank(l) ? '' : rstrip(l.slice(ind.length))));
-}
+// ------------------------------------------------------------------ three-way replacement
 
-/** Re-indents new_string lines by the shift that maps `fromIndent` (model's) onto `toIndent` (file's). */
-function reindent(lines: string[], fromIndent: string, toIndent: string): string[] {
-  return lines.map((l) => {
-    if (isBlank(l)) return '';
-    if (l.startsWith(fromIndent)) return toIndent + l.slice(fromIndent.length);
-    // less indented than the block's base: outdent from the file's base by the same amount
-    const ws = leadingWs(l);
-    const d = Math.max(0, fromIndent.length - ws.length);
-    return toIndent.slice(0, Math.max(0, toIndent.length - d)) + l.slice(ws.length);
-  });
-}
-
-/** Replaces file lines [first, last] (inclusive); with `throughEol` the last line's break goes too. */
-function spliceLines(content: string, L: Lines, first: number, last: number, throughEol: boolean, replacement: string): string {
-  const startOff = L.start[first];
-  let endOff: number;
-  if (throughEol) endOff = L.start[last + 1];
-  else {
-    const t = L.text[last];
-    endOff = L.start[last] + t.length - (t.endsWith('\r') ? 1 : 0);
+/**
+ * The lines that replace the window: old -> new diffed line by line; kept lines come from the file,
+ * changed lines from new_string (re-indented in indentation mode), file blank lines old_string left
+ * out stay unless both neighbours were removed.
+ */
+function mergeLines(fileText: string[], m: Match, oldLines: string[], newLines: string[], style: IndentStyle): string[] {
+  const kept: boolean[] = new Array(oldLines.length).fill(false);
+  const insertedBefore: string[][] = Array.from({ length: oldLines.length + 1 }, () => []);
+  let o = 0;
+  let n = 0;
+  // lines compare as the model sent them (less a CR): it copies kept lines from old_string to new_string
+  for (const part of diffArrays(oldLines.map(noCr), newLines.map(noCr))) {
+    const count = part.value.length;
+    if (part.added) {
+      insertedBefore[o].push(...newLines.slice(n, n + count));
+      n += count;
+    } else if (part.removed) o += count;
+    else {
+      for (let k = 0; k < count; k++) kept[o + k] = true;
+      o += count;
+      n += count;
+    }
   }
-  return content.slice(0, startOff) + replacement + content.slice(endOff);
+  const render = (l: string): string => {
+    const line = noCr(l);
+    if (isBlank(line)) return line; // a whitespace-only line is never rewritten
+    if (m.mode === 'whitespace') return convertForeign(line, style);
+    const ws = leadingWs(line);
+    return renderIndent(cols(ws, style.width) + m.shift, style) + line.slice(ws.length);
+  };
+  const out: string[] = [];
+  let prevFile = m.first - 1;
+  for (let j = 0; j <= oldLines.length; j++) {
+    const f = j < oldLines.length ? m.fileOf[j] : -1;
+    // file lines between the previous mapped line and this one: blank lines old_string left out.
+    // They stay unless both neighbours go: right after a kept line (ahead of what is inserted there),
+    // or after the lines that replace a removed one.
+    const gap: string[] = [];
+    const prevKept = j > 0 ? kept[j - 1] : true;
+    if (f >= 0) {
+      for (let g = prevFile + 1; g < f; g++) if (prevKept || kept[j]) gap.push(noCr(fileText[g]));
+      prevFile = f;
+    }
+    // Where the text inserted here goes relative to them: a block ending in a blank line of its own
+    // follows them (the blank line separated the kept line above); anything else precedes them.
+    const ins = insertedBefore[j];
+    const gapFirst = prevKept && ins.length > 0 && isBlank(ins[ins.length - 1]) && !isBlank(ins[0]);
+    if (gapFirst || ins.length === 0) out.push(...gap);
+    for (const l of ins) out.push(render(l));
+    if (!gapFirst && ins.length > 0) out.push(...gap);
+    if (j === oldLines.length) break;
+    if (f >= 0 && kept[j]) out.push(noCr(fileText[f]));
+  }
+  return out;
+}
+
+/** Whether old_string / new_string end with a line break: replacing "x\n" by "y" takes the line break away, as the exact rung would. */
+interface Ends {
+  old: boolean;
+  new: boolean;
+}
+
+function endsOf(oldString: string, newString: string): Ends {
+  return { old: oldString.endsWith('\n'), new: newString.endsWith('\n') };
+}
+
+/** Replaces file lines [first, last] with `lines` (joined by the file's line ending). */
+function replaceLines(content: string, L: Lines, first: number, last: number, lines: string[], eol: string, ends?: Ends): string {
+  const startOff = L.start[first];
+  const lastText = L.text[last];
+  let endOff = L.start[last] + lastText.length - (lastText.endsWith('\r') ? 1 : 0);
+  if (ends && lines.length > 0) {
+    if (ends.old && !ends.new) endOff = L.start[last + 1];
+    else if (!ends.old && ends.new) lines = [...lines, ''];
+  }
+  if (lines.length === 0) {
+    // remove the lines with one line break: the following one, or the preceding one at the end of the file
+    const afterEnd = L.start[last + 1];
+    if (afterEnd > endOff) return content.slice(0, startOff) + content.slice(afterEnd);
+    const beforeStart = first > 0 ? L.start[first] - (L.text[first - 1].endsWith('\r') ? 2 : 1) : startOff;
+    return content.slice(0, beforeStart) + content.slice(endOff);
+  }
+  return content.slice(0, startOff) + lines.join(eol) + content.slice(endOff);
+}
+
+// ------------------------------------------------------------------ line rungs
+
+type LineFind = { ok: true; match: Match; rung: Rung } | { ok: false; error: string } | null;
+
+/** Rungs 2-4 for one block in file lines [from, to): the first rung with hits decides; several hits are refused. */
+function findLines(fv: FileView, block: string[], style: IndentStyle, what: string, from = 0, to = fv.text.length): LineFind {
+  const p = prepare(block);
+  const rungs: Array<{ rung: Rung; mode: Mode; tol: number; qualifier: string }> = [
+    { rung: 'whitespace', mode: 'whitespace', tol: 0, qualifier: ' when trailing whitespace and line endings are ignored' },
+    { rung: 'indentation', mode: 'indentation', tol: 0, qualifier: ' when indentation is ignored' },
+    { rung: 'blank-lines', mode: 'whitespace', tol: 1, qualifier: ' when one blank line more or less is allowed' },
+    { rung: 'blank-lines', mode: 'indentation', tol: 1, qualifier: ' when indentation and one blank line more or less are ignored' },
+  ];
+  for (const r of rungs) {
+    const hits = findBlock(fv, p, r.mode, r.tol, style.width, from, to);
+    if (hits.length === 1) return { ok: true, match: hits[0], rung: r.rung };
+    if (hits.length > 1) {
+      const a = ambiguous(hits.length, hits.map((h) => h.first + 1), r.qualifier);
+      return { ok: false, error: what === 'old_string' ? a.error : a.error.replace(/^old_string/, what) };
+    }
+  }
+  return null;
 }
 
 // ------------------------------------------------------------------ elision
@@ -212,11 +452,10 @@ function splitOnElision(lines: string[]): string[][] {
   return parts;
 }
 
-function tryElision(content: string, L: Lines, oldString: string, newString: string, eol: string): EditResult | null {
-  const old = blockLines(oldString);
-  const pieces = splitOnElision(old.lines);
+function tryElision(content: string, L: Lines, fv: FileView, oldLines: string[], newLines: string[], eol: string, ends: Ends): EditResult | null {
+  const pieces = splitOnElision(oldLines);
   if (pieces.length < 2) return null;
-  if (pieces.some((p) => p.length === 0 || p.every(isBlank))) {
+  if (pieces.some((p) => p.every(isBlank))) {
     return {
       ok: false,
       error:
@@ -224,14 +463,15 @@ function tryElision(content: string, L: Lines, oldString: string, newString: str
         'consecutive "..." markers; nothing was changed. Quote the first and last lines of the region exactly.',
     };
   }
+  const style = indentStyle(L.text, [...oldLines, ...newLines]);
   // Each piece must occur exactly once in the part of the file after the previous piece.
-  const spans: Array<{ first: number; last: number }> = [];
+  const matches: Match[] = [];
   let from = 0;
   for (let k = 0; k < pieces.length; k++) {
-    const hits = findBlock(L.text, pieces[k], 'whitespace', from);
     const where = k === 0 ? 'in the file' : 'after the previous quoted part';
     const label = k === 0 ? 'The part before the first "..."' : k === pieces.length - 1 ? 'The part after the last "..."' : `Part ${k + 1} (between "..." markers)`;
-    if (hits.length === 0) {
+    const found = findLines(fv, pieces[k], style, `${label} of old_string`, from);
+    if (found === null) {
       return {
         ok: false,
         error:
@@ -240,27 +480,20 @@ function tryElision(content: string, L: Lines, oldString: string, newString: str
           closest(L.text, pieces[k]),
       };
     }
-    if (hits.length > 1) {
-      return {
-        ok: false,
-        error:
-          `${label} of old_string matches ${hits.length} places ${where} (lines ${listLines(hits.map((h) => h + 1))}); ` +
-          'nothing was changed. Add more lines to that part so it matches exactly one place.',
-      };
-    }
-    spans.push({ first: hits[0], last: hits[0] + pieces[k].length - 1 });
-    from = hits[0] + pieces[k].length;
+    if (!found.ok) return { ok: false, error: found.error.replace(' (lines', ` ${where} (lines`).replace('Include more surrounding lines in old_string', 'Add more lines to that part') };
+    matches.push(found.match);
+    from = found.match.last + 1;
   }
-  const first = spans[0].first;
-  const last = spans[spans.length - 1].last;
+  const first = matches[0].first;
+  const last = matches[matches.length - 1].last;
 
-  const nw = blockLines(newString);
-  const newPieces = splitOnElision(nw.lines);
+  const newPieces = splitOnElision(newLines);
   if (newPieces.length === 1) {
-    let text = nw.lines.join('\n');
-    if (nw.endsWithNewline) text += '\n';
-    const out = spliceLines(content, L, first, last, old.endsWithNewline, withEol(text, eol));
-    return { ok: true, content: out, rung: 'elision', line: first + 1 };
+    // the whole span is replaced; new_string is re-indented by the first piece's shift
+    const m0 = matches[0];
+    const span: Match = { first, last, fileOf: [], shift: m0.shift, mode: m0.mode };
+    const lines = mergeLines(L.text, span, [], newLines, style);
+    return { ok: true, content: replaceLines(content, L, first, last, lines, eol, ends), rung: 'elision', line: first + 1 };
   }
   if (newPieces.length !== pieces.length) {
     return {
@@ -273,12 +506,9 @@ function tryElision(content: string, L: Lines, oldString: string, newString: str
   }
   // Piecewise: replace each quoted piece, keep what the markers skipped. Work bottom-up so offsets stay valid.
   let out = content;
-  for (let k = spans.length - 1; k >= 0; k--) {
-    const throughEol = k < spans.length - 1 ? true : old.endsWithNewline;
-    let text = newPieces[k].join('\n');
-    if (k < spans.length - 1 || nw.endsWithNewline) text += '\n';
-    if (newPieces[k].length === 0) text = '';
-    out = spliceLines(out, L, spans[k].first, spans[k].last, throughEol, withEol(text, eol));
+  for (let k = matches.length - 1; k >= 0; k--) {
+    const lines = mergeLines(L.text, matches[k], pieces[k], newPieces[k], style);
+    out = replaceLines(out, L, matches[k].first, matches[k].last, lines, eol, k === matches.length - 1 ? ends : undefined);
   }
   return { ok: true, content: out, rung: 'elision', line: first + 1 };
 }
@@ -382,55 +612,67 @@ function ladder(content: string, oldString: string, newString: string): EditResu
     exactAt.push(i);
     if (exactAt.length >= 1000) break;
   }
+  if (exactAt.length > 1) return ambiguous(exactAt.length, linesOfOffsets(content, exactAt), '');
   if (exactAt.length === 1) {
     const at = exactAt[0];
-    const replacement = eol === '\r\n' || newString.includes('\r\n') ? withEol(newString, eol) : newString;
-    return {
-      ok: true,
-      content: content.slice(0, at) + replacement + content.slice(at + oldString.length),
-      rung: 'exact',
-      line: linesOfOffsets(content, [at])[0],
-    };
-  }
-  if (exactAt.length > 1) {
-    return ambiguous(exactAt.length, linesOfOffsets(content, exactAt), '');
+    const lineStart = content.lastIndexOf('\n', at - 1) + 1;
+    const pre = content.slice(lineStart, at);
+    const end = at + oldString.length;
+    const nl = content.indexOf('\n', end);
+    const suf = content.slice(end, nl === -1 ? content.length : nl);
+    const oldLf = oldString.replace(/\r\n/g, '\n');
+    const multiLine = (oldLf.endsWith('\n') ? oldLf.slice(0, -1) : oldLf).includes('\n');
+    const preWs = /^[ \t]*$/.test(pre);
+    const sufWs = oldLf.endsWith('\n') || /^[ \t\r]*$/.test(suf);
+    // A whole-line anchor starting inside a line's indentation goes to the line rungs, which check
+    // uniqueness line by line and re-indent; so does a multi-line anchor not on line boundaries.
+    const viaLines = multiLine ? !(preWs && sufWs) : pre !== '' && preWs && sufWs;
+    if (!viaLines) {
+      let replacement = eol === '\r\n' || newString.includes('\r\n') ? withEol(newString, eol) : newString;
+      if (/^[ \t]/m.test(newString)) {
+        // tabs sent for a file indented only with spaces (or the reverse) are converted, line by line
+        const style = indentStyle(content.split('\n'), [...blockLines(oldString), ...blockLines(newString)]);
+        const parts = replacement.split('\n');
+        replacement = parts.map((l, k) => (k === 0 && pre !== '' ? l : convertForeign(l, style))).join('\n');
+      }
+      if (pre !== '' && preWs && !multiLine) {
+        // a fragment at the start of a line's text: new lines after the first keep the line's indentation
+        const [head, ...rest] = replacement.split('\n');
+        replacement = [head, ...rest.map((l) => (isBlank(l) ? l : pre + l))].join('\n');
+      }
+      return {
+        ok: true,
+        content: content.slice(0, at) + replacement + content.slice(end),
+        rung: 'exact',
+        line: linesOfOffsets(content, [at])[0],
+      };
+    }
   }
 
   const L = splitLines(content);
-  const old = blockLines(oldString);
-  const nw = blockLines(newString);
-  const newText = (lines: string[]) => withEol(lines.join('\n') + (nw.endsWithNewline ? '\n' : ''), eol);
+  const fv = view(L);
+  const oldLines = blockLines(oldString);
+  const newLines = newString === '' ? [] : blockLines(newString);
+  const style = indentStyle(L.text, [...oldLines, ...newLines]);
 
-  // 2. whitespace: trailing whitespace and CR ignored
-  const ws = findBlock(L.text, old.lines, 'whitespace');
-  if (ws.length > 1) return ambiguous(ws.length, ws.map((i) => i + 1), ' when trailing whitespace and line endings are ignored');
-  if (ws.length === 1) {
-    const i = ws[0];
-    const out = spliceLines(content, L, i, i + old.lines.length - 1, old.endsWithNewline, newText(nw.lines));
-    return { ok: true, content: out, rung: 'whitespace', line: i + 1 };
+  // 2-4. whole lines: trailing whitespace, indentation, one blank line
+  const found = findLines(fv, oldLines, style, 'old_string');
+  if (found && !found.ok) return found;
+  if (found && found.ok) {
+    const m = found.match;
+    const lines = mergeLines(L.text, m, oldLines, newLines, style);
+    return { ok: true, content: replaceLines(content, L, m.first, m.last, lines, eol, endsOf(oldString, newString)), rung: found.rung, line: m.first + 1 };
   }
 
-  // 3. indentation: uniform shift of leading whitespace
-  const ind = findBlock(L.text, old.lines, 'indentation');
-  if (ind.length > 1) return ambiguous(ind.length, ind.map((i) => i + 1), ' when indentation is ignored');
-  if (ind.length === 1) {
-    const i = ind[0];
-    const last = i + old.lines.length - 1;
-    const fileIndent = commonIndent(L.text.slice(i, last + 1));
-    const oldIndent = commonIndent(old.lines);
-    const out = spliceLines(content, L, i, last, old.endsWithNewline, newText(reindent(nw.lines, oldIndent, fileIndent)));
-    return { ok: true, content: out, rung: 'indentation', line: i + 1 };
-  }
-
-  // 4. elision
-  const el = tryElision(content, L, oldString, newString, eol);
+  // 5. elision
+  const el = tryElision(content, L, fv, oldLines, newLines, eol, endsOf(oldString, newString));
   if (el) return el;
 
   return {
     ok: false,
     error:
-      'old_string was not found in the file (not exactly, nor ignoring trailing whitespace/line endings, nor ignoring indentation); ' +
+      'old_string was not found in the file (not exactly, nor ignoring trailing whitespace/line endings, indentation or one blank line); ' +
       'nothing was changed. Read the region again and copy old_string exactly (without line-number prefixes).\n' +
-      closest(L.text, old.lines),
+      closest(L.text, oldLines),
   };
 }

@@ -11,7 +11,7 @@ import type { Task } from '../task/types.js';
 import type { TestRun, Verdict } from '../verify/types.js';
 import { TOOL_SPECS, type ToolBox } from './tools.js';
 import { firstUserMessage, systemPrompt } from './prompt.js';
-import { compareRuns, type GateRule } from '../verify/compare.js';
+import { compareRuns, describeTaskFailures, type GateRule } from '../verify/compare.js';
 import { isTestFile } from '../guard/test-integrity.js';
 import { failureFeedback } from '../verify/test-run.js';
 
@@ -54,6 +54,8 @@ export interface LoopDeps {
   emit?: (e: LoopEvent) => void;
   /** Test-integrity guard on the attempt's diff: a refusal message for the model, or null. */
   guard?: (tree: string, changedFiles: string[]) => Promise<string | null>;
+  /** The original-test gate on an attempt the model's own run verified: a refusal message for the model, or null. */
+  originalTests?: (tree: string, verdict: Verdict) => Promise<string | null>;
   /** Failure context for the model (default: failureFeedback). */
   feedback?: (run: TestRun, verdict?: Verdict) => string;
   /** Token / cost / wall-time caps (safety/budget.ts), checked before every model request and test run. */
@@ -275,6 +277,15 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
     out.final = run;
     const verdict = compareRuns(deps.baseline, run, deps.gate);
     emit({ type: 'test-run', purpose: 'verify', iteration, run, verdict });
+    const originalRefusal = verdict.ok && deps.originalTests ? await deps.originalTests(tree, verdict) : null;
+    if (originalRefusal) {
+      out.attempt = ({ iteration, summary: lastSummary, verdict: { ...verdict, ok: false, summary: `${verdict.summary}; refused by the original-test gate` }, changedFiles, rolledBack: false });
+      if (outOfAttempts) {
+        await git.restore(best.tree);
+        return { message: originalRefusal, stop: 'tests-still-failing', tree: best.tree };
+      }
+      return { message: originalRefusal, tree };
+    }
     if (verdict.ok && !deps.baseline.succeeded) {
       out.attempt = ({ iteration, summary: lastSummary, verdict, changedFiles, rolledBack: false });
       return { message: `Verified: ${verdict.summary}`, stop: 'verified', tree };
@@ -327,9 +338,7 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
       `Verification FAILED (attempt ${iteration} of ${limits.maxIterations}): ${verdict.summary}`,
       verdict.newlyFailing.length ? `Tests that passed before and fail now: ${verdict.newlyFailing.join(', ')}` : '',
       verdict.stillFailing.length ? `Still failing: ${verdict.stillFailing.join(', ')}` : '',
-      verdict.taskFailures?.length
-        ? `These were failing before your change too, but they count as part of this task (the task names them, they share a file with a test your change fixed, or the harness cannot tell their file), so they must pass: ${verdict.taskFailures.join(', ')}`
-        : '',
+      describeTaskFailures(verdict),
       feedback(run, verdict),
       note,
     ]

@@ -12,7 +12,9 @@ import { RE2JS } from 're2js';
 import { z } from 'zod';
 import type { ToolSpec } from '../ports/llm.js';
 import { resolveRepoPath } from '../workspace/paths.js';
-import { applyEdit, type Rung } from './edit-match.js';
+import { applyEdit, type EditResult, type Rung } from './edit-match.js';
+import { checkSyntax } from './syntax-check.js';
+import { applyUnifiedDiff } from './unified-diff.js';
 
 export interface ToolResult {
   ok: boolean;
@@ -91,17 +93,19 @@ export const TOOL_SPECS: ToolSpec[] = [
     name: 'edit_file',
     description:
       'Replace one region of an existing file: old_string must identify exactly one place (copy it from read_file output without the line numbers, ' +
-      'with a few lines of context so it is unique). Exact text is tried first, then the same lines ignoring trailing whitespace/line endings, ' +
-      'then ignoring a uniform indentation shift. To replace a long region, quote its first lines, a line containing only "...", then its last lines: ' +
-      'everything from the first to the last quoted line is replaced by new_string. An ambiguous or missing old_string changes nothing and says why.',
+      'with a few lines of context so it is unique). Slips in indentation, trailing whitespace and one blank line are tolerated; an ambiguous or missing ' +
+      'old_string changes nothing and says why. To replace a long region, quote its first lines, a line "...", then its last lines. ' +
+      'Instead of old_string/new_string you may send diff: a unified diff of this file (@@ numbers may be approximate). ' +
+      'An edit that introduces a syntax error is refused.',
     parameters: {
       type: 'object',
       properties: {
         path: { type: 'string', description: 'File path relative to the repository root.' },
         old_string: { type: 'string', description: 'The text to replace; must match exactly one place in the file. Not empty.' },
         new_string: { type: 'string', description: 'The replacement text (may be empty to delete).' },
+        diff: { type: 'string', description: 'A unified diff of this file, instead of old_string and new_string.' },
       },
-      required: ['path', 'old_string', 'new_string'],
+      required: ['path'],
       additionalProperties: false,
     },
   },
@@ -155,7 +159,7 @@ const ARG_SCHEMAS = {
   list_files: z.object({ path: opt(z.string()), pattern: opt(z.string()) }),
   read_file: z.object({ path: z.string(), start_line: opt(lineNo), end_line: opt(lineNo) }),
   search: z.object({ pattern: z.string(), path: opt(z.string()) }),
-  edit_file: z.object({ path: z.string(), old_string: z.string(), new_string: z.string() }),
+  edit_file: z.object({ path: z.string(), old_string: opt(z.string()), new_string: opt(z.string()), diff: opt(z.string()) }),
   write_file: z.object({ path: z.string(), content: z.string() }),
   run_tests: z.object({}),
   finish: z.object({ summary: z.string() }),
@@ -254,6 +258,7 @@ const RUNG_NOTE: Record<Rung, string> = {
   exact: 'exact match',
   whitespace: 'matched ignoring trailing whitespace and line endings',
   indentation: 'matched ignoring indentation; new_string was re-indented to the file',
+  'blank-lines': 'matched allowing one blank line more or less; the file\'s blank lines were kept',
   elision: 'matched the quoted lines around "..."; everything between them was replaced',
 };
 
@@ -265,6 +270,29 @@ async function statOrNull(p: string): Promise<Stat | null> {
   } catch {
     return null;
   }
+}
+
+/**
+ * The syntax error an edit would introduce, as a message for the model ('' when none), and a note
+ * for the result when the syntax could not be checked.
+ */
+async function syntaxGate(rel: string, before: string | null, after: string, editLine?: number): Promise<{ error: string; note: string }> {
+  const v = await checkSyntax(rel, before, after);
+  if (v.kind === 'ok') return { error: '', note: '' };
+  if (v.kind === 'unchecked') return { error: '', note: v.reason ? ` (syntax not checked: ${short(v.reason, 80)})` : '' };
+  const p = v.problems[0];
+  const lines = displayLines(after);
+  const from = Math.max(1, p.line - 2);
+  const to = Math.min(lines.length, p.line + 2);
+  const snippet = numbered(lines.slice(from - 1, to).map((l) => capLine(l, 200)), from, numberWidth(to)).join('\n');
+  const more = v.added > 1 ? ` (and ${v.added - 1} more)` : '';
+  const where = editLine !== undefined && Math.abs(editLine - p.line) > 2 ? `(The edit starts at line ${editLine}; the parser noticed the problem here.) ` : '';
+  return {
+    error:
+      `the result would not parse as ${v.language}: line ${p.line}, column ${p.column}: ${p.message}${more}. Nothing was changed. ${where}` +
+      `The file after the edit would read:\n${snippet}\nFix the edit (balanced brackets, quotes, indentation) and send it again.`,
+    note: '',
+  };
 }
 
 /**
@@ -379,6 +407,41 @@ export class ToolBox {
     return all.filter((f) => f === rel || f.startsWith(rel + '/'));
   }
 
+  /**
+   * Resolves a path the model names for a file that should exist. A path that does not exist but is
+   * the end of exactly one listed file's path (a bare basename, or a path missing its leading
+   * directories) is resolved to that file, with a note saying so; several such files are refused
+   * with the candidates listed; none gives `missing`.
+   */
+  private async resolveExisting(
+    p: string,
+    access: 'read' | 'write',
+  ): Promise<{ ok: true; abs: string; rel: string; note: string } | { ok: false; error: string; missing?: boolean }> {
+    const r = resolveRepoPath(this.root, p, this.protectedPaths, access);
+    if (!r.ok) return r;
+    if (r.rel === '' || (await statOrNull(r.abs))) return { ...r, note: '' };
+    const matches = (await this.pathsEndingWith(r.rel)).filter((f) => f !== r.rel);
+    if (matches.length === 1) {
+      const c = resolveRepoPath(this.root, matches[0], this.protectedPaths, access);
+      if (!c.ok) return c;
+      return { ...c, note: `"${p}" does not exist; it was resolved to "${c.rel}", the only file whose path ends with "${r.rel}". ` };
+    }
+    if (matches.length > 1) {
+      const shown = matches.slice(0, 10).join(', ') + (matches.length > 10 ? `, … (${matches.length - 10} more)` : '');
+      return {
+        ok: false,
+        error: `"${p}" does not exist, and ${matches.length} files end with "${r.rel}": ${shown}. Nothing was done; call again with the full path of the one you mean.`,
+      };
+    }
+    return { ok: false, missing: true, error: `File "${r.rel}" does not exist, and no file of the repository ends with "${r.rel}".` };
+  }
+
+  /** Listed files whose path is `rel` or ends with "/" + `rel`. */
+  private async pathsEndingWith(rel: string): Promise<string[]> {
+    const all = await this.listFilesFn();
+    return all.filter((f) => f === rel || f.endsWith('/' + rel));
+  }
+
   private async listFiles(args: ToolArgs['list_files']): Promise<ToolResult> {
     const sc = this.scope(args.path);
     if (!sc.ok) return fail(sc.error, `list_files ${short(args.path ?? '')}: refused`);
@@ -406,13 +469,14 @@ export class ToolBox {
   }
 
   private async readFile(args: ToolArgs['read_file']): Promise<ToolResult> {
-    const r = resolveRepoPath(this.root, args.path, this.protectedPaths, 'read');
-    if (!r.ok) return fail(r.error, `read_file ${short(args.path)}: refused`);
+    const r = await this.resolveExisting(args.path, 'read');
+    if (!r.ok) {
+      if (r.missing) return fail(`${r.error} Use list_files or search to find the right path.`, `read_file ${short(args.path)}: not found`);
+      return fail(r.error, `read_file ${short(args.path)}: refused`);
+    }
     const label = `read_file ${r.rel}`;
     const st = await statOrNull(r.abs);
-    if (!st) {
-      return fail(`File "${r.rel}" does not exist. Use list_files or search to find the right path.`, `${label}: not found`);
-    }
+    if (!st) return fail(`File "${r.rel}" does not exist. Use list_files or search to find the right path.`, `${label}: not found`);
     if (st.isDirectory()) return fail(`"${r.rel || '.'}" is a directory; use list_files with path "${r.rel || '.'}" to see its files.`, `${label}: directory`);
     if (!st.isFile()) return fail(`"${r.rel}" is not a regular file.`, `${label}: not a file`);
     if (st.size > this.maxFileBytes) {
@@ -449,7 +513,7 @@ export class ToolBox {
     }
     let header = `${r.rel} (${total} line${total === 1 ? '' : 's'}`;
     header += buf.includes('\r\n') ? ', CRLF line endings)' : ')';
-    let content = `${header}\n${out.join('\n')}`;
+    let content = `${r.note}${header}\n${out.join('\n')}`;
     if (end < Math.min(requestedEnd, total)) {
       content += `\n[Showing lines ${start}-${end} of ${total}. To read further call read_file with start_line=${end + 1}.]`;
     } else if (start > 1 || end < total) {
@@ -509,16 +573,30 @@ export class ToolBox {
   }
 
   private async editFile(args: ToolArgs['edit_file']): Promise<ToolResult> {
-    const r = resolveRepoPath(this.root, args.path, this.protectedPaths, 'write');
-    if (!r.ok) return fail(r.error, `edit_file ${short(args.path)}: refused`);
-    const label = `edit_file ${r.rel}`;
-    const st = await statOrNull(r.abs);
-    if (!st) {
+    const hasPair = args.old_string !== undefined || args.new_string !== undefined;
+    if (args.diff !== undefined && hasPair) {
+      return fail('edit_file takes either old_string and new_string, or diff, not both; nothing was changed.', `edit_file ${short(args.path)}: invalid arguments`);
+    }
+    if (args.diff === undefined && (args.old_string === undefined || args.new_string === undefined)) {
+      const missing = args.old_string === undefined ? 'old_string' : 'new_string';
       return fail(
-        `File "${r.rel}" does not exist; nothing was changed. Use write_file to create a new file, or list_files/search to find the right path.`,
-        `${label}: not found`,
+        `Invalid arguments for edit_file: ${missing} is missing (send old_string and new_string, or diff). Expected e.g. ${ARG_EXAMPLES.edit_file}.`,
+        `edit_file ${short(args.path)}: invalid arguments`,
       );
     }
+    const r = await this.resolveExisting(args.path, 'write');
+    if (!r.ok) {
+      if (r.missing) {
+        return fail(
+          `${r.error} Nothing was changed. Use list_files or search to find the file to edit; write_file only for a genuinely new file.`,
+          `edit_file ${short(args.path)}: not found`,
+        );
+      }
+      return fail(r.error, `edit_file ${short(args.path)}: refused`);
+    }
+    const label = `edit_file ${r.rel}`;
+    const st = await statOrNull(r.abs);
+    if (!st) return fail(`File "${r.rel}" does not exist; nothing was changed.`, `${label}: not found`);
     if (!st.isFile()) return fail(`"${r.rel || '.'}" is not a regular file; nothing was changed.`, `${label}: not a file`);
     if (st.size > this.maxFileBytes) {
       return fail(`"${r.rel}" is ${st.size} bytes, over the ${this.maxFileBytes}-byte limit; agent-fix does not edit it.`, `${label}: too large`);
@@ -526,27 +604,31 @@ export class ToolBox {
     const buf = await fsp.readFile(r.abs);
     if (isBinary(buf)) return fail(`"${r.rel}" is a binary file; it cannot be edited as text.`, `${label}: binary`);
     const before = buf.toString('utf8');
-    const res = applyEdit(before, args.old_string, args.new_string);
-    if (!res.ok) return fail(`edit_file "${r.rel}": ${res.error}`, `${label}: no edit`);
+    const res: EditResult & { hunks?: number } =
+      args.diff !== undefined ? applyUnifiedDiff(before, args.diff) : applyEdit(before, args.old_string!, args.new_string!);
+    if (!res.ok) return fail(`${r.note}edit_file "${r.rel}": ${res.error}`, `${label}: no edit`);
     if (res.content === before) {
-      return fail(`edit_file "${r.rel}": the edit leaves the file exactly as it was; nothing was changed.`, `${label}: no change`);
+      return fail(`${r.note}edit_file "${r.rel}": the edit leaves the file exactly as it was; nothing was changed.`, `${label}: no change`);
     }
     if (Buffer.byteLength(res.content) > this.maxFileBytes) {
       return fail(`edit_file "${r.rel}": the result would exceed the ${this.maxFileBytes}-byte limit; nothing was changed.`, `${label}: too large`);
     }
+    const syntax = await syntaxGate(r.rel, before, res.content, res.line);
+    if (syntax.error) return fail(`${r.note}edit_file "${r.rel}": ${syntax.error}`, `${label}: refused (syntax error)`);
     await fsp.writeFile(r.abs, res.content);
 
     const lines = displayLines(res.content);
-    const insertedLines = Math.max(1, displayLines(args.new_string).length);
+    const insertedLines = Math.max(1, args.diff !== undefined ? 8 : displayLines(args.new_string!).length);
     const from = Math.max(1, res.line - 2);
     const to = Math.min(lines.length, res.line + insertedLines - 1 + 2, from + 29);
     const snippet = lines.length
       ? numbered(lines.slice(from - 1, to).map((l) => capLine(l, READ_MAX_LINE_CHARS)), from, numberWidth(to)).join('\n')
       : '(the file is now empty)';
+    const how = res.hunks !== undefined ? `${res.hunks} hunk${res.hunks === 1 ? '' : 's'} of the diff, ${RUNG_NOTE[res.rung]}` : RUNG_NOTE[res.rung];
     return {
       ok: true,
-      content: `Edited ${r.rel} at line ${res.line} (${RUNG_NOTE[res.rung]}). Lines ${from}-${to} now:\n${snippet}`,
-      display: `${label}: ${res.rung} match at line ${res.line}`,
+      content: `${r.note}Edited ${r.rel} at line ${res.line} (${how})${syntax.note}. Lines ${from}-${to} now:\n${snippet}`,
+      display: `${label}: ${res.hunks !== undefined ? 'diff, ' : ''}${res.rung} match at line ${res.line}`,
       changedPath: r.rel,
     };
   }
@@ -565,15 +647,29 @@ export class ToolBox {
     }
     const st = await statOrNull(r.abs);
     if (st && !st.isFile()) return fail(`"${r.rel}" exists and is not a regular file (a directory?). Nothing was written.`, `${label}: not a file`);
-    let previousLines = 0;
-    if (st) previousLines = displayLines(await fsp.readFile(r.abs, 'utf8')).length;
+    if (!st && !/^\.[\\/]/.test(args.path.trim())) {
+      // a new path that is the tail of existing files is most likely one of them named short: never duplicate it silently
+      const existing = (await this.pathsEndingWith(r.rel)).filter((f) => f !== r.rel);
+      if (existing.length > 0) {
+        const shown = existing.slice(0, 10).join(', ') + (existing.length > 10 ? `, … (${existing.length - 10} more)` : '');
+        return fail(
+          `"${r.rel}" does not exist, but ${existing.length === 1 ? 'a file ends with that path' : `${existing.length} files end with that path`}: ${shown}. Nothing was written. ` +
+            `To change ${existing.length === 1 ? 'it' : 'one of them'}, use edit_file (or write_file with the full path). To really create a new "${r.rel}", call write_file with path "./${r.rel}".`,
+          `${label}: refused (would duplicate ${short(existing[0], 40)})`,
+        );
+      }
+    }
+    const previous = st ? await fsp.readFile(r.abs, 'utf8') : null;
+    const previousLines = previous === null ? 0 : displayLines(previous).length;
+    const syntax = await syntaxGate(r.rel, previous, args.content);
+    if (syntax.error) return fail(`write_file "${r.rel}": ${syntax.error.replace('The file after the edit would read', 'The content reads').replace('Fix the edit', 'Fix the content')}`, `${label}: refused (syntax error)`);
     await fsp.mkdir(path.dirname(r.abs), { recursive: true });
     await fsp.writeFile(r.abs, args.content);
     const n = displayLines(args.content).length;
     const lines = (k: number) => `${k} line${k === 1 ? '' : 's'}`;
     const content = st
-      ? `Overwrote ${r.rel} (was ${lines(previousLines)}, now ${lines(n)}, ${size} bytes).`
-      : `Created ${r.rel} (${lines(n)}, ${size} bytes).`;
+      ? `Overwrote ${r.rel} (was ${lines(previousLines)}, now ${lines(n)}, ${size} bytes)${syntax.note}.`
+      : `Created ${r.rel} (${lines(n)}, ${size} bytes)${syntax.note}.`;
     return { ok: true, content, display: `${label}: ${st ? 'overwrote' : 'created'} (${lines(n)})`, changedPath: r.rel };
   }
 }

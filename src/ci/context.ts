@@ -9,8 +9,8 @@
  */
 import type { CiGitHubPort, JobData, WorkflowRunData } from '../ports/ci.js';
 import type { CiTrigger } from '../trigger/types.js';
-import { DEFAULT_BUDGET_TOKENS, estimateTokens, extractFailure, type LogExtract } from './log-extract.js';
-import { ciFingerprint, failureSignature } from './fingerprint.js';
+import { DEFAULT_BUDGET_TOKENS, estimateTokens, extractFailure, type LogExtract, type LogFailure } from './log-extract.js';
+import { ciFingerprint, failureSignature, type CiEvidence, type Reproduction } from './fingerprint.js';
 
 export interface CiJobFailure {
   id: number;
@@ -38,6 +38,10 @@ export interface CiFailure {
   jobs: CiJobFailure[];
   /** Failing test names from all failed jobs' logs, first appearance first. */
   failingTests: string[];
+  /** The failing tests' identities (verify/identity.ts), as the local-run parsers read the logs. */
+  failures: LogFailure[];
+  /** How the baseline reproduced it (or not), once checked: the report names the evidence. */
+  reproduction?: Reproduction;
   fingerprint: string;
   /** What the fingerprint rests on. */
   basis: 'tests' | 'errors' | 'steps';
@@ -122,6 +126,8 @@ export async function collectCiFailure(gh: CiGitHubPort, trigger: CiTrigger, opt
 
   const failingTests: string[] = [];
   for (const j of failures) for (const t of j.extract?.failingTests ?? []) if (!failingTests.includes(t)) failingTests.push(t);
+  const identified: LogFailure[] = [];
+  for (const j of failures) for (const f of j.extract?.failures ?? []) if (!identified.some((x) => x.name === f.name)) identified.push(f);
   const facts = failures.map((j) => ({ name: j.name, failedSteps: j.failedSteps, failingTests: j.extract?.failingTests ?? [], errors: j.extract?.errors ?? [] }));
   // The branch is part of the identity: the same test failing on two branches needs two fixes with two bases.
   const fingerprint = ciFingerprint(`${run.name || trigger.workflowName}@${branch}`, facts);
@@ -149,10 +155,21 @@ export async function collectCiFailure(gh: CiGitHubPort, trigger: CiTrigger, opt
       pullRequest: pr,
       jobs: failures,
       failingTests,
+      failures: identified,
       fingerprint,
       basis,
       context,
       contextTokens: estimateTokens(context),
     },
+  };
+}
+
+/** What the logs say failed, for the reproduction check (ci/fingerprint.ts `checkReproduction`). */
+export function ciEvidence(f: Pick<CiFailure, 'failingTests' | 'failures' | 'jobs'>): CiEvidence {
+  return {
+    tests: f.failingTests,
+    failures: f.failures,
+    files: [...new Set(f.jobs.flatMap((j) => j.extract?.failingFiles ?? []))],
+    errors: f.jobs.flatMap((j) => j.extract?.errors ?? []).slice(0, 60),
   };
 }

@@ -20,6 +20,9 @@
  * Tokens are estimated conservatively at 3 characters per token (logs are symbol-heavy).
  */
 
+import { parseTestOutput } from '../verify/parse.js';
+import { identityOf, matchIdentity, type TestIdentity } from '../verify/identity.js';
+
 export interface ExtractOptions {
   /** Token budget of the rendered text (default 4000). */
   budgetTokens?: number;
@@ -29,9 +32,23 @@ export interface ExtractOptions {
   isRepoFile?: (path: string) => boolean;
 }
 
+/** A failing test as the log names it, with its identity (verify/identity.ts). */
+export interface LogFailure {
+  /** The name as the test parsers build it (`file > suite > name`, `file.py::test`, `pkg > TestX/sub`). */
+  name: string;
+  identity: TestIdentity;
+  /** First line of its failure message, when the log shows one. */
+  message?: string;
+}
+
 export interface LogExtract {
   /** Failing test names, in order of first appearance, durations removed. */
   failingTests: string[];
+  /**
+   * Failing tests found by the same parsers that read a local run (verify/parse.ts) on the
+   * cleaned log: the identities reproduction matches against the local run's.
+   */
+  failures: LogFailure[];
   /** Test files reported as failing (jest `FAIL file`, go `FAIL package`). */
   failingFiles: string[];
   /** Compiler errors and error/assertion lines (deduplicated, first ones). */
@@ -62,6 +79,12 @@ const MAX_BLOCK_LINES = 40;
 const MAX_BLOCKS = 500;
 const MAX_ERRORS = 60;
 const MAX_FRAMES = 60;
+/** The parsers read at most the last this many characters of the cleaned log (summaries come last). */
+const MAX_PARSED_CHARS = 4_000_000;
+/** Lines after the last failing-test line that the parsers still read (details, the summary). */
+const PARSE_AFTER_LAST_TEST = 3000;
+/** tape's closing lines are not test names. */
+const TAP_SUMMARY = /^#\s+(?:tests|pass|fail|skip|todo|ok|not ok)\b(?:\s+\d+)?\s*$/;
 const NOTES_ROOM = 150;
 /** Left-out lines after which an excerpt ends. */
 const GAP = 20;
@@ -366,6 +389,12 @@ export function extractFailure(log: string, opts: ExtractOptions = {}): LogExtra
   let mocha: string[] | null = null;
   let lastAdded = 0;
   let lastFailFile = '';
+  /** tape: the `# test name` heading the next assertions belong to. */
+  let tapHeading = '';
+  /** Index in `cleaned` of the last line recognised as a failing test. */
+  let lastTestLine = -1;
+  /** Every cleaned line (framing removed), for the test parsers. */
+  const cleaned: string[] = [];
 
   const text = log.charCodeAt(0) === 0xfeff ? log.slice(1) : log;
   let pos = 0;
@@ -378,6 +407,9 @@ export function extractFailure(log: string, opts: ExtractOptions = {}): LogExtra
     pos = end + 1;
     lines++;
     const line0 = cleanLine(raw);
+    const framed = /^(?:##\[(?:error|warning|notice)\]|::(?:error|warning|notice)[^:]*::)/.exec(line0);
+    const forParser = stripWorkspace(framed ? line0.slice(framed[0].length) : line0, opts.repoName);
+    if (framed || (!line0.startsWith('##[') && !line0.startsWith('::') && !line0.startsWith('[command]'))) cleaned.push(forParser);
     if (isNoise(line0)) {
       noise++;
       continue;
@@ -405,11 +437,15 @@ export function extractFailure(log: string, opts: ExtractOptions = {}): LogExtra
       mocha = null;
     }
     if (kind.kind === 'file') lastFailFile = kind.name;
+    // tape: `# name` heads the assertions of test `name`; a failing assertion names its message, not the test
+    if (first !== 32 && first !== 9 && t.startsWith('# ') && !t.startsWith('# Subtest:') && !TAP_SUMMARY.test(t)) tapHeading = t.slice(2).trim();
+    else if (kind.kind === 'test' && tapHeading && t === line && t.startsWith('not ok ')) kind = { kind: 'test', name: tapHeading };
     let anchor: number | null = null;
     let shown: string | null = line;
     switch (kind.kind) {
       case 'test':
         if (kind.name) tests.add(capName(kind.name));
+        lastTestLine = cleaned.length - 1;
         anchor = 0;
         break;
       case 'file':
@@ -468,13 +504,28 @@ export function extractFailure(log: string, opts: ExtractOptions = {}): LogExtra
     if (ring.length > BEFORE) ring.shift();
   }
 
-  const failingTests = [...tests];
+  const failures = parsedFailures(cleaned, lastTestLine);
+  // In order of first appearance; a name the parsers also found is shown in their form (the
+  // tape test rather than its assertion, the full path); then what only the parsers found.
+  const failingTests: string[] = [];
+  const used = new Set<number>();
+  const ids = failures.map((f) => f.identity);
+  for (const name of tests) {
+    const m = failures.length ? matchIdentity(identityOf(name), ids) : null;
+    const shown = m ? m.index.map((i) => failures[i].name) : [name];
+    if (m) for (const i of m.index) used.add(i);
+    for (const s of shown) if (!failingTests.includes(s)) failingTests.push(s);
+  }
+  failures.forEach((f, i) => {
+    if (!used.has(i) && !failingTests.includes(f.name)) failingTests.push(f.name);
+  });
   const result = render(
     { failingTests, failingFiles: [...files], errors: [...errors], frames: [...frames], blocks },
     budget,
   );
   return {
     failingTests,
+    failures,
     failingFiles: [...files],
     errors: [...errors],
     frames: [...frames],
@@ -482,6 +533,25 @@ export function extractFailure(log: string, opts: ExtractOptions = {}): LogExtra
     tokens: estimateTokens(result.text),
     stats: { lines, chars: n, noiseLines: noise, blocks: blocks.length, blocksShown: result.blocksShown, testsShown: result.testsShown },
   };
+}
+
+/** The failing tests the local-run parsers (verify/parse.ts) find in the cleaned log. */
+function parsedFailures(lines: string[], lastTest: number): LogFailure[] {
+  // A window of the log, not all of it (the parsers are not built for 20 MB): ending a little
+  // after the last line the recogniser took for a failing test (the runner's summary follows it),
+  // or at the end; reaching back at most MAX_PARSED_CHARS.
+  const to = lastTest >= 0 ? Math.min(lines.length, lastTest + PARSE_AFTER_LAST_TEST) : lines.length;
+  let from = to;
+  for (let chars = 0; from > 0 && chars + lines[from - 1].length < MAX_PARSED_CHARS; from--) chars += lines[from - 1].length + 1;
+  const parsed = parseTestOutput(lines.slice(from, to).join('\n'));
+  const out: LogFailure[] = [];
+  for (const t of parsed.tests) {
+    if (t.status !== 'failed') continue;
+    const f: LogFailure = { name: capName(t.id), identity: identityOf(t.id, t.file) };
+    if (t.message) f.message = t.message;
+    out.push(f);
+  }
+  return out;
 }
 
 /** Same error twice (other numbers, other ids) is one block. */

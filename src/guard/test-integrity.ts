@@ -80,7 +80,7 @@ const TEST_CONFIG = [
   /(?:^|\/)\.nycrc(?:\.json)?$/,
 ];
 
-function isTestConfig(p: string): boolean {
+export function isTestConfig(p: string): boolean {
   return TEST_CONFIG.some((re) => re.test(p));
 }
 

@@ -7,7 +7,8 @@ import type { RunReport } from '../fix/types.js';
 import type { TestRun } from '../verify/types.js';
 import { commentMarker, renderReportMarkdown } from './render.js';
 import type { CiFailure } from '../ci/context.js';
-import { sameTest } from '../ci/fingerprint.js';
+import { EVIDENCE_LABEL } from '../ci/fingerprint.js';
+import { identityOf, matchIdentity } from '../verify/identity.js';
 import { sanitizeOneLine } from '../task/sanitize.js';
 
 const MAX_ROWS = 30;
@@ -22,11 +23,17 @@ function runLabel(f: CiFailure): string {
   return `${f.workflowName}${f.runNumber ? ` #${f.runNumber}` : ''}${f.runAttempt > 1 ? ` (attempt ${f.runAttempt})` : ''}`;
 }
 
+/** The local tests a CI test name denotes (verify/identity.ts). */
+function localMatches(name: string, run: TestRun): TestRun['tests'] {
+  const m = matchIdentity(identityOf(name), run.tests.map((t) => identityOf(t.id, t.file)));
+  return m ? m.index.map((i) => run.tests[i]) : [];
+}
+
 /** Status of a CI test name in a local run. */
 export function localStatus(name: string, run: TestRun | null): string {
   if (!run) return '—';
-  const hit = run.tests.find((t) => sameTest(name, t.id));
-  if (hit) return hit.status === 'failed' ? '**failed**' : hit.status;
+  const hits = localMatches(name, run);
+  if (hits.length) return hits.some((t) => t.status === 'failed') ? '**failed**' : hits[0].status;
   if (run.succeeded) return 'passed';
   return 'not listed';
 }
@@ -37,7 +44,8 @@ export function renderFailingTests(f: CiFailure, before: TestRun | null, after: 
     rows.push(`| ${code(name)} | **failed** | ${localStatus(name, before)} | ${localStatus(name, after)} |`);
   }
   // Tests failing here that the CI log did not name.
-  const extra = (before?.tests ?? []).filter((t) => t.status === 'failed' && !f.failingTests.some((n) => sameTest(n, t.id)));
+  const named = new Set(before ? f.failingTests.flatMap((n) => localMatches(n, before).map((t) => t.id)) : []);
+  const extra = (before?.tests ?? []).filter((t) => t.status === 'failed' && !named.has(t.id));
   for (const t of extra.slice(0, Math.max(0, MAX_ROWS - f.failingTests.length))) {
     const now = after?.tests.find((x) => x.id === t.id);
     rows.push(`| ${code(t.id)} | not in the log | **failed** | ${now ? (now.status === 'failed' ? '**failed**' : now.status) : after?.succeeded ? 'passed' : after ? 'not listed' : '—'} |`);
@@ -58,6 +66,9 @@ export function renderCiSection(f: CiFailure, r: Pick<RunReport, 'baseline' | 'f
   }
   out.push(jobs.join('\n'));
   out.push(`**Failing tests**\n\n${renderFailingTests(f, r.baseline, r.final)}`);
+  // (a refusal's reason is the report's own detail: not repeated here)
+  const rep = f.reproduction;
+  if (rep?.kind === 'reproduced') out.push(`**Reproduced here** (evidence: ${EVIDENCE_LABEL[rep.evidence]}): ${rep.detail}`);
   out.push(`<sub>Failure fingerprint \`${f.fingerprint}\` (from the workflow, the branch, the failed jobs and the failing ${f.basis}): a later run failing the same way updates this same branch and pull request.</sub>`);
   return out.join('\n\n');
 }

@@ -7,6 +7,7 @@
 import type { RunReport } from '../fix/types.js';
 import type { TestRun } from '../verify/types.js';
 import { describeConsistency } from '../verify/reconcile.js';
+import { describeCommentHunks } from '../verify/comments.js';
 
 const PURPOSE: Record<string, string> = {
   baseline: 'baseline (untouched code)',
@@ -16,6 +17,8 @@ const PURPOSE: Record<string, string> = {
   'gate-rerun': 'full suite re-run (flaky check)',
   'proof-before': 'proof: changed tests on the base code',
   'proof-after': 'proof: changed tests on the fix',
+  relatedness: "runner's related-test selection for the changed files (relatedness evidence)",
+  'original-tests': 'original tests (as before the change) on the source changes only',
 };
 
 function code(text: string): string {
@@ -63,8 +66,14 @@ export function renderTestSection(r: RunReport): string {
   const newly = after.filter((id) => !before.has(id) && !flakySet.has(id));
   if (newly.length) items.push(`- **Newly failing** (${newly.length}): ${ids(newly)}`);
   const still = after.filter((id) => before.has(id) && !flakySet.has(id));
-  const tolerated = last?.verdict.ok && last.verdict.preexisting?.length ? '; not blocking: the task does not name them, and they share no file with a test this change fixed' : '';
+  const tolerated = last?.verdict.ok && last.verdict.preexisting?.length ? '; not blocking: the evidence below shows each is unrelated to the change' : '';
   if (still.length) items.push(`- **Still failing** (${still.length}, already failing before any edit${tolerated}): ${ids(still)}`);
+  const decisions = last?.verdict.tolerance ?? [];
+  if (decisions.length) {
+    const rows = decisions.slice(0, 15).map((d) => `  - ${code(d.id)}: ${d.evidence}`);
+    if (decisions.length > 15) rows.push(`  - … and ${decisions.length - 15} more`);
+    items.push(`- **Evidence for failures that predate the change** (${decisions.filter((d) => d.excused).length} excused, ${decisions.filter((d) => !d.excused).length} blocking):\n${rows.join('\n')}`);
+  }
   if (!r.final && before.size) items.push(`- **Failing before any edit** (${before.size}): ${ids([...before])}`);
   if (flaky.length) items.push(`- **Flaky** (${flaky.length}, result differs between two runs of the same code; not blocking): ${ids(flaky)}`);
   for (const run of [r.baseline, r.final]) {
@@ -89,8 +98,24 @@ export function renderTestSection(r: RunReport): string {
     out.push('**Fail-to-pass proof**: missing (not run).');
   }
 
-  if (intel?.refusals.length) {
-    const uniq = [...new Set(intel.refusals)];
+  if (intel?.original) {
+    const o = intel.original;
+    const verdictWord = o.relaxed ? 'relaxed by policy' : o.ok ? 'passed' : 'refused';
+    out.push(`**Original tests** (${verdictWord}): the change touches ${ids(o.testFiles, 8)}, so the tests as they were before it ran against only the source changes (${o.counts.passed} passed, ${o.counts.failed} failed, exit ${o.exitCode ?? 'none'}). ${o.detail}`);
+  }
+
+  if (intel?.commentOnly?.length) {
+    const lines = describeCommentHunks(intel.commentOnly);
+    out.push(`**Comment-only changes** (${lines.length}; no effect on the code, review whether they belong in the change):\n${lines.slice(0, 10).map((l) => `- ${l}`).join('\n')}`);
+  }
+
+  const gateRefusals = [...new Set((intel?.refusals ?? []).filter((x) => /^\[(?:original-tests|test-edits-alone)\]/.test(x)))];
+  if (gateRefusals.length) {
+    out.push(`**The gate** refused ${gateRefusals.length === 1 ? 'a change' : 'changes'} whose tests were edited:\n${gateRefusals.slice(0, 10).map((x) => `- ${x}`).join('\n')}`);
+  }
+  const guardRefusals = (intel?.refusals ?? []).filter((x) => !gateRefusals.includes(x));
+  if (guardRefusals.length) {
+    const uniq = [...new Set(guardRefusals)];
     out.push(`**Test-integrity guard** refused ${uniq.length === 1 ? 'a change' : 'changes'} during the run:\n${uniq.slice(0, 10).map((x) => `- ${x}`).join('\n')}`);
   }
 

@@ -15,7 +15,7 @@ import path from 'node:path';
 import type { Identity } from '../ports/git.js';
 import type { CiTrigger } from '../trigger/types.js';
 import { resolveDispatchedRun } from '../trigger/workflow-run.js';
-import { collectCiFailure, type CiFailure } from '../ci/context.js';
+import { ciEvidence, collectCiFailure, type CiFailure } from '../ci/context.js';
 import { buildCiTask } from '../ci/task.js';
 import { checkReproduction } from '../ci/fingerprint.js';
 import { branchForTask } from '../publish/branch.js';
@@ -76,8 +76,9 @@ export function ciKind(given: CiTrigger, o: { identity: Identity; repoName: stri
         task,
         git,
         acceptBaseline: (baseline) => {
-          const r = checkReproduction(f.failingTests, baseline, { failedSteps: f.jobs.flatMap((j) => j.failedSteps) });
-          log(`Reproduction: ${r.kind}. ${r.detail}`);
+          const r = checkReproduction(ciEvidence(f), baseline, { failedSteps: f.jobs.flatMap((j) => j.failedSteps) });
+          f.reproduction = r;
+          log(`Reproduction: ${r.kind}${r.kind === 'reproduced' ? ` (evidence: ${r.evidence})` : ''}. ${r.detail}`);
           if (r.kind !== 'reproduced') return { ok: false, reason: 'not-reproduced', detail: r.detail };
           // The tests that failed in CI are the job; when the log named none, the whole command is.
           return { ok: true, targets: r.local.length ? r.local : 'all' };

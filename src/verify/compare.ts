@@ -17,12 +17,15 @@
  *   only failures are flaky is ok.
  * - preexisting (rule `allow`): the command still fails, but only on tests that were already
  *   failing before any edit (and files that already failed to load), none of which the task
- *   is about (named by it, or sharing a file with a test the change made pass), while at
- *   least one failing test now passes and every target does.
+ *   is about (named by it, or sharing a file with a test the change made pass), each with
+ *   evidence that it is unrelated to the change (tolerance.ts: neither the runner's related
+ *   selection nor the import graph connects its file to a changed file, and it fails exactly
+ *   as before), while at least one failing test now passes and every target does.
  *   Such a run is ok, and the failures it leaves are listed as `preexisting`: they are not
  *   this change's job, and the report says they still fail.
  */
 import type { TestCase, TestRun, TestStatus, Verdict } from './types.js';
+import { judgeLoadError, judgeTolerance, type ToleranceDecision } from './tolerance.js';
 
 /** How the gate treats tests that were failing before any edit. */
 export interface GateRule {
@@ -68,7 +71,9 @@ export function compareRuns(baseline: TestRun, current: TestRun, rule: GateRule 
     !current.timedOut &&
     !(current.loadErrors?.length) &&
     current.consistency !== 'exit-nonzero-without-failing-test';
-  const blocking = current.succeeded ? [] : taskFailures(baseline, current, rule, { nowPassing, stillFailing });
+  const tolerance = current.succeeded || rule.preexisting !== 'allow' ? [] : toleranceDecisions(baseline, current, stillFailing);
+  const named = current.succeeded ? [] : taskFailures(baseline, current, rule, { nowPassing, stillFailing });
+  const blocking = [...named, ...tolerance.filter((d) => !d.excused && !named.includes(d.id)).map((d) => d.id)];
   const preexisting = blocking.length ? null : onlyPreexistingFailures(baseline, current, rule, { newlyFailing, nowPassing, stillFailing, flaky });
   const ok = (current.succeeded || onlyFlakyFailures || preexisting !== null) && newlyFailing.length === 0 && !lostTests;
 
@@ -91,7 +96,18 @@ export function compareRuns(baseline: TestRun, current: TestRun, rule: GateRule 
   if (flaky.length) verdict.flaky = flaky;
   if (ok && preexisting) verdict.preexisting = preexisting;
   if (!ok && blocking.length) verdict.taskFailures = blocking;
+  if (tolerance.length) verdict.tolerance = tolerance;
   return verdict;
+}
+
+/** The evidence for each still-failing test (and still-failing load error) of a run under rule `allow`. */
+function toleranceDecisions(baseline: TestRun, current: TestRun, stillFailing: string[]): ToleranceDecision[] {
+  const before = new Map(baseline.tests.map((t) => [t.id, t]));
+  const after = new Map(current.tests.map((t) => [t.id, t]));
+  const out = stillFailing.map((id) => judgeTolerance(id, before.get(id), after.get(id), current.links));
+  const known = new Set(baseline.loadErrors ?? []);
+  for (const f of current.loadErrors ?? []) if (known.has(f)) out.push(judgeLoadError(f, current.links));
+  return out;
 }
 
 /**
@@ -116,6 +132,7 @@ function onlyPreexistingFailures(
   const knownLoadErrors = new Set(baseline.loadErrors ?? []);
   const loadErrors = current.loadErrors ?? [];
   if (loadErrors.some((f) => !knownLoadErrors.has(f))) return null;
+  if (loadErrors.some((f) => !judgeLoadError(f, current.links).excused)) return null;
   const named = v.stillFailing.length + v.flaky.length;
   if (named === 0 && loadErrors.length === 0) return null;
   if (current.counts.failed > named) return null;
@@ -189,4 +206,16 @@ export function taskTargets(baseline: TestRun, taskText: string): string[] {
     if (mentions(name) || mentions(t.id) || files.some((f) => /\.[a-z]+$/i.test(f) && mentions(f))) out.push(t.id);
   }
   return out;
+}
+
+/** For the model: the failures that predate the change but block it, each with the evidence (empty when none). */
+export function describeTaskFailures(verdict: Verdict): string {
+  if (!verdict.taskFailures?.length) return '';
+  const why = new Map((verdict.tolerance ?? []).map((d) => [d.id, d.evidence]));
+  const lines = verdict.taskFailures.slice(0, 12).map((id) => `- ${id}: ${why.get(id) ?? 'blocked: the task names it, or it shares a file with a test your change fixed'}`);
+  if (verdict.taskFailures.length > 12) lines.push(`- … and ${verdict.taskFailures.length - 12} more`);
+  return [
+    'These were failing before your change too, but nothing shows they are unrelated to it (a failure may stay only when nothing connects its test file to a file you changed and it fails exactly as before), so they must pass:',
+    ...lines,
+  ].join('\n');
 }

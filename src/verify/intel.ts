@@ -20,6 +20,11 @@ import {
 } from '../guard/test-integrity.js';
 import { DEFAULT_FEEDBACK_TOKENS, packFeedback } from './feedback.js';
 import { proveFailToPass } from './proof.js';
+import { judgeOriginal, requiredTests, runOriginalTests } from './original.js';
+import type { GateRule } from './compare.js';
+import { commentOnlyHunks } from './comments.js';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { TestSession } from './session.js';
 
 export interface IntelDeps {
@@ -39,6 +44,19 @@ export interface Intel {
   guard: (tree: string, changedFiles: string[]) => Promise<string | null>;
   feedback: (run: TestRun, verdict?: Verdict) => string;
   prove: (pristineTree: string, fixTree: string, changes: FileChange[], finalRun: TestRun | null) => Promise<void>;
+  /**
+   * The original-test gate on an attempt the model's own run verified (original.ts): null when
+   * no test-ish file changed or the original tests agree; otherwise the refusal for the model.
+   */
+  originalTests: (tree: string, verdict: Verdict, gate: GateRule) => Promise<string | null>;
+  /** Flags the hunks of the change (fromTree -> toTree, the working tree) that only touch comments or whitespace; the working tree is left at toTree. */
+  flagComments: (fromTree: string, toTree: string, changes: FileChange[]) => Promise<void>;
+  /**
+   * After `prove`: tests that failed at baseline and pass on the ORIGINAL code with only the
+   * model's test changes applied (the proof's "before" run): the test changes alone made them
+   * pass, whatever the source change does. A refusal, or null.
+   */
+  passingWithoutFix: () => string | null;
   /** The guard on the change about to be published (pristine checkout -> fix): a refusal, or null. */
   guardPublished: (fromTree: string, toTree: string) => Promise<string | null>;
 }
@@ -82,6 +100,52 @@ export async function createTestIntel(deps: IntelDeps): Promise<Intel> {
     guardPublished: async (fromTree, toTree) => {
       const findings = checkTestIntegrity(await git.diff(fromTree, toTree), allowed);
       return findings.length ? renderRefusal(findings) : null;
+    },
+    originalTests: async (tree, verdict, gate) => {
+      const baseline = session.baseline;
+      if (!baseline) return null;
+      const changes = await git.changes(deps.baselineTree, tree);
+      const result = await runOriginalTests({ git, session, baselineTree: deps.baselineTree, fixTree: tree, changes });
+      if (!result) {
+        delete data.original;
+        return null;
+      }
+      const relaxed = allowed.length ? `the policy (test-integrity-allow) allows ${allowed.join(', ')} changes and the task asks for them` : undefined;
+      const judged = judgeOriginal(result.run, requiredTests(baseline, verdict, gate), verdict, result.testFiles, relaxed);
+      data.original = { ...judged, counts: result.run.counts, exitCode: result.run.exitCode };
+      if (judged.ok) return null;
+      const message = [
+        'REFUSED by the original-test gate: your change passes only with your changes to the tests.',
+        judged.detail,
+        'Fix the code under test so that the existing tests pass as they are; new tests may be added next to them.',
+      ].join('\n');
+      data.refusals.push(`[original-tests] ${judged.detail}`);
+      return message;
+    },
+    passingWithoutFix: () => {
+      const hits = data.proof?.passingOnOriginal ?? [];
+      if (!hits.length) return null;
+      // A maintainer allowed test changes for this task (policy + the task asks): reported by the proof table, not refused.
+      if (allowed.length) return null;
+      const why = `${hits.length} test(s) that failed before any edit pass on the original code with only the change's test edits applied (${data.proof!.testFiles.join(', ')}): ${hits.slice(0, 8).join(', ')}. The test edits, not the source change, make them pass.`;
+      data.refusals.push(`[test-edits-alone] ${why}`);
+      return why;
+    },
+    flagComments: async (fromTree, toTree, changes) => {
+      const files = changes.filter((c) => c.status === 'modified' && /\.[cm]?[jt]sx?$/.test(c.path)).map((c) => c.path);
+      if (!files.length) return;
+      const read = (f: string) => readFile(path.join(git.root, f), 'utf8').catch(() => null);
+      const after = new Map<string, string | null>();
+      for (const f of files) after.set(f, await read(f));
+      const before = new Map<string, string | null>();
+      try {
+        await git.restore(fromTree);
+        for (const f of files) before.set(f, await read(f));
+      } finally {
+        await git.restore(toTree);
+      }
+      const hunks = files.flatMap((f) => commentOnlyHunks(f, before.get(f) ?? null, after.get(f) ?? null));
+      if (hunks.length) data.commentOnly = hunks;
     },
     prove: async (pristineTree, fixTree, changes, finalRun) => {
       data.proof = await proveFailToPass({ git, session, pristineTree, fixTree, changes, finalRun, baselineRun: session.baseline });

@@ -17,6 +17,7 @@
  */
 import { stripVTControlCharacters } from 'node:util';
 import type { ParsedFrom, TestCase, TestStatus } from './types.js';
+import { normaliseId } from './identity.js';
 
 export interface TestTotals {
   passed: number;
@@ -70,7 +71,8 @@ class Collector {
   private static readonly rank: Record<TestStatus, number> = { skipped: 0, passed: 1, failed: 2 };
 
   add(id: string, status: TestStatus, message?: string, durationMs?: number): void {
-    id = id.trim();
+    // the shared identity's id form (verify/identity.ts): levels normalised, empty levels dropped
+    id = normaliseId(id);
     if (!id) return;
     const msg = message ? shorten(message) : undefined;
     const existing = this.byId.get(id);
@@ -86,7 +88,7 @@ class Collector {
   }
 
   setMessage(id: string, message: string): void {
-    const test = this.byId.get(id);
+    const test = this.byId.get(normaliseId(id));
     if (test && !test.message && message.trim()) test.message = shorten(message);
   }
 
@@ -331,6 +333,9 @@ function parseTap(lines: string[]): ParserResult {
   let nodeStyle = false;
   let group: string | undefined;
   const groupNames = new Map<string, number>();
+  /** The line of the last `# name` heading; with no plan (`1..N`) anywhere, the run died in that test. */
+  let crashedAfter = -1;
+  let sawPlan = false;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
     if (/^\s*# Subtest: /.test(line)) nodeStyle = true;
@@ -340,8 +345,10 @@ function parseTap(lines: string[]): ParserResult {
       const n = (groupNames.get(g[1]) ?? 0) + 1;
       groupNames.set(g[1], n);
       group = n > 1 ? `${g[1]} [${n}]` : g[1];
+      crashedAfter = i;
       continue;
     }
+    if (/^\s*1\.\.\d+/.test(line)) sawPlan = true;
     const m = TAP_POINT.exec(line);
     if (!m) continue;
     const indent = m[1].length;
@@ -368,6 +375,11 @@ function parseTap(lines: string[]): ParserResult {
       children,
       group: indent === 0 ? group : undefined,
     });
+  }
+  if (!nodeStyle && group !== undefined && crashedAfter >= 0 && !sawPlan) {
+    // The process died inside the test under the last heading (tape prints no plan then): that test failed.
+    const error = lines.slice(crashedAfter + 1).find((l) => /^\s*(?:[A-Z]\w*)?Error\b|^\s*\w+Error:/.test(l));
+    open.push({ indent: 0, name: 'did not finish', status: 'failed', message: error?.trim() ?? 'the test run stopped inside this test', children: [], group });
   }
   if (!nodeStyle) {
     const grouped = tapGroups(open);
@@ -462,6 +474,8 @@ function parseVitest(lines: string[]): ParserResult {
   let fileIndent = -1;
   let totals: TestTotals | undefined;
   let lastFailed = '';
+  /** Ids from the tree listing, where vitest 4's default reporter leaves out describe levels. */
+  const treeIds = new Set<string>();
 
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
@@ -505,9 +519,24 @@ function parseVitest(lines: string[]): ParserResult {
     }
     const status: TestStatus = t[2] === '✓' || t[2] === '√' ? 'passed' : t[2] === '↓' ? 'skipped' : 'failed';
     out.add(name, status);
+    treeIds.add(normaliseId(name));
     lastFailed = status === 'failed' ? name : '';
   }
-  return { tests: out.list(), parsedFrom: 'vitest', totals };
+  // A failed test named by the tree without its describe levels (`file > name`) and by its
+  // `FAIL file > suite > name` line is one test: the full name stays.
+  const all = out.list();
+  const failedFull = all.filter((t) => t.status === 'failed' && !treeIds.has(t.id));
+  const tests = all.filter((t) => {
+    if (t.status !== 'failed' || !treeIds.has(t.id)) return true;
+    const cut = t.id.indexOf(SEP);
+    if (cut < 0) return true;
+    const file = t.id.slice(0, cut);
+    const rest = t.id.slice(cut + SEP.length);
+    const full = failedFull.find((f) => f.id !== t.id && f.id.startsWith(`${file}${SEP}`) && f.id.endsWith(`${SEP}${rest}`));
+    if (full && !full.message && t.message) full.message = t.message;
+    return !full;
+  });
+  return { tests, parsedFrom: 'vitest', totals };
 }
 
 // ------------------------------------------------------------------------- mocha

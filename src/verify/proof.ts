@@ -89,7 +89,11 @@ export async function proveFailToPass(deps: ProofDeps): Promise<TestProof> {
     await git.restore(deps.fixTree);
     const after = before.scope === 'related' ? ((await session.runFiles(testFiles, 'proof-after')) ?? deps.finalRun) : deps.finalRun;
     if (!after) return { status: 'not-run', testFiles, tests: [], detail: 'The fix was not run.' };
-    return judgeProof(before, after, testFiles);
+    const proof = judgeProof(before, after, testFiles);
+    // Tests that failed before any edit and pass here, on the original code with only the test edits.
+    const failedAtBaseline = new Set((deps.baselineRun?.tests ?? []).filter((t) => t.status === 'failed').map((t) => t.id));
+    const passingOnOriginal = [...new Set(before.tests.filter((t) => t.status === 'passed' && failedAtBaseline.has(t.id)).map((t) => t.id))];
+    return passingOnOriginal.length ? { ...proof, passingOnOriginal } : proof;
   } catch (e) {
     return { status: 'not-run', testFiles, tests: [], detail: `The proof could not be run: ${(e as Error).message}` };
   } finally {

@@ -16,8 +16,10 @@ import { compareRuns, STRICT_GATE, type GateRule } from './compare.js';
 import { readMochaConfig } from './mocha.js';
 import { displayCommand, identifyRunner, planFiles, planRelated, planStructured, type PlannedRun, type RunnerInfo } from './plan.js';
 import { reconcile } from './reconcile.js';
-import { goJsonToText, parseStructured } from './structured.js';
+import { firstRepoFrame, goJsonToText, parseStructured } from './structured.js';
 import { toTestRun } from './test-run.js';
+import { ImportGraph } from './imports.js';
+import { stillFailingFiles, testFileOf, type FileLink, type TestLinks } from './tolerance.js';
 
 export interface SessionDeps {
   root: string;
@@ -36,7 +38,7 @@ export interface SessionDeps {
 
 /** One entry per command the harness ran, for the report. */
 export interface CommandRecord {
-  purpose: 'baseline' | 'baseline-rerun' | 'related' | 'gate' | 'gate-rerun' | 'proof-before' | 'proof-after';
+  purpose: 'baseline' | 'baseline-rerun' | 'related' | 'gate' | 'gate-rerun' | 'proof-before' | 'proof-after' | 'relatedness' | 'original-tests';
   command: string;
   exitCode: number | null;
   timedOut: boolean;
@@ -166,6 +168,9 @@ export class TestSession {
     return { command: this.deps.testCommand, flavour: 'generic', parsedFrom: 'none' };
   }
 
+  /** The runner's related-test selection for the current verification (attachLinks). */
+  private selection: { key: string; selected: Set<string> | null } | null = null;
+
   /** Set when the runner rejected our reporter flags: the plain command from then on. */
   private structuredOff = false;
 
@@ -216,6 +221,10 @@ export class TestSession {
       run = { ...run, parsedFrom: plan.parsedFrom };
     }
     if (run.structured && this.deps.listFiles && run.tests.some((t) => t.frame)) run = { ...run, tests: resolveFrames(run.tests, await this.deps.listFiles()) };
+    // Plain output: the first in-repo frame of a failure's text (evidence for tolerance.ts).
+    if (!run.structured && run.tests.some((t) => t.status === 'failed' && !t.frame && t.details)) {
+      run = { ...run, tests: run.tests.map((t) => (t.status === 'failed' && !t.frame && t.details ? { ...t, frame: firstRepoFrame(t.details.replace(/['"`]/g, ' '), root) } : t)) };
+    }
     run.executed = redactor.redact(plan.command);
     run.scope = scope;
     run = reconcile(run);
@@ -247,9 +256,52 @@ export class TestSession {
     return run;
   }
 
+  /**
+   * Rule `allow`: for the test files of the failures that predate the change and remain,
+   * what connects them to the files the change touched (tolerance.ts): the runner's own
+   * related-test selection (jest, vitest: one related run on the changed files) and the
+   * repository's import graph. Attached to the run, so the gate decides from the run alone.
+   */
+  async attachLinks(run: TestRun): Promise<TestRun> {
+    const baseline = this.baselineRun;
+    if (this.gate.preexisting !== 'allow' || run.succeeded || !baseline || !this.deps.changedFiles) return run;
+    const files = stillFailingFiles(baseline, run);
+    if (files.length === 0) return run;
+    const changed = (await this.deps.changedFiles()).filter((p) => !p.startsWith('..'));
+    const all = [...new Set([...(this.deps.listFiles ? await this.deps.listFiles() : []), ...changed])];
+    const graph = new ImportGraph({
+      files: all,
+      read: async (f) => {
+        try {
+          return await readFile(path.join(this.deps.root, f), 'utf8');
+        } catch {
+          return null;
+        }
+      },
+    });
+    // The runner's selection, once per verification (the related run and the gate see the same tree).
+    const key = changed.join('\0');
+    let selected: Set<string> | null = this.selection?.key === key ? this.selection.selected : null;
+    if (this.selection?.key !== key && (this.info.runner === 'jest' || this.info.runner === 'vitest') && !this.structuredOff && changed.length) {
+      const plan = planRelated(this.info, changed, all, this.reportPath());
+      if (plan) {
+        const r = await this.execute(plan, 'related', 'relatedness');
+        if (r.structured) selected = new Set([...r.tests.map((t) => testFileOf(t)).filter((f): f is string => !!f), ...(r.loadErrors ?? [])]);
+      }
+      this.selection = { key, selected };
+    }
+    const links: TestLinks = { changed, files: {} };
+    for (const f of files) {
+      const reach = await graph.reach(f, changed);
+      const link: FileLink = { runner: selected === null ? 'none' : selected.has(f) ? 'selected' : 'not-selected', graph: reach.status, detail: reach.detail };
+      links.files[f] = link;
+    }
+    return { ...run, links };
+  }
+
   /** The full command (the gate), re-run once when tests newly fail, to tell flaky tests from real ones. */
   async runGate(): Promise<TestRun> {
-    const first = await this.execute(this.fullPlan(), 'full', 'gate');
+    const first = await this.attachLinks(await this.execute(this.fullPlan(), 'full', 'gate'));
     const baseline = this.baselineRun;
     if (!baseline || first.timedOut) return first;
     const verdict = compareRuns(baseline, first, this.gate);
@@ -266,17 +318,19 @@ export class TestSession {
    * changed files are tried.
    */
   async runForLoop(): Promise<TestRun> {
+    this.selection = null;
     if (this.deps.relatedFirst !== false && this.deps.changedFiles && !this.structuredOff) {
       const changed = (await this.deps.changedFiles()).filter((p) => !p.startsWith('..'));
       const all = this.deps.listFiles ? await this.deps.listFiles() : [];
       const selection = [...new Set([...changed, ...failingTestFiles(this.baselineRun, all)])];
       const plan = planRelated(this.info, selection, all, this.reportPath());
       let related: TestRun | null = plan ? await this.execute(plan, 'related', 'related') : null;
+      if (related) related = await this.attachLinks(related);
       const ranNothing = (r: TestRun | null) => !r || (r.counts.passed + r.counts.failed === 0 && !(r.loadErrors?.length) && r.succeeded);
       if (ranNothing(related)) {
         const named = testFilesNamedAfter(changed, all);
         const byName = named.length ? planFiles(this.info, named, this.reportPath()) : null;
-        if (byName) related = await this.execute(byName, 'related', 'related');
+        if (byName) related = await this.attachLinks(await this.execute(byName, 'related', 'related'));
       }
       // The related tests decide the attempt when they already show it cannot pass the gate
       // (judged like the gate, so failures that predate the change count as the gate counts them).

@@ -10,6 +10,7 @@
  */
 import type { TestCase, TestStatus } from './types.js';
 import { stripAnsi } from './parse.js';
+import { normaliseId, testId } from './identity.js';
 
 export type StructuredFormat = 'jest-json' | 'junit' | 'go-json' | 'mocha-jsonl';
 
@@ -122,7 +123,7 @@ export function parseJestJson(text: string, root: string): StructuredResult | nu
     const assertions = file.assertionResults ?? [];
     for (const a of assertions) {
       const titles = [...(a.ancestorTitles ?? []), a.title ?? a.fullName ?? '?'];
-      const test: TestCase = { id: [rel, ...titles].join(SEP), status: JEST_STATUS[a.status ?? ''] ?? 'skipped', file: rel };
+      const test: TestCase = { id: testId([rel, ...titles]), status: JEST_STATUS[a.status ?? ''] ?? 'skipped', file: rel };
       if (typeof a.duration === 'number') test.durationMs = a.duration;
       if (test.status === 'failed') failure(test, (a.failureMessages ?? []).join('\n'), root);
       tests.push(test);
@@ -215,7 +216,7 @@ export function parseJUnit(xml: string, root: string, flavour: 'pytest' | 'gener
     let id: string;
     let loadError = false;
     if (flavour === 'pytest') {
-      id = a.classname ? `${pytestPrefix(a.classname, file)}::${name}` : name;
+      id = normaliseId(a.classname ? `${pytestPrefix(a.classname, file)}::${name}` : name);
       // A collection error: a testcase with an empty classname and the module as its name.
       if (!a.classname && status === 'failed') {
         id = name.includes('/') || name.endsWith('.py') ? name : `${name.replace(/\./g, '/')}.py`;
@@ -228,7 +229,7 @@ export function parseJUnit(xml: string, root: string, flavour: 'pytest' | 'gener
     } else {
       const path = suites.filter(Boolean);
       if (path.length === 0 && a.classname && a.classname !== 'test' && a.classname !== name) path.push(a.classname);
-      id = [...path, name].join(SEP);
+      id = testId([...path, name]);
     }
     if (loadError) loadErrors.push(id);
     if (seen.has(id)) continue;
@@ -302,7 +303,7 @@ export function parseGoJson(text: string, root: string): StructuredResult | null
     const prefix = `${t.name}/`;
     const children = all.filter((o) => o.pkg === t.pkg && o.name.startsWith(prefix));
     if (children.length && !(t.status === 'failed' && !children.some((c) => c.status === 'failed'))) continue;
-    const test: TestCase = { id: `${t.pkg}${SEP}${t.name}`, status: t.status ?? 'failed', file: undefined };
+    const test: TestCase = { id: testId([t.pkg, t.name]), status: t.status ?? 'failed', file: undefined };
     delete test.file;
     if (t.elapsed !== undefined) test.durationMs = Math.round(t.elapsed * 1000);
     if (test.status === 'failed') {
@@ -382,7 +383,7 @@ export function parseMochaJsonl(text: string, root: string): StructuredResult | 
     if (e.type !== 'test' && e.type !== 'hook') continue;
     const titles = Array.isArray(e.path) ? e.path.filter((t): t is string => typeof t === 'string' && t !== '') : [];
     if (titles.length === 0) continue;
-    const id = titles.join(SEP);
+    const id = testId(titles);
     const status: TestStatus = e.state === 'passed' ? 'passed' : e.state === 'failed' ? 'failed' : 'skipped';
     const previous = byId.get(id);
     if (previous?.status === 'failed') continue;

@@ -36,6 +36,8 @@ export interface TestRun {
   structured?: boolean;
   /** Test files or packages that failed to load (syntax error, import error, build failure). */
   loadErrors?: string[];
+  /** What connects the test files still failing in this run to the change (verify/tolerance.ts), gathered by the session. */
+  links?: import('./tolerance.js').TestLinks;
   /** Exit code reconciled with the parsed results (see verify/reconcile.ts). */
   consistency?: 'consistent' | 'exit-nonzero-without-failing-test' | 'exit-zero-with-failing-tests' | 'no-results';
   /** `full` suite or only the tests `related` to the changed files. */
@@ -56,6 +58,8 @@ export interface Verdict {
   preexisting?: string[];
   /** Not ok, and these tests the task is about still fail (gate rule `allow`): named by the task, or in a file the change made pass tests of. */
   taskFailures?: string[];
+  /** Rule `allow`: for each test still failing since the baseline, the evidence that excused or blocked it. */
+  tolerance?: import('./tolerance.js').ToleranceDecision[];
   /** One line for humans. */
   summary: string;
 }
@@ -71,6 +75,10 @@ export interface TestIntel {
   proof?: TestProof;
   /** Attempts refused by the test-integrity guard (their reasons). */
   refusals: string[];
+  /** The last original-test gate run (verify/original.ts): only when the change touched test-ish files. */
+  original?: import('./original.js').OriginalTestsResult & { counts: { passed: number; failed: number; skipped: number }; exitCode: number | null };
+  /** Hunks of the published change that only add or change comments or whitespace (verify/comments.ts). */
+  commentOnly?: import('./comments.js').CommentHunk[];
 }
 
 export interface TestProof {
@@ -78,4 +86,6 @@ export interface TestProof {
   detail: string;
   testFiles: string[];
   tests: { id: string; before: TestStatus | 'missing'; after: TestStatus | 'missing' }[];
+  /** Tests that failed before any edit and pass on the original code with only the change's test edits applied. */
+  passingOnOriginal?: string[];
 }
