@@ -1,4 +1,4 @@
-import { Budget, costOf, priceOf, DEFAULT_PRICES } from '../src/safety/budget.js';
+import { Budget, costOf, priceOf, DEFAULT_PRICES } from '../src/budget/budget.js';
 
 describe('price table', () => {
   test('provider prefixes, dated variants and longest prefix', () => {

@@ -1,5 +1,5 @@
 import { baseJobName, checkReproduction, ciFingerprint, failureSignature, normalizeError, sameTest } from '../src/ci/fingerprint.js';
-import type { TestRun } from '../src/types.js';
+import type { TestRun } from '../src/verify/types.js';
 
 const job = (name: string, failingTests: string[], errors: string[] = [], failedSteps = ['Run tests']) => ({ name, failingTests, errors, failedSteps });
 

@@ -12,7 +12,7 @@ import { checkReproduction } from '../src/ci/fingerprint.js';
 import { identityOf, identityLabel, matchIdentity, normaliseSegment, sameIdentity, testId, type TestIdentity } from '../src/verify/identity.js';
 import { parseGoJson, parseJestJson } from '../src/verify/structured.js';
 import { parseTestOutput } from '../src/verify/parse.js';
-import type { TestCase, TestRun } from '../src/types.js';
+import type { TestCase, TestRun } from '../src/verify/types.js';
 
 const LOGS = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures', 'ci-identity', 'logs');
 const logs = readdirSync(LOGS).filter((f) => f.endsWith('.log'));

@@ -1,6 +1,7 @@
-import { renderCiPrBody, renderCiPrTitle, renderCiSection, renderFailingTests, localStatus } from '../src/ci/report.js';
+import { renderCiPrBody, renderCiPrTitle, renderCiSection, renderFailingTests, localStatus } from '../src/report/ci.js';
 import type { CiFailure } from '../src/ci/context.js';
-import type { RunReport, TestRun } from '../src/types.js';
+import type { RunReport } from '../src/fix/types.js';
+import type { TestRun } from '../src/verify/types.js';
 
 const failure: CiFailure = {
   runId: 77,

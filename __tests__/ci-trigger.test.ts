@@ -1,9 +1,9 @@
 import { parseTrigger } from '../src/trigger/parse.js';
-import { resolveDispatchedRun } from '../src/ci/trigger.js';
+import { resolveDispatchedRun } from '../src/trigger/workflow-run.js';
 import { collectCiFailure, newerSuccess } from '../src/ci/context.js';
 import { buildCiTask } from '../src/ci/task.js';
 import type { CiGitHubPort, JobData, WorkflowRunData } from '../src/ports/ci.js';
-import type { CiTrigger } from '../src/types.js';
+import type { CiTrigger } from '../src/trigger/types.js';
 
 const SHA = 'a'.repeat(40);
 const REPO = 'octo/shop';

@@ -1,6 +1,6 @@
-import { claimMarker, claimTrailer, isNewer, newerClaim, parseClaim, parseClaimTrailer, runIdFromEnv, withClaim, withClaimTrailer } from '../src/safety/claim.js';
-import { renderFailureComment } from '../src/safety/failure.js';
-import { onCancel } from '../src/safety/cancel.js';
+import { claimMarker, claimTrailer, isNewer, newerClaim, parseClaim, parseClaimTrailer, runIdFromEnv, withClaim, withClaimTrailer } from '../src/publish/claim.js';
+import { renderFailureComment } from '../src/report/failure.js';
+import { onCancel } from '../src/run/cancel.js';
 import { FakeGitHubPort } from '../test-support/fake-github-port.js';
 
 describe('run claims', () => {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CommandResult } from '../src/ports/shell.js';
 import { Redactor } from '../src/redact.js';
-import type { TestCase, TestRun, TestStatus } from '../src/types.js';
+import type { TestCase, TestRun, TestStatus } from '../src/verify/types.js';
 import { compareRuns, describeTaskFailures, taskTargets, type GateRule } from '../src/verify/compare.js';
 import type { TestLinks } from '../src/verify/tolerance.js';
 import { failureFeedback, toTestRun } from '../src/verify/test-run.js';

@@ -3,7 +3,6 @@
  * guard refuses a skipped test back to the model; the model then fixes the code and adds a
  * test; the PR shows the test table, the refusal and the fail-to-pass proof.
  */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { startFakeGitHub } from '../test-support/fake-github.js';
 import { startScriptedModel } from '../src/scripted/server.js';

@@ -9,7 +9,7 @@ const TOKEN = 'ghs_faketoken123';
 interface Answer {
   status: number;
   headers: Headers;
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- raw JSON from the server
+  body: any;  
 }
 
 async function api(gh: FakeGitHub, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { TestCase, TestRun } from '../src/types.js';
+import type { TestCase, TestRun } from '../src/verify/types.js';
 import { compactIds, packFeedback, stripNoise } from '../src/verify/feedback.js';
 import { goJsonToText } from '../src/verify/structured.js';
 import { toTestRun } from '../src/verify/test-run.js';

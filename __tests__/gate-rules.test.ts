@@ -1,4 +1,4 @@
-import type { TestRun, TestStatus } from '../src/types.js';
+import type { TestRun, TestStatus } from '../src/verify/types.js';
 import { ImportGraph, jsSpecifiers, pySpecifiers, goImports } from '../src/verify/imports.js';
 import { isTestSupport, judgeOriginal, requiredTests, splitChange } from '../src/verify/original.js';
 import { commentOnlyHunks } from '../src/verify/comments.js';

@@ -1,6 +1,6 @@
 import { buildIssueTask, GOAL_BUDGET } from '../src/task/issue-task.js';
 import type { CommentData, IssueData } from '../src/ports/github.js';
-import type { Trigger } from '../src/types.js';
+import type { Trigger } from '../src/trigger/types.js';
 import { FakeGitHubPort } from '../test-support/fake-github-port.js';
 
 type IssueTrigger = Extract<Trigger, { kind: 'issue' }>;

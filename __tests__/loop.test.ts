@@ -72,7 +72,7 @@ const fixDiscount: [string, Record<string, unknown>] = ['edit_file', { path: 'sr
 const finish: [string, Record<string, unknown>] = ['finish', { summary: 'done' }];
 
 test('a change over the size limits is sent back to be shrunk, without running the tests', async () => {
-  const { out, model, events } = await setup([{ calls: [fixQuantity, fixDiscount] }, { calls: [finish] }], { maxChangedLines: 2, maxIterations: 1 });
+  const { out, events } = await setup([{ calls: [fixQuantity, fixDiscount] }, { calls: [finish] }], { maxChangedLines: 2, maxIterations: 1 });
   expect(out.attempts[0].verdict.summary).toBe('diff over the size limits');
   expect(events.filter((e) => e.type === 'test-run')).toHaveLength(0);
   expect(out.reason).toBe('tests-still-failing');

@@ -3,7 +3,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import os from 'node:os';
 import path from 'node:path';
 import { parseTestOutput, stripAnsi } from '../src/verify/parse.js';
-import type { TestCase } from '../src/types.js';
+import type { TestCase } from '../src/verify/types.js';
 
 const FIXTURES = path.join(process.cwd(), '__tests__', 'fixtures', 'verify');
 const fixture = (name: string) => readFileSync(path.join(FIXTURES, name), 'utf8');

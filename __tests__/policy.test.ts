@@ -1,6 +1,6 @@
 import { parsePolicy, PolicyError, DEFAULT_POLICY, permissionAtLeast } from '../src/policy/schema.js';
 import { applyPolicy, allowListAsProtected } from '../src/policy/apply.js';
-import { authorizeByPolicy, forkCiAllowed } from '../src/policy/authorize.js';
+import { authorizeByPolicy } from '../src/policy/authorize.js';
 import { loadPolicy } from '../src/policy/load.js';
 import { makeGitHub } from '../src/adapters/github.js';
 import { readSettings } from '../src/settings/inputs.js';
@@ -153,10 +153,10 @@ describe('authorizeByPolicy', () => {
     await expect(authorizeByPolicy(g, 'alice', DEFAULT_POLICY)).rejects.toThrow('boom');
   });
 
-  test('fork CI only when the policy says so', () => {
-    expect(forkCiAllowed(DEFAULT_POLICY, true)).toBe(false);
-    expect(forkCiAllowed(DEFAULT_POLICY, false)).toBe(true);
-    expect(forkCiAllowed(parsePolicy('triggers:\n  fork-ci: true\n'), true)).toBe(true);
+  test('fork CI is never acted on: `fork-ci: true` is refused with the reason, `false` (what it always was) is accepted', () => {
+    expect(() => parsePolicy('triggers:\n  fork-ci: true\n')).toThrow(PolicyError);
+    expect(() => parsePolicy('triggers:\n  fork-ci: true\n')).toThrow(/triggers\.fork-ci.*was removed: agent-fix never checks out or runs a fork's code/);
+    expect(parsePolicy('triggers:\n  fork-ci: false\n').triggers['min-permission']).toBe('write');
   });
 });
 

@@ -1,6 +1,6 @@
 /** When the change adds no test, the existing tests that failed at baseline and pass now are the proof. */
 import { proveFailToPass, type ProofDeps } from '../src/verify/proof.js';
-import type { TestRun } from '../src/types.js';
+import type { TestRun } from '../src/verify/types.js';
 
 const run = (succeeded: boolean, tests: [string, 'passed' | 'failed'][]): TestRun => ({
   command: 'npm test',

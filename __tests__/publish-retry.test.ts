@@ -2,7 +2,7 @@ import { openGit } from '../src/adapters/git.js';
 import type { GitPort } from '../src/ports/git.js';
 import { publishBranch } from '../src/publish/push.js';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
-import { isLostRace, isTransientPushFailure, publishWithRetry } from '../src/safety/publish-retry.js';
+import { isLostRace, isTransientPushFailure, publishWithRetry } from '../src/publish/retry.js';
 import { BOT, HUMAN, cleanupFixtures, cloneFull, commitAs, makeRepo, writeFiles } from '../test-support/git-fixture.js';
 
 afterAll(() => cleanupFixtures());

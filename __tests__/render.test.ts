@@ -1,5 +1,6 @@
 import { cell, codeCell, commentMarker, describeRun, escapeMarkdown, GITHUB_BODY_LIMIT, renderFinalComment, renderPrBody, renderReportMarkdown, renderStartComment, renderTerminal, truncateMarkdown } from '../src/report/render.js';
-import type { RunReport, TestRun } from '../src/types.js';
+import type { RunReport } from '../src/fix/types.js';
+import type { TestRun } from '../src/verify/types.js';
 
 const run = (over: Partial<TestRun>): TestRun => ({
   command: 'npm test',

@@ -183,7 +183,7 @@ describe('scripted server', () => {
   });
 
   test('exhaustion answers "(script exhausted)" and is recorded', async () => {
-    const s = await start({ steps: [{ content: 'one' }] });
+    const s = await start({ steps: [{ content: 'one' }] }, { allowExhaustion: true });
     await post(`${s.url}/chat/completions`, ask('q'));
     expect(s.exhausted).toBe(false);
     const body = await (await post(`${s.url}/chat/completions`, ask('q'))).json();
@@ -238,6 +238,18 @@ describe('scripted server', () => {
     const bad = await fetch(`${s.url}/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer k' }, body: '{not json' });
     expect(bad.status).toBe(400);
     expect(s.requests).toHaveLength(0);
+  });
+
+  test('a session that ran out of script fails the test that used it: close() rejects, naming the script and the counts', async () => {
+    const s = await startScriptedModel({ label: 'short', steps: [{ content: 'one' }] });
+    await post(`${s.url}/chat/completions`, ask('q'));
+    await post(`${s.url}/chat/completions`, ask('q'));
+    await expect(s.close()).rejects.toThrow('scripted model "short" ran out of script: 2 request(s) for 1 step(s)');
+    // every later close says the same (idempotent), and the port is free
+    await expect(s.close()).rejects.toThrow('ran out of script');
+    const exact = await startScriptedModel({ steps: [{ content: 'one' }] });
+    await post(`${exact.url}/chat/completions`, ask('q'));
+    await expect(exact.close()).resolves.toBeUndefined();
   });
 
   test('close() is idempotent and frees the port', async () => {

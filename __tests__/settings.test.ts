@@ -1,5 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { readSettings, SettingsError, ALWAYS_PROTECTED, parseGlobList } from '../src/settings/inputs.js';
+import { readSettings, SettingsError, parseGlobList } from '../src/settings/inputs.js';
+import { ALWAYS_PROTECTED as GUARDED } from '../src/workspace/paths.js';
+
+/** The protected glob every settings object names (the path guard adds `.git/**` too). */
+const ALWAYS_PROTECTED = GUARDED[0];
 
 const SECRET = 'ghs_secretTokenValue1234567890';
 

@@ -105,7 +105,7 @@ describe.each(Object.keys(EXPECT) as Stack[])('%s fixture', (stack) => {
   const e = EXPECT[stack];
   if (missing) {
     test.skip(`skipped: ${missing}`, () => undefined);
-    // eslint-disable-next-line no-console
+     
     console.warn(`[stacks.test] ${stack} skipped: ${missing}`);
     return;
   }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { RunReport, TestCase, TestRun, TestStatus } from '../src/types.js';
+import type { RunReport } from '../src/fix/types.js';
+import type { TestCase, TestRun, TestStatus } from '../src/verify/types.js';
 import { parseGoJson, parseJestJson, parseJUnit, parseMochaJsonl, parseStructured, firstRepoFrame, goJsonToText } from '../src/verify/structured.js';
 import { displayCommand, identifyRunner, ownReportFile, planFiles, planRelated, planStructured } from '../src/verify/plan.js';
 import { reconcile, describeConsistency } from '../src/verify/reconcile.js';

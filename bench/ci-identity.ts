@@ -36,7 +36,7 @@ import { identifyRunner, planStructured } from '../src/verify/plan.js';
 import { parseStructured } from '../src/verify/structured.js';
 import { parseTestOutput } from '../src/verify/parse.js';
 import { identityOf, identityLabel, matchIdentity, sameIdentity, type TestIdentity } from '../src/verify/identity.js';
-import type { TestCase, TestRun } from '../src/types.js';
+import type { TestCase, TestRun } from '../src/verify/types.js';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const arg = (name: string, dflt?: string) => {

@@ -17,7 +17,7 @@
  *   ... --history unjs/h3 --src src/ --test test/ --limit 10 --modes issue
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { prepareContext } from '../src/context/index.js';

@@ -6,12 +6,15 @@ import { realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runLocal, UsageError } from './local.js';
+import { runLocal as runLocalStory, UsageError, type LocalOptions } from './run/local.js';
+import { openGit } from './adapters/git.js';
+import { makeShell } from './adapters/shell.js';
+import { makeChatModel } from './adapters/openai.js';
 import { renderTerminal } from './report/render.js';
 import { startScriptedModel } from './scripted/server.js';
 import { parseScript } from './scripted/script.js';
-import { ALWAYS_PROTECTED } from './workspace/paths.js';
-import type { Settings } from './types.js';
+import { readSettings } from './settings/inputs.js';
+import type { Settings } from './settings/types.js';
 
 const HELP = `agent-fix: turn a task into a small change that the repository's own tests confirm.
 
@@ -31,7 +34,6 @@ Options for fix:
   --max-iterations N      verification attempts (default 5)
   --max-changed-files N   (default 10)
   --max-changed-lines N   (default 200)
-  --context-tokens N      budget of the first model request with the repository map and likely code (default 8000, 0: none)
   --timeout-minutes N     per command (default 15)
   --preexisting-failures allow|block
                           tests failing before any edit that the task is not about may
@@ -39,43 +41,33 @@ Options for fix:
   --json                  print the report as JSON
 The API key is read from $OPENAI_API_KEY. Exit code: 0 fixed, 1 not fixed, 2 usage or setup error.`;
 
-function int(name: string, v: string | undefined, dflt: number, max: number): number {
-  if (v === undefined) return dflt;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1 || n > max) throw new UsageError(`--${name} must be a whole number from 1 to ${max} (got "${v}")`);
-  return n;
-}
+/** CLI flags whose name differs from the action input they set. */
+const FLAG_OF: Record<string, string> = { 'command-timeout-minutes': 'timeout-minutes' };
 
+/** The flags and the environment through the one settings reader (settings/inputs.ts), with the CLI's defaults. */
 function settingsFrom(values: Record<string, string | boolean | undefined>, env: NodeJS.ProcessEnv): Settings {
   const s = (k: string) => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
-  const baseUrl = s('base-url') ?? env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1';
-  try {
-    new URL(baseUrl);
-  } catch {
-    throw new UsageError(`--base-url must be a URL such as https://api.openai.com/v1 (got "${baseUrl}")`);
-  }
-  return {
-    githubToken: '',
-    apiKey: env.OPENAI_API_KEY ?? '',
-    baseUrl,
-    model: s('model') ?? env.AGENT_FIX_MODEL ?? 'gpt-4.1',
-    testCommand: s('test-command') ?? null,
-    setupCommand: s('setup-command') ?? null,
-    label: 'agent-fix',
-    maxIterations: int('max-iterations', s('max-iterations'), 5, 50),
-    maxChangedFiles: int('max-changed-files', s('max-changed-files'), 10, 1000),
-    maxChangedLines: int('max-changed-lines', s('max-changed-lines'), 200, 100000),
-    contextTokens: s('context-tokens') === '0' ? 0 : int('context-tokens', s('context-tokens'), 8000, 1_000_000),
-    draft: true,
-    commandTimeoutMs: int('timeout-minutes', s('timeout-minutes'), 15, 360) * 60_000,
-    protectedPaths: [...ALWAYS_PROTECTED],
-    preexistingFailures: preexisting(s('preexisting-failures')),
+  const input = (name: string): string => {
+    if (name === 'api-key') return env.OPENAI_API_KEY ?? '';
+    if (name === 'base-url') return s('base-url') ?? env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1';
+    if (name === 'model') return s('model') ?? env.AGENT_FIX_MODEL ?? 'gpt-4.1';
+    return s(FLAG_OF[name] ?? name) ?? '';
   };
+  try {
+    return readSettings(input, { requireGithubToken: false, name: (n) => (n === 'api-key' ? '$OPENAI_API_KEY' : `--${FLAG_OF[n] ?? n}`) });
+  } catch (e) {
+    throw new UsageError(e instanceof Error ? e.message : String(e));
+  }
 }
 
-function preexisting(v: string | undefined): 'allow' | 'block' {
-  if (v === undefined || v === 'allow' || v === 'block') return v ?? 'allow';
-  throw new UsageError(`--preexisting-failures must be allow or block (got "${v}")`);
+/** The local story with this machine's adapters. */
+function runLocal(o: Omit<LocalOptions, 'openGit' | 'shell' | 'makeModel'>) {
+  return runLocalStory({
+    ...o,
+    openGit: (repo) => openGit(repo),
+    shell: makeShell(),
+    makeModel: (log) => makeChatModel({ baseUrl: o.settings.baseUrl, apiKey: o.settings.apiKey, model: o.settings.model, log }),
+  });
 }
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -96,8 +88,7 @@ async function demo(json: boolean): Promise<number> {
   say(`sample repository: ${repo} (a real git repo with a real failing test)`);
   say(`model endpoint:    ${server.url} (local scripted OpenAI-compatible server)\n`);
   try {
-    const settings = settingsFrom({ 'base-url': server.url, model: 'scripted-demo', 'test-command': 'npm test' }, {});
-    settings.apiKey = 'demo-key-not-secret';
+    const settings = settingsFrom({ 'base-url': server.url, model: 'scripted-demo', 'test-command': 'npm test' }, { OPENAI_API_KEY: 'demo-key-not-secret' });
     const { report, transcriptPath } = await runLocal({ repo, taskText: issue, settings, scripted: true, env: process.env, log: (m) => say(`  · ${m}`) });
     if (json) console.log(JSON.stringify({ ...report, transcriptPath, repo }, null, 2));
     else {
@@ -124,7 +115,6 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       'max-iterations': { type: 'string' },
       'max-changed-files': { type: 'string' },
       'max-changed-lines': { type: 'string' },
-      'context-tokens': { type: 'string' },
       'timeout-minutes': { type: 'string' },
       'preexisting-failures': { type: 'string' },
       json: { type: 'boolean', default: false },

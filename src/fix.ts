@@ -7,11 +7,15 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ChatModel } from './ports/llm.js';
-import type { GitPort } from './ports/git.js';
+import type { FileChange, GitPort } from './ports/git.js';
 import type { Shell, CommandResult } from './ports/shell.js';
-import type { Reason, RunReport, Settings, Task, TestRun } from './types.js';
+import type { FailToPassProof, Reason } from './agent/types.js';
+import type { RunReport } from './fix/types.js';
+import type { Settings } from './settings/types.js';
+import type { Task } from './task/types.js';
+import type { TestIntel, TestRun } from './verify/types.js';
 import { ToolBox } from './agent/tools.js';
-import { runAgentLoop, type LoopEvent } from './agent/loop.js';
+import { runAgentLoop, type LoopEvent, type LoopOutput } from './agent/loop.js';
 import { DEFAULT_CONTEXT_TOKENS } from './agent/prompt.js';
 import { prepareContext, type RepoContext } from './context/index.js';
 import { detectCommands } from './verify/detect.js';
@@ -20,11 +24,11 @@ import { toTestRun } from './verify/test-run.js';
 import { createTestIntel } from './verify/intel.js';
 import { taskTargets, type GateRule } from './verify/compare.js';
 import type { Redactor } from './redact.js';
-import { Budget, DEFAULT_BUDGET } from './safety/budget.js';
-import { isolationFor, probeSandbox, type SandboxProbe } from './safety/sandbox.js';
-import { credentialFiles, hidingWorks, hidingWrapper } from './safety/credentials.js';
+import { Budget, DEFAULT_BUDGET } from './budget/budget.js';
+import { isolationFor, probeSandbox, type SandboxProbe } from './sandbox/sandbox.js';
+import { credentialFiles, hidingWorks, hidingWrapper } from './sandbox/credentials.js';
 import { allowListAsProtected } from './policy/apply.js';
-import { repoStateProtections } from './safety/repo-state.js';
+import { repoStateProtections } from './workspace/repo-state.js';
 
 export interface FixDeps {
   git: GitPort;
@@ -78,55 +82,57 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
   const baseSha = await git.headSha();
   // The tree as checked out, before setup or tests could leave anything behind.
   const pristineTree = await git.snapshot();
-  const report: RunReport = {
-    status: 'error',
-    reason: 'internal-error',
-    detail: '',
-    task,
-    model: deps.model.model,
-    scripted: deps.scripted,
-    setupCommand: settings.setupCommand,
-    testCommand: settings.testCommand,
-    baseline: null,
-    final: null,
-    summary: '',
-    iterations: 0,
-    maxIterations: settings.maxIterations,
-    attempts: [],
-    changes: [],
-    diff: '',
-    usage: { promptTokens: 0, completionTokens: 0, requests: 0 },
-    durationMs: 0,
-  };
-  const finish = (status: RunReport['status'], reason: Reason, detail: string, tree: string | null = null): FixResult => {
-    report.status = status;
-    report.reason = reason;
-    report.detail = redactor.redact(detail);
-    report.durationMs = Date.now() - started;
-    report.safety = {
-      policy: settings.policySource ?? 'the action inputs (no repository policy was read)',
-      isolation: [setupIso.line, testIso.line, ...(sb.memoryMb > 0 ? [`memory: ${sb.memoryMb} MiB address space per command`] : [])],
-      budget: budget.describe(),
-      costUsd: budget.costUsd,
-      ...(reason === 'budget-exhausted' && budgetStop ? { budgetStop } : {}),
+  /**
+   * The report is made once, here, from what the fix found on the way (values, never a
+   * report edited along the way); every return of runFix goes through it.
+   */
+  const finish = (status: RunReport['status'], reason: Reason, detail: string, found: Found = {}, tree: string | null = null): FixResult => {
+    const loop = found.loop;
+    const report: RunReport = {
+      status,
+      reason,
+      detail: redactor.redact(detail),
+      task,
+      model: deps.model.model,
+      scripted: deps.scripted,
+      setupCommand: found.commands ? found.commands.setup : settings.setupCommand,
+      testCommand: found.commands ? found.commands.test : settings.testCommand,
+      baseline: found.baseline ?? null,
+      final: loop?.final ?? null,
+      summary: loop ? redactor.redact(loop.summary) : '',
+      iterations: loop?.iterations ?? 0,
+      maxIterations: settings.maxIterations,
+      attempts: loop?.attempts ?? [],
+      ...(found.tests ? { tests: found.tests } : {}),
+      ...(loop ? { proof: acceptedProof(loop) } : {}),
+      changes: found.changes ?? [],
+      diff: found.diff ?? '',
+      usage: loop?.usage ?? { promptTokens: 0, completionTokens: 0, requests: 0 },
+      durationMs: Date.now() - started,
+      safety: {
+        policy: settings.policySource ?? 'the action inputs (no repository policy was read)',
+        isolation: [setupIso.line, testIso.line, ...(sb.memoryMb > 0 ? [`memory: ${sb.memoryMb} MiB address space per command`] : [])],
+        budget: budget.describe(),
+        costUsd: budget.costUsd,
+        ...(reason === 'budget-exhausted' && loop?.reason === 'budget-exhausted' && loop.stopDetail ? { budgetStop: loop.stopDetail } : {}),
+      },
     };
     return { report, tree, baseSha, pristineTree };
   };
-  let budgetStop: string | undefined;
   if (sb.requireIsolation && (setupIso.unavailable || testIso.unavailable)) {
     return finish('error', 'not-applicable', `The policy requires network isolation (sandbox.require-isolation) but none is available here: ${sandbox.description}. Nothing was run.`);
   }
 
   let detection: string | undefined;
+  let commands = { setup: settings.setupCommand, test: settings.testCommand };
   if (!settings.testCommand) {
     const detected = await detectCommands(git.root);
     if (!detected.test) return finish('error', 'not-applicable', `No test command: ${detected.reason}`);
-    report.testCommand = detected.test;
-    report.setupCommand = settings.setupCommand ?? detected.setup;
+    commands = { test: detected.test, setup: settings.setupCommand ?? detected.setup };
     detection = detected.reason;
-    log(`Detected ${detected.stack}: setup \`${report.setupCommand ?? 'none'}\`, tests \`${report.testCommand}\``);
+    log(`Detected ${detected.stack}: setup \`${commands.setup ?? 'none'}\`, tests \`${commands.test}\``);
   }
-  const testCommand = report.testCommand as string;
+  const testCommand = commands.test as string;
   const env = childEnv(deps.parentEnv);
   const run = (command: string, kind: 'setup' | 'tests' = 'tests') =>
     shell.run(command, {
@@ -139,32 +145,30 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
       memoryMb: sb.memoryMb,
     });
 
-  if (report.setupCommand) {
-    log(`Setup: ${report.setupCommand}`);
-    const r = await run(report.setupCommand, 'setup');
+  if (commands.setup) {
+    log(`Setup: ${commands.setup}`);
+    const r = await run(commands.setup, 'setup');
     const setupRun = toTestRun(r, redactor);
     const { output: _output, ...meta } = r;
     emit({ type: 'command', purpose: 'setup', result: { ...meta, outputTail: setupRun.outputTail } });
     if (r.exitCode !== 0 || r.timedOut) {
-      report.baseline = null;
       const why = r.timedOut ? 'timed out' : `exited with ${r.exitCode ?? r.signal ?? 'no code'}`;
-      return finish('error', 'setup-failed', `The setup command \`${report.setupCommand}\` ${why}; nothing was changed. Last output:\n${tail(setupRun.outputTail, 1500)}`);
+      return finish('error', 'setup-failed', `The setup command \`${commands.setup}\` ${why}; nothing was changed. Last output:\n${tail(setupRun.outputTail, 1500)}`, { commands });
     }
   }
 
   log(`Baseline: ${testCommand}`);
   const baselineTree = await git.snapshot();
   const intel = await createTestIntel({ git, task, settings, redactor, testCommand, detection, baselineTree, exec: run });
-  report.tests = intel.data;
   const runTests = (): Promise<TestRun> => intel.session.runForLoop();
   const baseline = await intel.session.runBaseline();
-  report.baseline = baseline;
+  const found: Found = { commands, tests: intel.data, baseline };
   emit({ type: 'test-run', purpose: 'verify', iteration: 0, run: baseline });
   if (baseline.exitCode === 127 && baseline.tests.length === 0) {
-    return finish('error', 'not-applicable', `The test command \`${testCommand}\` could not be run (exit 127: command not found). Set the \`test-command\` input. Output:\n${tail(baseline.outputTail, 800)}`);
+    return finish('error', 'not-applicable', `The test command \`${testCommand}\` could not be run (exit 127: command not found). Set the \`test-command\` input. Output:\n${tail(baseline.outputTail, 800)}`, found);
   }
   const accepted = deps.acceptBaseline?.(baseline);
-  if (accepted && !accepted.ok) return finish('skipped', accepted.reason, accepted.detail);
+  if (accepted && !accepted.ok) return finish('skipped', accepted.reason, accepted.detail, found);
   // Failures that predate any edit: the ones the task is about must pass; the others may
   // remain (input preexisting-failures), and the report lists them as still failing.
   const targets = accepted?.targets ?? taskTargets(baseline, `${task.title}\n${task.goal}`);
@@ -211,14 +215,6 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     context: repoContext ?? undefined,
     contextTokens: settings.contextTokens ?? DEFAULT_CONTEXT_TOKENS,
   });
-  budgetStop = loop.reason === 'budget-exhausted' ? loop.stopDetail : undefined;
-
-  report.iterations = loop.iterations;
-  report.attempts = loop.attempts;
-  report.final = loop.final;
-  report.usage = loop.usage;
-  report.summary = redactor.redact(loop.summary);
-  report.proof = loop.reason === 'verified' ? loop.attempts[loop.attempts.length - 1]?.proof : undefined;
   // Publish exactly the files the model wrote, on top of the checkout as it was: whatever setup
   // or the test runs left in the working tree stays out of the change.
   // The published tree is HEAD's tree plus those files: untracked files that earlier workflow
@@ -228,26 +224,28 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
   const baseTree = `${baseSha}^{tree}`;
   const tree = await composeChange(git, baseTree, loop.touched);
   await git.restore(workTree);
-  report.changes = await git.changes(baseTree, tree);
+  const changes = await git.changes(baseTree, tree);
   const rawDiff = await git.diff(baseTree, tree);
-  report.diff = redactor.redact(rawDiff);
+  const diff = redactor.redact(rawDiff);
+  const after: Found = { ...found, loop, changes, diff };
   if (loop.reason === 'verified') {
-    await intel.prove(pristineTree, workTree, report.changes, loop.final);
-    await intel.flagComments(pristineTree, workTree, report.changes);
+    await intel.prove(pristineTree, workTree, changes, loop.final);
+    await intel.flagComments(pristineTree, workTree, changes);
   }
   await intel.session.dispose();
   // The guard once more on exactly what would be published.
   const refusal = loop.reason === 'verified' ? await intel.guardPublished(pristineTree, workTree) : null;
   const alone = loop.reason === 'verified' ? intel.passingWithoutFix() : null;
-  if (alone) return finish('not-fixed', 'tests-still-failing', `The fail-to-pass proof refused the change; no pull request was opened.\n${alone}`);
-  if (refusal) return finish('not-fixed', 'tests-still-failing', `The test-integrity guard refused the change; no pull request was opened.\n${refusal}`);
-  if (report.diff !== rawDiff) {
+  if (alone) return finish('not-fixed', 'tests-still-failing', `The fail-to-pass proof refused the change; no pull request was opened.\n${alone}`, after);
+  if (refusal) return finish('not-fixed', 'tests-still-failing', `The test-integrity guard refused the change; no pull request was opened.\n${refusal}`, after);
+  if (diff !== rawDiff) {
     // Defense in depth: a change that carries a secret (in any encoding the redactor knows) is never published.
-    return finish('not-fixed', 'secret-in-change', 'The change contains a secret value (a token or key of this run, possibly encoded); it was not published.');
+    return finish('not-fixed', 'secret-in-change', 'The change contains a secret value (a token or key of this run, possibly encoded); it was not published.', after);
   }
-  if (loop.reason === 'verified' && report.changes.length === 0) {
-    return finish('not-fixed', 'no-changes', 'Verification passed but no file differs from the checkout; nothing to publish.');
+  if (loop.reason === 'verified' && changes.length === 0) {
+    return finish('not-fixed', 'no-changes', 'Verification passed but no file differs from the checkout; nothing to publish.', after);
   }
+  const proof = acceptedProof(loop);
 
   const verdict = loop.attempts[loop.attempts.length - 1]?.verdict;
   switch (loop.reason) {
@@ -255,26 +253,42 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
       return finish(
         'fixed',
         'verified',
-        baseline.succeeded && report.proof
-          ? `The test command \`${testCommand}\` passed before any edit, so the change proves itself with a test: with only ${report.proof.testFiles.map((f) => `\`${f}\``).join(', ')} applied to the original code the command fails (${report.proof.withoutFix.counts.failed} failing), and with the fix it passes.`
+        baseline.succeeded && proof
+          ? `The test command \`${testCommand}\` passed before any edit, so the change proves itself with a test: with only ${proof.testFiles.map((f) => `\`${f}\``).join(', ')} applied to the original code the command fails (${proof.withoutFix.counts.failed} failing), and with the fix it passes.`
           : verdict?.preexisting?.length
             ? `The test command \`${testCommand}\` still fails, but only on ${verdict.preexisting.length} test(s) that were already failing before any edit, each with evidence that it is unrelated to the change (listed below with that evidence). The change makes ${verdict.nowPassing.length} failing test(s) pass, and nothing that passed before fails.`
             : `The test command \`${testCommand}\` failed before and passes now, and nothing that passed before fails.`,
+        after,
         tree,
       );
     case 'tests-still-failing':
-      return finish('not-fixed', loop.reason, `No attempt passed verification in ${loop.iterations} iteration(s); no pull request was opened.`);
+      return finish('not-fixed', loop.reason, `No attempt passed verification in ${loop.iterations} iteration(s); no pull request was opened.`, after);
     case 'budget-exhausted':
-      return finish('not-fixed', loop.reason, `Stopped because ${loop.stopDetail ?? 'the budget ran out'}, after ${loop.usage.requests} model request(s) and ${loop.iterations} attempt(s), without a verified fix; no pull request was opened. The report below is partial.`);
+      return finish('not-fixed', loop.reason, `Stopped because ${loop.stopDetail ?? 'the budget ran out'}, after ${loop.usage.requests} model request(s) and ${loop.iterations} attempt(s), without a verified fix; no pull request was opened. The report below is partial.`, after);
     case 'model-error':
-      return finish('not-fixed', loop.reason, `Stopped because the model could not be reached or answered with an error (after retries): ${loop.stopDetail ?? 'unknown error'}. No verified fix was found before that; no pull request was opened.`);
+      return finish('not-fixed', loop.reason, `Stopped because the model could not be reached or answered with an error (after retries): ${loop.stopDetail ?? 'unknown error'}. No verified fix was found before that; no pull request was opened.`, after);
     case 'model-gave-up':
-      return finish('not-fixed', loop.reason, 'The model stopped calling tools without a verified fix; no pull request was opened.');
+      return finish('not-fixed', loop.reason, 'The model stopped calling tools without a verified fix; no pull request was opened.', after);
     case 'no-changes':
-      return finish('not-fixed', loop.reason, 'The model made no change; no pull request was opened.');
+      return finish('not-fixed', loop.reason, 'The model made no change; no pull request was opened.', after);
     default:
-      return finish('not-fixed', loop.reason, `Stopped: ${loop.reason}.`);
+      return finish('not-fixed', loop.reason, `Stopped: ${loop.reason}.`, after);
   }
+}
+
+/** What the fix found on the way, from which `finish` makes the report. */
+interface Found {
+  commands?: { setup: string | null; test: string | null };
+  baseline?: TestRun;
+  tests?: TestIntel;
+  loop?: LoopOutput;
+  changes?: FileChange[];
+  diff?: string;
+}
+
+/** The fail-to-pass proof of the accepted attempt (a passing baseline), if any. */
+function acceptedProof(loop: LoopOutput): FailToPassProof | undefined {
+  return loop.reason === 'verified' ? loop.attempts[loop.attempts.length - 1]?.proof : undefined;
 }
 
 /**

@@ -18,7 +18,8 @@ import { candidateSampling } from '../src/bundle/candidate.js';
 import { writeBundle, type WrittenBundle } from '../src/bundle/write.js';
 import { MANIFEST_FILE, PATCH_FILE } from '../src/bundle/schema.js';
 import { createHash } from 'node:crypto';
-import type { Settings, Task } from '../src/types.js';
+import type { Settings } from '../src/settings/types.js';
+import type { Task } from '../src/task/types.js';
 import { cloneShallow } from './git-fixture.js';
 
 export const BUNDLE_API_KEY = 'sk-bundle-test-key-0123456789abcdef';
@@ -41,6 +42,13 @@ export function bundleSettings(over: Partial<Settings> = {}): Settings {
     draft: true,
     commandTimeoutMs: 60_000,
     protectedPaths: [...ALWAYS_PROTECTED],
+    feedbackTokens: 3000,
+    contextTokens: 8000,
+    relatedTestsFirst: true,
+    preexistingFailures: 'allow',
+    testIntegrityAllow: [],
+    workflows: [],
+    budget: { maxTokens: 0, maxCostUsd: 0, maxWallMs: 0, prices: {} },
     ...over,
   };
 }
@@ -101,7 +109,6 @@ export function replacePatch(dir: string, patch: string | Buffer): void {
   });
 }
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- tampering edits arbitrary JSON */
 export function editManifest(dir: string, edit: (m: any) => void): void {
   const file = path.join(dir, MANIFEST_FILE);
   const m = JSON.parse(readFileSync(file, 'utf8'));

@@ -247,7 +247,7 @@ export interface FaultSpec {
 // ------------------------------------------------------------------ the OpenAPI contract
 
 type Obj = Record<string, unknown>;
-/* eslint-disable @typescript-eslint/no-explicit-any -- the OpenAPI document is untyped JSON */
+ 
 type SpecNode = any;
 
 const SPEC_ID = 'https://fake-github.invalid/openapi.json';

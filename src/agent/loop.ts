@@ -6,7 +6,9 @@
  */
 import type { ChatMessage, ChatModel, ModelReply, ToolCall } from '../ports/llm.js';
 import type { FileChange, GitPort } from '../ports/git.js';
-import type { Attempt, FailToPassProof, LoopResult, Reason, Task, TestRun, TokenUsage, Verdict } from '../types.js';
+import type { Attempt, FailToPassProof, LoopResult, Reason, TokenUsage } from './types.js';
+import type { Task } from '../task/types.js';
+import type { TestRun, Verdict } from '../verify/types.js';
 import { TOOL_SPECS, type ToolBox } from './tools.js';
 import { DEFAULT_CONTEXT_TOKENS, firstMessageWithContext, firstUserMessage, systemPrompt } from './prompt.js';
 import type { RepoContext } from '../context/index.js';
@@ -81,6 +83,27 @@ export interface LoopOutput extends LoopResult {
   stopDetail?: string;
 }
 
+/** The best state so far: its tree and its score (fewer failures is better). */
+interface Best {
+  tree: string;
+  score: number;
+}
+
+/** What one verified attempt leads to (see verifyAttempt). */
+interface AttemptOutcome {
+  attempt: Attempt;
+  /** For the model. */
+  message: string;
+  /** Set when the loop ends with this attempt. */
+  stop?: Reason;
+  tree: string;
+  /** Set when the attempt ran the tests. */
+  final?: TestRun;
+  /** Set when the attempt is the new best state. */
+  best?: Best;
+  stopDetail?: string;
+}
+
 function score(run: TestRun): number {
   if (run.succeeded) return 0;
   return Math.max(1, run.counts.failed) + (run.timedOut ? 1000 : 0);
@@ -105,7 +128,7 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
     { role: 'user', content: deps.redact(firstMessageWithContext(first, system, TOOL_SPECS, context).text) },
   ];
   let sent = 0;
-  let best = { tree: deps.baselineTree, score: score(deps.baseline) };
+  let best: Best = { tree: deps.baselineTree, score: score(deps.baseline) };
   let iteration = 0;
   let nudges = 0;
   let lastSummary = '';
@@ -187,7 +210,14 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
       }
       if (call.name === 'finish') {
         finished = true;
-        const outcome = await verifyAttempt(call);
+        iteration++;
+        lastSummary = parseSummary(call.arguments);
+        // The attempt's outcome is a value; the loop's state changes here and only here.
+        const outcome = await verifyAttempt(iteration, lastSummary, best);
+        attempts.push(outcome.attempt);
+        if (outcome.final) final = outcome.final;
+        if (outcome.best) best = outcome.best;
+        if (outcome.stopDetail) stopDetail = outcome.stopDetail;
         messages.push(toolMessage(call, deps.redact(outcome.message)));
         if (outcome.stop) return done(outcome.stop, outcome.tree);
         continue;
@@ -208,9 +238,18 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
     }
   }
 
-  async function verifyAttempt(call: ToolCall): Promise<{ message: string; stop?: Reason; tree: string }> {
-    iteration++;
-    lastSummary = parseSummary(call.arguments);
+  /**
+   * Verifies one attempt (the model called finish) and says what follows, as a value: the
+   * attempt's record, the message for the model, whether the loop stops, and the new best
+   * state, last test run or stop detail when they change. Reads the loop's state, never writes it.
+   */
+  async function verifyAttempt(iteration: number, lastSummary: string, best: Best): Promise<AttemptOutcome> {
+    const out: Omit<AttemptOutcome, 'message' | 'stop' | 'tree' | 'attempt'> & { attempt?: Attempt } = {};
+    const decided = await decide();
+    if (!out.attempt) throw new Error('internal: an attempt was judged without a record');
+    return { ...decided, ...out, attempt: out.attempt };
+
+    async function decide(): Promise<{ message: string; stop?: Reason; tree: string }> {
     const tree = await git.snapshot();
     const changes = (await git.changes(deps.baselineTree, tree)).filter((c) => touched.includes(c.path) || (c.oldPath !== undefined && touched.includes(c.oldPath)));
     const size = sizeOf(changes);
@@ -219,13 +258,13 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
     const noVerdict = (summary: string): Verdict => ({ ok: false, newlyFailing: [], nowPassing: [], stillFailing: [], summary });
 
     if (changes.length === 0) {
-      attempts.push({ iteration, summary: lastSummary, verdict: noVerdict('no changes'), changedFiles, rolledBack: false });
+      out.attempt = ({ iteration, summary: lastSummary, verdict: noVerdict('no changes'), changedFiles, rolledBack: false });
       if (outOfAttempts) return { message: 'No changes.', stop: 'no-changes', tree: best.tree };
       return { message: 'You have not changed any file yet, so there is nothing to verify. Edit the code, then call finish.', tree };
     }
     if (size.files > limits.maxChangedFiles || size.lines > limits.maxChangedLines) {
       const msg = `The change is too large: ${size.files} files and ${size.lines} changed lines; the limits are ${limits.maxChangedFiles} files and ${limits.maxChangedLines} lines. Shrink it to the smallest change that fixes the problem, then call finish again.`;
-      attempts.push({ iteration, summary: lastSummary, verdict: noVerdict('diff over the size limits'), changedFiles, rolledBack: false });
+      out.attempt = ({ iteration, summary: lastSummary, verdict: noVerdict('diff over the size limits'), changedFiles, rolledBack: false });
       if (outOfAttempts) {
         await git.restore(best.tree);
         return { message: msg, stop: 'tests-still-failing', tree: best.tree };
@@ -235,14 +274,14 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
 
     const overBeforeTests = deps.budget?.exceeded();
     if (overBeforeTests) {
-      attempts.push({ iteration, summary: lastSummary, verdict: noVerdict(`not verified: ${overBeforeTests.message}`), changedFiles, rolledBack: true });
+      out.attempt = ({ iteration, summary: lastSummary, verdict: noVerdict(`not verified: ${overBeforeTests.message}`), changedFiles, rolledBack: true });
       await git.restore(best.tree);
-      stopDetail = overBeforeTests.message;
+      out.stopDetail = overBeforeTests.message;
       return { message: `Not verified: ${overBeforeTests.message}.`, stop: 'budget-exhausted', tree: best.tree };
     }
     const refusal = deps.guard ? await deps.guard(tree, changedFiles) : null;
     if (refusal) {
-      attempts.push({ iteration, summary: lastSummary, verdict: noVerdict('refused by the test-integrity guard'), changedFiles, rolledBack: false });
+      out.attempt = ({ iteration, summary: lastSummary, verdict: noVerdict('refused by the test-integrity guard'), changedFiles, rolledBack: false });
       if (outOfAttempts) {
         await git.restore(best.tree);
         return { message: refusal, stop: 'tests-still-failing', tree: best.tree };
@@ -251,12 +290,12 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
     }
 
     const run = await deps.runTests();
-    final = run;
+    out.final = run;
     const verdict = compareRuns(deps.baseline, run, deps.gate);
     emit({ type: 'test-run', purpose: 'verify', iteration, run, verdict });
     const originalRefusal = verdict.ok && deps.originalTests ? await deps.originalTests(tree, verdict) : null;
     if (originalRefusal) {
-      attempts.push({ iteration, summary: lastSummary, verdict: { ...verdict, ok: false, summary: `${verdict.summary}; refused by the original-test gate` }, changedFiles, rolledBack: false });
+      out.attempt = ({ iteration, summary: lastSummary, verdict: { ...verdict, ok: false, summary: `${verdict.summary}; refused by the original-test gate` }, changedFiles, rolledBack: false });
       if (outOfAttempts) {
         await git.restore(best.tree);
         return { message: originalRefusal, stop: 'tests-still-failing', tree: best.tree };
@@ -264,7 +303,7 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
       return { message: originalRefusal, tree };
     }
     if (verdict.ok && !deps.baseline.succeeded) {
-      attempts.push({ iteration, summary: lastSummary, verdict, changedFiles, rolledBack: false });
+      out.attempt = ({ iteration, summary: lastSummary, verdict, changedFiles, rolledBack: false });
       return { message: `Verified: ${verdict.summary}`, stop: 'verified', tree };
     }
     if (verdict.ok) {
@@ -283,11 +322,11 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
           : '';
       }
       if (!problem) {
-        attempts.push({ iteration, summary: lastSummary, verdict, changedFiles, rolledBack: false, proof });
+        out.attempt = ({ iteration, summary: lastSummary, verdict, changedFiles, rolledBack: false, proof });
         return { message: `Verified: ${verdict.summary}; the new test fails without the fix.`, stop: 'verified', tree };
       }
       const unproven: Verdict = { ...verdict, ok: false, summary: `${verdict.summary}; no test shows the problem` };
-      attempts.push({ iteration, summary: lastSummary, verdict: unproven, changedFiles, rolledBack: false, proof });
+      out.attempt = ({ iteration, summary: lastSummary, verdict: unproven, changedFiles, rolledBack: false, proof });
       if (outOfAttempts) {
         await git.restore(best.tree);
         return { message: problem, stop: 'tests-still-failing', tree: best.tree };
@@ -298,7 +337,8 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
     let rolledBack = false;
     let note: string;
     if (s < best.score) {
-      best = { tree, score: s };
+      out.best = { tree, score: s };
+      best = out.best; // the local view: what follows in this attempt sees the new best
       note = 'This attempt is the best so far (fewer failures than before), so your edits are kept; continue from here.';
     } else {
       await git.restore(best.tree);
@@ -306,7 +346,7 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
       emit({ type: 'rollback', iteration, toTree: best.tree, reason: 'attempt did not improve on the best state' });
       note = 'This attempt did not improve on the best state so far, so the working tree was ROLLED BACK to it: re-read files before editing them again.';
     }
-    attempts.push({ iteration, summary: lastSummary, verdict, changedFiles, rolledBack });
+    out.attempt = ({ iteration, summary: lastSummary, verdict, changedFiles, rolledBack });
     if (outOfAttempts) {
       return { message: `Verification failed: ${verdict.summary}`, stop: 'tests-still-failing', tree: best.tree };
     }
@@ -321,6 +361,7 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
       .filter(Boolean)
       .join('\n\n');
     return { message: msg, tree };
+    }
   }
 }
 

@@ -1,5 +1,6 @@
 /** Pure prompt builders. The rules live here, in the harness: nothing the task text says can change them. */
-import type { Task, TestRun } from '../types.js';
+import type { Task } from '../task/types.js';
+import type { TestRun } from '../verify/types.js';
 import type { GateRule } from '../verify/compare.js';
 import type { RepoContext } from '../context/index.js';
 import { renderContext, type RenderedContext } from '../context/render.js';

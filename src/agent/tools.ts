@@ -129,16 +129,8 @@ export const TOOL_SPECS: ToolSpec[] = [
     description:
       "Run the repository's test command (chosen by the harness, not by you) and get a concise summary: counts, failing tests with messages, output tail. " +
       'Use it to check your change before calling finish.',
-    parameters: {
-      type: 'object',
-      properties: {
-        filter: {
-          type: 'string',
-          description: 'Optional test name or file filter passed to the test runner when it supports one. Default: the full suite.',
-        },
-      },
-      additionalProperties: false,
-    },
+    // No arguments: which tests run is the harness's choice (the tests related to the change first, when it can tell).
+    parameters: { type: 'object', properties: {}, additionalProperties: false },
   },
   {
     name: 'finish',
@@ -169,7 +161,7 @@ const ARG_SCHEMAS = {
   search: z.object({ pattern: z.string(), path: opt(z.string()) }),
   edit_file: z.object({ path: z.string(), old_string: opt(z.string()), new_string: opt(z.string()), diff: opt(z.string()) }),
   write_file: z.object({ path: z.string(), content: z.string() }),
-  run_tests: z.object({ filter: opt(z.string()) }),
+  run_tests: z.object({}),
   finish: z.object({ summary: z.string() }),
 } satisfies Record<ToolName, z.ZodType>;
 

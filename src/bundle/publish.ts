@@ -9,7 +9,9 @@
 import type { GitPort } from '../ports/git.js';
 import type { PatchGit } from '../ports/patch.js';
 import type { Redactor } from '../redact.js';
-import type { RunReport, Settings, Task } from '../types.js';
+import type { RunReport } from '../fix/types.js';
+import type { Settings } from '../settings/types.js';
+import type { Task } from '../task/types.js';
 import { allowedCategories } from '../guard/test-integrity.js';
 import { policyCategories } from '../verify/intel.js';
 import { GITHUB_BODY_LIMIT, renderReportMarkdown } from '../report/render.js';

@@ -35,10 +35,10 @@ import { createHash } from 'node:crypto';
 import { lstat, open, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { PatchGit, TreeChange } from '../ports/patch.js';
-import type { Settings } from '../types.js';
+import type { Settings } from '../settings/types.js';
 import { ALWAYS_PROTECTED, matchingGlob } from '../workspace/paths.js';
 import { allowListAsProtected } from '../policy/apply.js';
-import { repoStateProtections } from '../safety/repo-state.js';
+import { repoStateProtections } from '../workspace/repo-state.js';
 import { checkTestIntegrity, type IntegrityCategory } from '../guard/test-integrity.js';
 import { BUNDLE_VERSION, DEFAULT_LIMITS, MANIFEST_FILE, ManifestSchema, PATCH_FILE, describeIssues, type BundleLimits, type Manifest } from './schema.js';
 

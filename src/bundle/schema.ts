@@ -13,18 +13,9 @@
  */
 import { z } from 'zod';
 import type { FileChange } from '../ports/git.js';
-import type {
-  Attempt,
-  FailToPassProof,
-  RunReport,
-  SafetyFacts,
-  TestCase,
-  TestIntel,
-  TestProof,
-  TestRun,
-  TokenUsage,
-  Verdict,
-} from '../types.js';
+import type { Attempt, FailToPassProof, TokenUsage } from '../agent/types.js';
+import type { RunReport, SafetyFacts } from '../fix/types.js';
+import type { TestCase, TestIntel, TestProof, TestRun, Verdict } from '../verify/types.js';
 
 export const BUNDLE_VERSION = 1;
 export const MANIFEST_FILE = 'manifest.json';

@@ -18,7 +18,9 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { PatchGit } from '../ports/patch.js';
 import type { Redactor } from '../redact.js';
-import type { RunReport, Settings, TestRun } from '../types.js';
+import type { RunReport } from '../fix/types.js';
+import type { Settings } from '../settings/types.js';
+import type { TestRun } from '../verify/types.js';
 import { renderReportMarkdown } from '../report/render.js';
 import {
   BUNDLE_VERSION,

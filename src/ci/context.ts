@@ -8,7 +8,7 @@
  * failed (a workflow that could not start: nothing a code change in the tests fixes).
  */
 import type { CiGitHubPort, JobData, WorkflowRunData } from '../ports/ci.js';
-import type { CiTrigger } from '../types.js';
+import type { CiTrigger } from '../trigger/types.js';
 import { DEFAULT_BUDGET_TOKENS, estimateTokens, extractFailure, type LogExtract, type LogFailure } from './log-extract.js';
 import { ciFingerprint, failureSignature, type CiEvidence, type Reproduction } from './fingerprint.js';
 

@@ -14,7 +14,7 @@
  * Run ids, attempt numbers, shas and timestamps never enter it.
  */
 import { createHash } from 'node:crypto';
-import type { TestRun } from '../types.js';
+import type { TestRun } from '../verify/types.js';
 import { stripDuration, type LogFailure } from './log-extract.js';
 import { identityOf, matchIdentity, normaliseFile, type TestIdentity } from '../verify/identity.js';
 

@@ -2,7 +2,7 @@
  * A collected CI failure -> the `Task` the model works on. The log excerpts are untrusted
  * (a pull request's author controls test names and output): sanitized and fenced as data.
  */
-import type { Task } from '../types.js';
+import type { Task } from '../task/types.js';
 import { fenceUntrusted, sanitizeOneLine, sanitizeUntrusted } from '../task/sanitize.js';
 import type { CiFailure } from './context.js';
 
@@ -28,6 +28,6 @@ export function buildCiTask(f: CiFailure): Task {
   ];
   const log = sanitizeUntrusted(f.context, { maxChars: 24_000 });
   const goal = [...intro, fenceUntrusted('What the failed jobs\' logs show (extracted: failing tests, errors, stack frames in repository files, excerpts)', log || '(nothing)')].join('\n\n');
-  const task: Task = { key: ciTaskKey(f.fingerprint), title, goal, ci: f };
+  const task: Task = { key: ciTaskKey(f.fingerprint), title, goal };
   return task;
 }

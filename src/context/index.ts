@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { TestRun } from '../types.js';
+import type { TestRun } from '../verify/types.js';
 import { buildRepoMap, type MapOptions, type RepoMap } from './map.js';
 import { localize, type LineReader, type Localization } from './localize.js';
 import { taskSignals, type Signals } from './signals.js';

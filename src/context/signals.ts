@@ -3,7 +3,7 @@
  * frames (in the issue text, the CI log, the baseline's failing tests), and the failing
  * tests' files. Pure.
  */
-import type { TestRun } from '../types.js';
+import type { TestRun } from '../verify/types.js';
 
 export interface Frame {
   file: string;

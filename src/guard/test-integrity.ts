@@ -9,6 +9,7 @@
  * A category can be allowed only when both the policy allows it (action input
  * `test-integrity-allow`) and the task explicitly asks for it (see `taskAsksFor`).
  */
+import { isSnapshotFile, isTestFile } from '../verify/test-files.js';
 
 export type IntegrityCategory = 'delete-test' | 'remove-test' | 'skip' | 'assertion' | 'snapshot' | 'timeout' | 'config';
 
@@ -65,23 +66,8 @@ export function parseUnifiedDiff(diff: string): FileDiff[] {
   return files;
 }
 
-const TEST_FILE = [
-  /(?:^|\/)(?:__tests__|__test__)\//,
-  /\.(?:test|spec)\.[cm]?[jt]sx?$/,
-  /(?:^|\/)test_[^/]*\.py$/,
-  /_test\.py$/,
-  /_test\.go$/,
-  /(?:^|\/)tests?\/.*\.(?:[cm]?[jt]sx?|py|rs|rb)$/,
-  /(?:^|\/)spec\/.*\.rb$/,
-];
-
-export function isTestFile(p: string): boolean {
-  return TEST_FILE.some((re) => re.test(p)) && !isSnapshotFile(p);
-}
-
-export function isSnapshotFile(p: string): boolean {
-  return /\.snap$|(?:^|\/)__snapshots__\/|\.ambr$|\.golden$|(?:^|\/)snapshots\/.*\.snap\.new$/.test(p);
-}
+// One classifier for the whole harness (verify/test-files.ts); re-exported for the guard's callers.
+export { isSnapshotFile, isTestFile };
 
 const TEST_CONFIG = [
   /(?:^|\/)jest\.config\.[cm]?[jt]s(?:on)?$/,

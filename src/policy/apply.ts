@@ -7,8 +7,8 @@
  * - forbidden paths are added to the protected paths; allowed paths come from the policy;
  * - prices: the policy's override the inputs', which override the built-in table.
  */
-import type { Settings } from '../types.js';
-import { DEFAULT_BUDGET } from '../safety/budget.js';
+import type { Settings } from '../settings/types.js';
+import { DEFAULT_BUDGET } from '../budget/budget.js';
 import type { Policy } from './schema.js';
 
 const stricter = (a: number, b: number | undefined): number => (b === undefined ? a : a > 0 ? Math.min(a, b) : b);

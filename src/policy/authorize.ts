@@ -2,7 +2,8 @@
  * Who may trigger a run, by the policy: the actor's permission must reach
  * `triggers.min-permission`; when `allowed-users` or `allowed-teams` are set the actor must
  * also be listed or a member; bots may trigger only when listed in `allowed-bots`, and
- * agent-fix's own account never may (no loops). Nothing is authorized on an API error.
+ * agent-fix's own account never may (no loops); a story may require more than the policy (`atLeast`:
+ * CI repair needs write). The one authorizer of every story. Nothing is authorized on an API error.
  */
 import type { GitHubPort, Permission } from '../ports/github.js';
 import { permissionAtLeast, type Policy } from './schema.js';
@@ -19,7 +20,7 @@ export function isBotLogin(login: string): boolean {
 
 const eq = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
 
-export async function authorizeByPolicy(github: GitHubPort, actor: string, policy: Policy, opts: { selfLogin?: string } = {}): Promise<PolicyAuthorization> {
+export async function authorizeByPolicy(github: GitHubPort, actor: string, policy: Policy, opts: { selfLogin?: string; atLeast?: Permission } = {}): Promise<PolicyAuthorization> {
   const login = actor.trim();
   if (login === '') return { ok: false, reason: 'the event names no actor, so agent-fix cannot check who triggered it.' };
   const t = policy.triggers;
@@ -30,9 +31,12 @@ export async function authorizeByPolicy(github: GitHubPort, actor: string, polic
     return { ok: false, reason: `@${login} is a bot and is not listed in triggers.allowed-bots of the policy.` };
   }
   const permission = await github.getPermission(login);
+  const has = permission === 'none' ? '"none" permission (not a collaborator)' : `"${permission}" permission`;
   if (!permissionAtLeast(permission, t['min-permission'])) {
-    const has = permission === 'none' ? '"none" permission (not a collaborator)' : `"${permission}" permission`;
     return { ok: false, reason: `@${login} has ${has} on this repository; the policy requires at least "${t['min-permission']}" (triggers.min-permission).` };
+  }
+  if (opts.atLeast && !permissionAtLeast(permission, opts.atLeast)) {
+    return { ok: false, reason: `@${login} has ${has} on this repository; this kind of run needs at least "${opts.atLeast}" whatever the policy allows.` };
   }
   const users = t['allowed-users'];
   const teams = t['allowed-teams'];
@@ -44,9 +48,4 @@ export async function authorizeByPolicy(github: GitHubPort, actor: string, polic
     if (await github.isTeamMember(org, slug, login)) return { ok: true, permission, via: `member of ${team} (triggers.allowed-teams)` };
   }
   return { ok: false, reason: `@${login} is neither listed in triggers.allowed-users nor a member of triggers.allowed-teams of the policy.` };
-}
-
-/** May a failing CI run of a fork's pull request be acted on? (for the workflow_run trigger) */
-export function forkCiAllowed(policy: Policy, headRepoIsFork: boolean): boolean {
-  return !headRepoIsFork || policy.triggers['fork-ci'];
 }

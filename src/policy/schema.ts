@@ -37,11 +37,17 @@ export const PolicySchema = z
         'allowed-teams': z.array(team).default([]),
         /** Bots that may trigger (they are ignored otherwise, to avoid loops). agent-fix's own account never can. */
         'allowed-bots': z.array(login).default([]),
-        /** May a failing CI run of a pull request from a fork be acted on? */
-        'fork-ci': z.boolean().default(false),
+        /**
+         * Removed: a fork's failed run is never acted on (its code is never checked out or run with
+         * this repository's token; it gets a report-only step summary). `false` is accepted, `true` refused.
+         */
+        'fork-ci': z
+          .boolean()
+          .optional()
+          .refine((v) => v !== true, "was removed: agent-fix never checks out or runs a fork's code with this repository's token (a fork's failed run gets a report-only step summary); delete the key"),
       })
       .strict()
-      .default({ 'min-permission': 'write', 'allowed-users': [], 'allowed-teams': [], 'allowed-bots': [], 'fork-ci': false }),
+      .default({ 'min-permission': 'write', 'allowed-users': [], 'allowed-teams': [], 'allowed-bots': [] }),
     commands: z
       .object({ setup: command.optional(), test: command.optional() })
       .strict()

@@ -15,7 +15,7 @@ export function branchNameProblem(name: string): string | null {
   if (name.includes('..')) return 'contains ".."';
   if (name.includes('@{')) return 'contains "@{"';
   if (name.endsWith('.')) return 'ends with "."';
-  // eslint-disable-next-line no-control-regex
+   
   if (/[\x00-\x20\x7f~^:?*[\\]/.test(name)) return 'contains a space, a control character or one of ~^:?*[\\';
   for (const part of name.split('/')) {
     if (part.startsWith('.')) return `component "${part}" starts with "."`;

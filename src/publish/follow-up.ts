@@ -11,8 +11,8 @@
  */
 import type { CommitInfo, GitPort, Identity } from '../ports/git.js';
 import { isAgentBranch, BRANCH_PREFIX } from './branch.js';
-import { withClaimTrailer, type RunId } from '../safety/claim.js';
-import { withPushRetry, type RetryOptions } from '../safety/publish-retry.js';
+import { withClaimTrailer, type RunId } from './claim.js';
+import { withPushRetry, type RetryOptions } from './retry.js';
 
 export type FollowUpOutcome =
   | { kind: 'pushed'; sha: string; previousSha: string }

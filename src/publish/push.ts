@@ -4,7 +4,7 @@
  */
 import type { CommitInfo, GitPort, Identity } from '../ports/git.js';
 import { BRANCH_PREFIX, isAgentBranch } from './branch.js';
-import { isNewer, parseClaimTrailer, sameRun, withClaimTrailer, type RunId } from '../safety/claim.js';
+import { isNewer, parseClaimTrailer, sameRun, withClaimTrailer, type RunId } from './claim.js';
 
 export type PublishOutcome =
   | { kind: 'created' | 'updated' | 'unchanged'; sha: string; previousSha: string | null }

@@ -13,7 +13,7 @@
 import type { CommitInfo, GitPort, Identity } from '../ports/git.js';
 import { BRANCH_PREFIX, isAgentBranch } from './branch.js';
 import { foreignCommits } from './push.js';
-import { withPushRetry, type RetryOptions } from '../safety/publish-retry.js';
+import { withPushRetry, type RetryOptions } from './retry.js';
 
 export type UpdateOutcome =
   | { kind: 'up-to-date'; sha: string }

@@ -1,5 +1,7 @@
 /** Pure renderers: one RunReport in, text out (PR body, issue comment, step summary, terminal). */
-import type { RunReport, TestRun, Task } from '../types.js';
+import type { RunReport } from '../fix/types.js';
+import type { TestRun } from '../verify/types.js';
+import type { Task } from '../task/types.js';
 import { renderTestSection } from './test-table.js';
 
 export function commentMarker(taskKey: string): string {

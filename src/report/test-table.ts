@@ -4,7 +4,8 @@
  * proof, test-integrity refusals, and every test command the harness ran with its exit
  * code. Pure.
  */
-import type { RunReport, TestRun } from '../types.js';
+import type { RunReport } from '../fix/types.js';
+import type { TestRun } from '../verify/types.js';
 import { describeConsistency } from '../verify/reconcile.js';
 import { describeCommentHunks } from '../verify/comments.js';
 

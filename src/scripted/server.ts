@@ -27,6 +27,19 @@ export interface ScriptedModel {
 export interface ScriptedModelOptions {
   host?: string;
   onRequest?: (body: unknown) => void;
+  /** Running out of script is what the test checks: `close()` then resolves anyway. */
+  allowExhaustion?: boolean;
+}
+
+/** `close()` of a scripted model that ran out of script: the test that used it fails with this. */
+export class ScriptExhausted extends Error {
+  constructor(label: string, steps: number, requests: number) {
+    super(
+      `scripted model "${label}" ran out of script: ${requests} request(s) for ${steps} step(s). The run needed more than the test scripted; ` +
+        'add the missing steps, or pass { allowExhaustion: true } when running out is what the test checks.',
+    );
+    this.name = 'ScriptExhausted';
+  }
 }
 
 type Json = Record<string, unknown>;
@@ -161,10 +174,13 @@ export async function startScriptedModel(script: Script, opts: ScriptedModelOpti
     get consumed() {
       return state.next;
     },
+    /** Stops the server; rejects with ScriptExhausted when a request came after the last step (unless allowed). */
     close() {
       closed ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
+      }).then(() => {
+        if (state.exhausted && !opts.allowExhaustion) throw new ScriptExhausted(label, steps.length, state.requests.length);
       });
       return closed;
     },

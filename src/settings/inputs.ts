@@ -10,7 +10,8 @@
  */
 import { z } from 'zod';
 import { parse as parseYaml } from 'yaml';
-import type { Settings } from '../types.js';
+import type { Settings } from './types.js';
+import { ALWAYS_PROTECTED } from '../workspace/paths.js';
 
 export class SettingsError extends Error {
   /** One sentence per invalid input. */
@@ -23,8 +24,8 @@ export class SettingsError extends Error {
   }
 }
 
-/** Always protected, whatever the inputs say. */
-export const ALWAYS_PROTECTED = '.github/workflows/**';
+/** Named in the settings (and so in the report); the path guard adds `.git/**` too (workspace/paths.ts ALWAYS_PROTECTED). */
+const WORKFLOWS = ALWAYS_PROTECTED[0];
 
 export const DEFAULTS = {
   baseUrl: 'https://models.github.ai/inference',
@@ -200,8 +201,21 @@ export function parseNameList(raw: string): string[] {
   return out;
 }
 
-export function readSettings(getInput: (name: string) => string): Settings {
+/** Who reads the settings: the action (inputs) or the CLI (flags and environment). */
+export interface ReadOptions {
+  /** How a problem names the setting: `Input "max-iterations"` (default) or the CLI's `--max-iterations`. */
+  name?: (input: string) => string;
+  /** The action needs a GitHub token; the CLI does not talk to GitHub. Default true. */
+  requireGithubToken?: boolean;
+}
+
+/**
+ * The one settings reader, for the action (`getInput` = @actions/core.getInput) and for the CLI
+ * (`getInput` = a lookup in the parsed flags and the environment, with the CLI's defaults).
+ */
+export function readSettings(getInput: (name: string) => string, opts: ReadOptions = {}): Settings {
   const problems: string[] = [];
+  const named = opts.name ?? ((input: string) => `Input "${input}"`);
   const read = (name: string): string => {
     const v = getInput(name);
     return typeof v === 'string' ? v.trim() : '';
@@ -212,24 +226,24 @@ export function readSettings(getInput: (name: string) => string): Settings {
     if (raw === '') return fallback;
     const result = field.schema.safeParse(raw);
     if (result.success) return result.data;
-    problems.push(`Input "${input}" must be ${field.expected} (${describeValue(input, raw)}).`);
+    problems.push(`${named(input)} must be ${field.expected} (${describeValue(input, raw)}).`);
     return fallback;
   }
 
   // Secrets: validated without ever echoing them.
   let githubToken = read('github-token');
-  if (githubToken === '') {
+  if (githubToken === '' && opts.requireGithubToken !== false) {
     problems.push(
       'Input "github-token" is required: pass `github-token: ${{ secrets.GITHUB_TOKEN }}` (or another token), ' +
         'or give the job `permissions` (contents: write, issues: write, pull-requests: write) so the default token can be used.',
     );
-  } else if (!token.safeParse(githubToken).success) {
-    problems.push('Input "github-token" must be a token without spaces or line breaks (the value is secret and not shown).');
+  } else if (githubToken !== '' && !token.safeParse(githubToken).success) {
+    problems.push(`${named('github-token')} must be a token without spaces or line breaks (the value is secret and not shown).`);
     githubToken = '';
   }
   let apiKey = read('api-key');
   if (apiKey !== '' && !token.safeParse(apiKey).success) {
-    problems.push('Input "api-key" must be an API key without spaces or line breaks, or empty to use github-token (the value is secret and not shown).');
+    problems.push(`${named('api-key')} must be an API key without spaces or line breaks${opts.requireGithubToken === false ? '' : ', or empty to use github-token'} (the value is secret and not shown).`);
     apiKey = '';
   }
 
@@ -251,7 +265,7 @@ export function readSettings(getInput: (name: string) => string): Settings {
     maxChangedLines: parse(fields.maxChangedLines, DEFAULTS.maxChangedLines),
     draft: parse(fields.draft, DEFAULTS.draft),
     commandTimeoutMs: parse(fields.commandTimeoutMinutes, DEFAULTS.commandTimeoutMinutes) * 60_000,
-    protectedPaths: [ALWAYS_PROTECTED, ...parseGlobList(read('protected-paths')).filter((g) => g !== ALWAYS_PROTECTED)],
+    protectedPaths: [WORKFLOWS, ...parseGlobList(read('protected-paths')).filter((g) => g !== WORKFLOWS)],
     budget: {
       maxTokens: parse(fields.maxTokens, DEFAULTS.maxTokens),
       maxCostUsd: parse(fields.maxCostUsd, DEFAULTS.maxCostUsd),

@@ -14,7 +14,8 @@
  * - the oldest comments, when the goal would exceed ~24k characters or `maxComments`.
  */
 import type { CommentData, GitHubPort } from '../ports/github.js';
-import type { Task, Trigger } from '../types.js';
+import type { Task } from './types.js';
+import type { Trigger } from '../trigger/types.js';
 import { parseCommand } from '../trigger/parse.js';
 import { fenceBlock, fenceUntrusted, sanitizeOneLine, sanitizeUntrusted } from './sanitize.js';
 

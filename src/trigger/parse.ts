@@ -5,8 +5,8 @@
  * every field is read defensively and a malformed payload becomes a skip, never a throw.
  * Authorization (does the actor have write access?) is a separate step: authorize.ts.
  */
-import type { Trigger } from '../types.js';
-import { parseCiDispatch, parseWorkflowRun } from '../ci/trigger.js';
+import type { Trigger } from './types.js';
+import { parseCiDispatch, parseWorkflowRun } from './workflow-run.js';
 
 export interface ParseTriggerOptions {
   /** The label that triggers a fix (Settings.label). Compared case-insensitively, like GitHub does. */

@@ -24,7 +24,7 @@
  *   Such a run is ok, and the failures it leaves are listed as `preexisting`: they are not
  *   this change's job, and the report says they still fail.
  */
-import type { TestCase, TestRun, TestStatus, Verdict } from '../types.js';
+import type { TestCase, TestRun, TestStatus, Verdict } from './types.js';
 import { judgeLoadError, judgeTolerance, type ToleranceDecision } from './tolerance.js';
 
 /** How the gate treats tests that were failing before any edit. */

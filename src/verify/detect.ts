@@ -8,6 +8,7 @@
  *      [pytest] in tox.ini, conftest.py, or test_*.py / *_test.py under tests/ or test/);
  *   3. go.mod; 4. Cargo.toml; 5. a Makefile with a `test` target.
  */
+import { isTestFileByName } from './test-files.js';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 
@@ -137,7 +138,7 @@ async function detectPython(root: string): Promise<DetectedCommands | null> {
   else if (toxIni && /^\s*\[pytest\]/m.test(toxIni)) marker = 'tox.ini [pytest]';
   else if (await exists(path.join(root, 'conftest.py'))) marker = 'conftest.py';
   else {
-    const isTestFile = (f: string) => /^test_.*\.py$|_test\.py$/.test(f);
+    const isTestFile = (f: string) => f.endsWith('.py') && isTestFileByName(f);
     for (const dir of ['tests', 'test']) {
       if ((await listDir(path.join(root, dir))).some(isTestFile)) {
         marker = `${dir}/test_*.py`;

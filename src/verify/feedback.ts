@@ -5,7 +5,7 @@
  * the output tail stripped of noise. Packed into a token budget (counted with the o200k_base
  * tokenizer), most useful first. Pure.
  */
-import type { TestCase, TestRun, Verdict } from '../types.js';
+import type { TestCase, TestRun, Verdict } from './types.js';
 import { stripAnsi } from './parse.js';
 import { describeConsistency } from './reconcile.js';
 import { displayCommand } from './plan.js';

@@ -7,7 +7,9 @@
 import type { FileChange, GitPort } from '../ports/git.js';
 import type { CommandResult } from '../ports/shell.js';
 import type { Redactor } from '../redact.js';
-import type { Settings, Task, TestIntel, TestRun, Verdict } from '../types.js';
+import type { Settings } from '../settings/types.js';
+import type { Task } from '../task/types.js';
+import type { TestIntel, TestRun, Verdict } from './types.js';
 import {
   allowedCategories,
   checkTestIntegrity,

@@ -13,7 +13,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { FileChange, GitPort } from '../ports/git.js';
-import type { TestRun, Verdict } from '../types.js';
+import type { TestRun, Verdict } from './types.js';
 import { isSnapshotFile, isTestConfig, isTestFile } from '../guard/test-integrity.js';
 import type { TestSession } from './session.js';
 

@@ -16,7 +16,7 @@
  * failed without any failing child (hook failure, crash, file that did not load).
  */
 import { stripVTControlCharacters } from 'node:util';
-import type { ParsedFrom, TestCase, TestStatus } from '../types.js';
+import type { ParsedFrom, TestCase, TestStatus } from './types.js';
 import { normaliseId } from './identity.js';
 
 export interface TestTotals {

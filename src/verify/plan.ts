@@ -7,7 +7,8 @@
  */
 import path from 'node:path';
 import picomatch from 'picomatch';
-import type { ParsedFrom } from '../types.js';
+import type { ParsedFrom } from './types.js';
+import { isTestFile } from './test-files.js';
 import { MOCHA_REPORTER_FILE, MOCHA_REPORTER_SOURCE, namesSpec, type MochaConfig } from './mocha.js';
 import type { StructuredFormat } from './structured.js';
 
@@ -447,7 +448,7 @@ function mochaSelection(info: RunnerInfo, files: string[], reportFile: string): 
 }
 
 /** A JS/TS file that is a test file by name or place (`*.test.js`, `test/…`, `spec/…`). */
-const JS_TEST = /\.(?:test|spec)\.[cm]?[jt]sx?$|(?:^|\/)(?:test|tests|spec|__tests__)\/(?:.*\/)?[^/]+\.[cm]?[jt]sx?$/;
+const JS_TEST = { test: (f: string) => isTestFile(f) && /\.[cm]?[jt]sx?$/.test(f) };
 
 /** `--flag=value` or `--flag value`. */
 const OUTPUT_FILE = /(?:^|\s)--outputFile(?:\.json)?(?:=|\s+)(?:'([^']+)'|"([^"]+)"|(\S+))/;

@@ -7,7 +7,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { GitPort } from '../ports/git.js';
-import type { TestProof, TestRun, TestStatus } from '../types.js';
+import type { TestProof, TestRun, TestStatus } from './types.js';
 import { isTestFile } from '../guard/test-integrity.js';
 import type { TestSession } from './session.js';
 

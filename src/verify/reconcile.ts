@@ -6,7 +6,7 @@
  * (runners exit 0 for failures they expect: todo tests, xfail), while the comparison with
  * the baseline still counts every failing test. Pure.
  */
-import type { TestRun } from '../types.js';
+import type { TestRun } from './types.js';
 
 export function reconcile(run: TestRun): TestRun {
   const failing = run.tests.filter((t) => t.status === 'failed').length;

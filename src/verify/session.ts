@@ -5,12 +5,13 @@
  * files first, then the full command as the gate, re-run once when tests newly fail so a
  * flaky test does not block a fix; the fail-to-pass proof of tests the model wrote.
  */
+import { isTestFileByName } from './test-files.js';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { CommandResult } from '../ports/shell.js';
 import type { Redactor } from '../redact.js';
-import type { TestCase, TestRun } from '../types.js';
+import type { TestCase, TestRun } from './types.js';
 import { compareRuns, STRICT_GATE, type GateRule } from './compare.js';
 import { readMochaConfig } from './mocha.js';
 import { displayCommand, identifyRunner, planFiles, planRelated, planStructured, type PlannedRun, type RunnerInfo } from './plan.js';
@@ -85,7 +86,7 @@ const TEST_NAME = /(?:^|\/)(?:test_)?([^/]+?)(?:[._-](?:test|spec))?(?:_test)?\.
 
 /** Test files named after the changed source files (`src/plugin/duration/index.js` -> `test/plugin/duration.test.js`). */
 export function testFilesNamedAfter(changed: string[], allFiles: string[]): string[] {
-  const isTest = (f: string) => /\.(?:test|spec)\.[cm]?[jt]sx?$|(?:^|\/)test_[^/]+\.py$|_test\.(?:py|go)$/.test(f);
+  const isTest = isTestFileByName;
   // Same language family only: a change to math.js selects math.test.js, not test_math.py.
   const family = (f: string) => (/\.py$/.test(f) ? 'py' : /\.go$/.test(f) ? 'go' : /\.[cm]?[jt]sx?$/.test(f) ? 'js' : 'other');
   const stems = new Set<string>();

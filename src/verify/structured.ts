@@ -8,7 +8,7 @@
  * of the same suite compare: `file > suite > name` (jest, vitest), `file.py::Class::name`
  * (pytest), `package > TestName/sub` (go), `suite > name` (mocha, other JUnit producers).
  */
-import type { TestCase, TestStatus } from '../types.js';
+import type { TestCase, TestStatus } from './types.js';
 import { stripAnsi } from './parse.js';
 import { normaliseId, testId } from './identity.js';
 

@@ -4,7 +4,7 @@
  */
 import type { CommandResult } from '../ports/shell.js';
 import type { Redactor } from '../redact.js';
-import type { TestCase, TestRun } from '../types.js';
+import type { TestCase, TestRun } from './types.js';
 import { parseTestOutput, stripAnsi } from './parse.js';
 import { packFeedback, type FeedbackOptions } from './feedback.js';
 

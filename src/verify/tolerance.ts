@@ -12,7 +12,7 @@
  * the import graph cannot follow, no failure output to compare. Every decision carries the
  * evidence in one sentence, for the report and the model.
  */
-import type { TestCase, TestRun } from '../types.js';
+import type { TestCase, TestRun } from './types.js';
 import { stripAnsi } from './parse.js';
 import { isTestFile } from '../guard/test-integrity.js';
 

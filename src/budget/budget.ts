@@ -3,7 +3,7 @@
  * requests are capped by the loop itself). Pure bookkeeping: the clock is injected.
  * Reaching a cap ends the run with a partial report that names the cap, never silently.
  */
-import type { BudgetLimits } from '../types.js';
+import type { BudgetLimits } from '../settings/types.js';
 
 export interface Price {
   /** USD per million prompt tokens. */

@@ -13,7 +13,7 @@
  * - a head sha that is not a full commit id.
  * Whether the triggering actor may write is checked later, against the API (authorize.ts).
  */
-import type { CiTrigger, Trigger } from '../types.js';
+import type { CiTrigger, Trigger } from './types.js';
 import type { WorkflowRunData } from '../ports/ci.js';
 import { BRANCH_PREFIX } from '../publish/branch.js';
 

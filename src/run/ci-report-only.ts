@@ -5,11 +5,11 @@
  * API reads; nothing is pushed, commented or run.
  */
 import type { CiGitHubPort } from '../ports/ci.js';
-import type { CiTrigger } from '../types.js';
+import type { CiTrigger } from '../trigger/types.js';
 import { fenceBlock } from '../task/sanitize.js';
-import { collectCiFailure } from './context.js';
-import { renderCiSection, renderCiSkipSummary } from './report.js';
-import { parseWorkflowRun } from './trigger.js';
+import { collectCiFailure } from '../ci/context.js';
+import { renderCiSection, renderCiSkipSummary } from '../report/ci.js';
+import { parseWorkflowRun } from '../trigger/workflow-run.js';
 
 type Obj = Record<string, any>;
 const obj = (v: unknown): Obj | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : undefined);

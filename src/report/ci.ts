@@ -3,10 +3,11 @@
  * tests in CI, here before the fix (baseline) and after it (final gate). They wrap the shared
  * report (report/render.ts), which shows the test commands, attempts, changes and cost.
  */
-import type { RunReport, TestRun } from '../types.js';
-import { commentMarker, renderReportMarkdown } from '../report/render.js';
-import type { CiFailure } from './context.js';
-import { EVIDENCE_LABEL } from './fingerprint.js';
+import type { RunReport } from '../fix/types.js';
+import type { TestRun } from '../verify/types.js';
+import { commentMarker, renderReportMarkdown } from './render.js';
+import type { CiFailure } from '../ci/context.js';
+import { EVIDENCE_LABEL } from '../ci/fingerprint.js';
 import { identityOf, matchIdentity } from '../verify/identity.js';
 import { sanitizeOneLine } from '../task/sanitize.js';
 

@@ -1,0 +1,41 @@
+/**
+ * The architecture as lint rules (eslint.config.js): the whole project lints clean, and the
+ * rules do catch what they are for (an upward import, an SDK outside adapters/, an adapter
+ * built below the entries). Runs as part of `npm test`.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ESLint } from 'eslint';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const eslint = new ESLint({ cwd: root });
+
+async function problems(file: string, code: string): Promise<string[]> {
+  const [r] = await eslint.lintText(code, { filePath: path.join(root, file) });
+  return r.messages.map((m) => `${m.ruleId}: ${m.message}`);
+}
+
+test('the project lints clean (no errors, no warnings)', async () => {
+  const results = await eslint.lintFiles(['.']);
+  const found = results.flatMap((r) => r.messages.map((m) => `${path.relative(root, r.filePath)}:${m.line} ${m.ruleId}: ${m.message}`));
+  expect(found).toEqual([]);
+}, 180_000);
+
+test('an upward import is an error: verify/ may not import the story, publish/ may not import the fix', async () => {
+  const up = await problems('src/verify/new-module.ts', "import { runStory } from '../run/story.js';\nexport const x = runStory;\n");
+  expect(up.join('\n')).toMatch(/import-x\/no-restricted-paths: .*Imports run one way/);
+  const up2 = await problems('src/publish/new-module.ts', "import { runFix } from '../fix.js';\nexport const x = runFix;\n");
+  expect(up2.join('\n')).toMatch(/import-x\/no-restricted-paths/);
+  // downward is fine
+  expect(await problems('src/run/new-module.ts', "import { runFix } from '../fix.js';\nexport const x = runFix;\n")).toEqual([]);
+});
+
+test('SDKs only in adapters/; adapters only built by the entries', async () => {
+  const sdk = "import { Octokit } from '@octokit/rest';\nexport const x = Octokit;\n";
+  expect((await problems('src/publish/new-module.ts', sdk)).join('\n')).toMatch(/no-restricted-imports: .*only in src\/adapters/);
+  expect((await problems('src/verify/new-module.ts', "import { execa } from 'execa';\nexport const x = execa;\n")).join('\n')).toMatch(/no-restricted-imports/);
+  expect(await problems('src/adapters/new-module.ts', sdk)).toEqual([]);
+  const built = "import { makeShell } from '../adapters/shell.js';\nexport const x = makeShell;\n";
+  expect((await problems('src/run/new-module.ts', built)).join('\n')).toMatch(/Adapters are built by the entries/);
+  expect(await problems('src/main.ts', "import { makeShell } from './adapters/shell.js';\nexport const x = makeShell;\n")).toEqual([]);
+});

@@ -1,0 +1,125 @@
+/**
+ * What differs between stories: a kind says how the task is built, where the result goes and
+ * what the report says. The skeleton (story.ts) does everything else, the same way for every
+ * kind: authorize once, claim, sticky comment, fix, yield to a newer run, deliver, report.
+ * See docs/architecture.md for the kinds to come (follow-up, rebase, propose/publish).
+ */
+import type { GitHubPort, Permission } from '../ports/github.js';
+import type { CiGitHubPort } from '../ports/ci.js';
+import type { GitPort } from '../ports/git.js';
+import type { Shell } from '../ports/shell.js';
+import type { ChatModel } from '../ports/llm.js';
+import type { Settings } from '../settings/types.js';
+import type { Task } from '../task/types.js';
+import type { Policy } from '../policy/schema.js';
+import type { RunReport } from '../fix/types.js';
+import type { FixDeps, FixResult } from '../fix.js';
+import type { Delivered } from '../publish/deliver.js';
+import type { RunId } from '../publish/claim.js';
+import type { SandboxProbe } from '../sandbox/sandbox.js';
+import type { Redactor } from '../redact.js';
+
+/** The world a story runs in, built once by an entry (main.ts for the action, cli.ts for the CLI). */
+export interface StoryWorld {
+  /** The repository on GitHub; null for a local run. */
+  github: (GitHubPort & CiGitHubPort) | null;
+  /** The policy that decides who may trigger (null: nobody to authorize, a local run). */
+  policy: Policy | null;
+  /** Opens the checkout (the workspace). */
+  openGit: () => Promise<GitPort>;
+  shell: Shell;
+  makeModel: () => ChatModel;
+  /** Network isolation of the commands (probed by runFix when absent). */
+  sandbox?: SandboxProbe;
+  settings: Settings;
+  redactor: Redactor;
+  /** Environment the child processes derive from (filtered by verify/env.ts). */
+  parentEnv: NodeJS.ProcessEnv;
+  log: (message: string) => void;
+  warn?: (message: string) => void;
+  /** The step summary ($GITHUB_STEP_SUMMARY); absent outside Actions. */
+  appendSummary?: (markdown: string) => Promise<void>;
+  /** This run (GITHUB_RUN_ID, GITHUB_RUN_ATTEMPT): claims the task; null: no claims. */
+  runId: RunId | null;
+  /** URL of this agent-fix run. */
+  runUrl?: string;
+  /** Installs the SIGINT/SIGTERM handler (run/cancel.ts); the handler's result is what the entry reports. */
+  onCancel?: (handler: (signal: NodeJS.Signals) => Promise<StoryResult>) => () => void;
+  /** The model is the scripted demo session. */
+  scripted?: boolean;
+}
+
+/** The end of a story, as a value: what the entry turns into outputs, an exit code or a message. */
+export interface StoryResult {
+  status: RunReport['status'];
+  /** A Reason of the report, `cancelled`, or the one-sentence reason of a skip. */
+  reason: string;
+  report?: RunReport;
+  branch?: string;
+  prNumber?: number;
+  prUrl?: string;
+  iterations?: number;
+  transcriptPath?: string;
+  /** Status `skipped`: why, in one line (redacted). */
+  note?: string;
+  /** Status `error`: the one line for the workflow log (redacted). */
+  error?: string;
+  /** The exception that stopped the story, if one did (the CLI reports a usage error as such). */
+  thrown?: unknown;
+}
+
+export interface StoryKind {
+  readonly name: string;
+  /** Who asked for the run, authorized once by the skeleton; null: nobody to authorize (a local run). */
+  readonly actor: string | null;
+  /** The least permission the actor needs whatever the policy allows (CI repair: write). */
+  readonly minPermission?: Permission;
+  /** The transcript's header and file. */
+  readonly transcript: { meta: Record<string, unknown>; path: string };
+  /** What the run is doing, for stop reports ("repairing [the failed run](…)"); absent: nothing to add. */
+  doing?(): string | undefined;
+  /** The step summary of a skip (CI repair: why the failure is not repaired); absent: none. */
+  skipSummary?(reason: string): string;
+  /** How the task is built: reads the subject, opens the workspace. A skip ends the story before anything is written. */
+  prepare(world: StoryWorld): Promise<Prepared | { skip: string }>;
+}
+
+export interface Prepared {
+  task: Task;
+  git: GitPort;
+  /** Accepts or refuses the baseline (CI repair: it must reproduce the failure). */
+  acceptBaseline?: FixDeps['acceptBaseline'];
+  /** The fix step; absent: runFix (a kind that brings a verified change, e.g. publish, sets its own). */
+  fix?: (deps: FixDeps) => Promise<FixResult>;
+  destination: Destination;
+  texts: ReportTexts;
+}
+
+/** Where the result goes. */
+export interface Destination {
+  /** The issue or pull request that carries the sticky progress comment; null: none. */
+  commentOn: number | null;
+  /** What a maintainer does to let agent-fix try again. */
+  retryHint: string;
+  /** The branch a fix PR goes into (to find the PR of a run stopped after its push). */
+  prBase?: string;
+  /** A newer run seen other than by its claim in the comment (CI repair: its commit on the fix branch). */
+  newerRun?(mine: RunId): Promise<RunId | null>;
+  /** Publishes the verified change; the outcome is a value. */
+  deliver(fix: FixResult, hooks: { claim: RunId | null; onPushed: (branch: string) => void }): Promise<Delivered>;
+  /** Runs after the fix whatever happened next (local: the user's working tree is put back). */
+  release?(fix: FixResult): Promise<void>;
+}
+
+export type YieldPoint = 'before starting' | 'before publishing' | 'at push';
+
+/** What the report says; pure renderers. */
+export interface ReportTexts {
+  start(runUrl?: string): string;
+  /** The final comment. */
+  final(report: RunReport): string;
+  /** The step summary of a finished run; null: none. */
+  summary(report: RunReport): string | null;
+  /** The step summary of a run that yields to a newer one (`detail`: the delivery's own words). */
+  superseded(s: { by: RunId; mine: RunId | null; when: YieldPoint; report?: RunReport; detail?: string }): string;
+}

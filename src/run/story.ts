@@ -1,0 +1,231 @@
+/**
+ * The one story every trigger goes through (the kinds say what differs, run/kind.ts):
+ *
+ *   authorize once → prepare (task, workspace) → yield to a newer run? → sticky comment (claimed)
+ *   → fix → yield to a newer run? → deliver → final comment, step summary, transcript → result
+ *
+ * Outcomes are values: runFix returns the fix's report, delivery returns `Delivered`, and the
+ * final report is made from both (`withDelivery`); the story returns a `StoryResult` that the
+ * entry writes as outputs once. Run safety is the skeleton's, the same for every kind: a claim
+ * in the comment and on the commit, yielding to a newer run, and on SIGINT/SIGTERM or an error a
+ * final, truthful comment and summary saying what exists by then.
+ */
+import type { RunReport } from '../fix/types.js';
+import { runFix, type FixResult } from '../fix.js';
+import { authorizeByPolicy } from '../policy/authorize.js';
+import { StickyComment } from '../publish/artifacts.js';
+import { newerClaim, withClaim, type RunId } from '../publish/claim.js';
+import type { Delivered } from '../publish/deliver.js';
+import { renderFailureComment, renderLeftBehind } from '../report/failure.js';
+import { commentMarker, renderStoppedSummary } from '../report/render.js';
+import { Transcript } from '../transcript.js';
+import type { Prepared, StoryKind, StoryResult, StoryWorld, YieldPoint } from './kind.js';
+
+/** How long a cancellation waits for a comment, push or PR update under way before it reports. */
+const CANCEL_SETTLE_MS = 2500;
+
+/** The report after delivery: a new value, the fix's report left as it was. Pure. */
+export function withDelivery(report: RunReport, d: Delivered): RunReport {
+  switch (d.kind) {
+    case 'pull-request':
+      return { ...report, branch: d.branch, prNumber: d.prNumber, prUrl: d.prUrl };
+    case 'local-branch':
+      return { ...report, branch: d.branch };
+    case 'superseded':
+      return { ...report, status: 'skipped', reason: 'superseded', detail: d.detail };
+    case 'human-commits':
+      return { ...report, status: 'not-fixed', reason: 'human-commits-on-branch', detail: d.detail };
+    case 'rejected':
+      return { ...report, status: 'error', reason: 'push-rejected', detail: d.detail };
+  }
+}
+
+function message(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** What the story has done so far: what a cancellation or an error must report truthfully. */
+interface Progress {
+  prepared?: Prepared;
+  comment?: StickyComment;
+  marker?: string;
+  /** The branch, once pushed by this run. */
+  pushed?: string;
+  prUrl?: string;
+  iterations?: number;
+  /** The comment write, push or PR update under way, if any. */
+  busy: Promise<unknown>;
+  cancelled: NodeJS.Signals | null;
+}
+
+export async function runStory(kind: StoryKind, world: StoryWorld): Promise<StoryResult> {
+  const { github, redactor, log, runId } = world;
+  const redact = (t: string) => redactor.redact(t);
+  const claim = (body: string) => (runId ? withClaim(body, runId) : body);
+  const transcript = new Transcript(kind.transcript.meta);
+  const transcriptPath = kind.transcript.path;
+  const progress: Progress = { busy: Promise.resolve(), cancelled: null };
+  const doing = () => kind.doing?.();
+
+  /** Runs a publication step so that a cancellation waits for it instead of contradicting it. */
+  const publishing = <T>(step: Promise<T>): Promise<T> => {
+    progress.busy = step.catch(() => undefined);
+    return step;
+  };
+  const skipped = async (reason: string): Promise<StoryResult> => {
+    const note = `agent-fix skipped: ${reason}`;
+    log(note);
+    const summary = kind.skipSummary?.(reason);
+    if (summary && world.appendSummary) await world.appendSummary(redact(summary));
+    return { status: 'skipped', reason, note: redact(note) };
+  };
+  /** A stop (cancellation or error): the comment (claimed) and the summary say why and what exists. */
+  const reportStop = async (heading: 'Cancelled' | 'Error', why: string, summary: string): Promise<void> => {
+    const destination = progress.prepared?.destination;
+    // A push whose PR update did not happen may still have updated an existing PR of the branch.
+    if (progress.pushed && !progress.prUrl && github && destination?.prBase) {
+      progress.prUrl = (await github.findOpenPullRequest(progress.pushed, destination.prBase).catch(() => null))?.url;
+    }
+    const left = { pushedBranch: progress.pushed, prUrl: progress.prUrl, retryHint: destination?.retryHint };
+    if (progress.comment && progress.marker) {
+      const body = renderFailureComment({ marker: progress.marker, why, runUrl: world.runUrl, policy: world.settings.policySource, ...left });
+      await progress.comment.set(claim(redact(body))).catch((e: unknown) => log(`Could not update the comment: ${redact(message(e))}`));
+    }
+    await world.appendSummary?.(redact(renderStoppedSummary(heading, summary, renderLeftBehind(left)))).catch(() => undefined);
+  };
+  const cancelledResult = (signal: NodeJS.Signals, report?: RunReport): StoryResult => ({
+    status: 'error',
+    reason: 'cancelled',
+    error: `cancelled (${signal})`,
+    branch: progress.pushed,
+    prUrl: progress.prUrl,
+    iterations: progress.iterations,
+    report,
+    transcriptPath,
+  });
+
+  const dispose = world.onCancel?.(async (signal) => {
+    progress.cancelled = signal;
+    // A comment write, push or PR update under way lands (or not) before the report says what exists.
+    await Promise.race([progress.busy, new Promise((resolve) => setTimeout(resolve, CANCEL_SETTLE_MS))]);
+    const what = doing();
+    const why = `the workflow run was cancelled or timed out (${signal}) before agent-fix finished${what ? ` ${what}` : ''}.`;
+    world.warn?.(`agent-fix: ${why}`);
+    await reportStop('Cancelled', why, `The agent-fix run was cancelled or timed out (${signal}) before it finished${what ? ` ${what}` : ''}.`);
+    transcript.writeAfterError(transcriptPath, redact, `cancelled (${signal})`);
+    return cancelledResult(signal);
+  });
+
+  /** A newer run that took this task over: its claim in the comment, or what the destination sees. */
+  const newerRun = async (p: Prepared): Promise<RunId | null> => {
+    if (!runId) return null;
+    const marker = commentMarker(p.task.key);
+    const inComment = github && p.destination.commentOn !== null ? await newerClaim(github, p.destination.commentOn, marker, runId) : null;
+    return inComment ?? (await p.destination.newerRun?.(runId)) ?? null;
+  };
+  /** Yields to a newer run: publishes nothing, leaves the comment to it; the summary says so. */
+  const yieldTo = async (p: Prepared, by: RunId, when: YieldPoint, report?: RunReport, detail?: string): Promise<StoryResult> => {
+    log(detail ?? `A newer agent-fix run (${by.id}, attempt ${by.attempt}) has taken over this task; this run${runId ? ` (${runId.id}, attempt ${runId.attempt})` : ''} yields ${when} and publishes nothing.`);
+    const written = report ? transcript.write(transcriptPath, redact, { ...report, status: 'skipped', reason: 'superseded', ...(detail ? { detail } : {}) }) : undefined;
+    await world.appendSummary?.(redact(p.texts.superseded({ by, mine: runId, when, report, detail })));
+    return { status: 'skipped', reason: 'superseded', iterations: report?.iterations, transcriptPath: written, report };
+  };
+
+  let fix: FixResult | null = null;
+  try {
+    if (kind.actor !== null) {
+      if (!github || !world.policy) throw new Error(`the ${kind.name} story needs the GitHub API and the policy to authorize @${kind.actor}`);
+      const auth = await authorizeByPolicy(github, kind.actor, world.policy, { atLeast: kind.minPermission });
+      if (!auth.ok) {
+        const note = `agent-fix refused the trigger: ${auth.reason}`;
+        log(note);
+        const summary = kind.skipSummary?.(`the run was triggered by someone agent-fix does not act for: ${auth.reason}`);
+        if (summary && world.appendSummary) await world.appendSummary(redact(summary));
+        return { status: 'skipped', reason: 'unauthorized', note: redact(note) };
+      }
+      log(`Authorized: ${auth.via}`);
+    }
+
+    const prepared = await kind.prepare(world);
+    if ('skip' in prepared) return await skipped(prepared.skip);
+    progress.prepared = prepared;
+    const { task, git, destination, texts } = prepared;
+
+    const early = await newerRun(prepared);
+    if (early) return await yieldTo(prepared, early, 'before starting');
+    if (github && destination.commentOn !== null) {
+      progress.marker = commentMarker(task.key);
+      progress.comment = new StickyComment(github, destination.commentOn, progress.marker);
+      await publishing(progress.comment.set(claim(texts.start(world.runUrl))));
+    }
+
+    fix = await (prepared.fix ?? ((deps) => runFix(task, deps)))({
+      git,
+      shell: world.shell,
+      model: world.makeModel(),
+      settings: world.settings,
+      redactor,
+      parentEnv: world.parentEnv,
+      log,
+      emit: transcript.add,
+      sandbox: world.sandbox,
+      scripted: world.scripted,
+      acceptBaseline: prepared.acceptBaseline,
+    });
+    let report: RunReport = world.runUrl ? { ...fix.report, runUrl: world.runUrl } : fix.report;
+    progress.iterations = report.iterations;
+    // After a cancellation the handler owns the report: the story stops without publishing anything.
+    if (progress.cancelled) return cancelledResult(progress.cancelled, report);
+
+    try {
+      const newer = await newerRun(prepared);
+      if (newer) return await yieldTo(prepared, newer, 'before publishing', report);
+      if (progress.cancelled) return cancelledResult(progress.cancelled, report);
+      if (report.status === 'fixed' && fix.tree) {
+        const delivered = await publishing(
+          destination.deliver(fix, {
+            claim: runId,
+            onPushed: (branch) => {
+              progress.pushed = branch;
+            },
+          }),
+        );
+        if (delivered.kind === 'pull-request') progress.prUrl = delivered.prUrl;
+        // A newer run pushed the branch in the meantime (seen on the very tip the leased push would replace).
+        if (delivered.kind === 'superseded') return await yieldTo(prepared, delivered.by, 'at push', report, delivered.detail);
+        report = withDelivery(report, delivered);
+      }
+    } finally {
+      await destination.release?.(fix);
+    }
+    if (progress.cancelled) return cancelledResult(progress.cancelled, report);
+
+    if (progress.comment) await publishing(progress.comment.set(claim(redact(texts.final(report)))));
+    const summary = texts.summary(report);
+    if (summary && world.appendSummary) await world.appendSummary(redact(summary));
+    const written = transcript.write(transcriptPath, redact, report);
+    log(`agent-fix: ${report.status} (${report.reason}). ${report.detail}`);
+    return {
+      status: report.status,
+      reason: report.reason,
+      report,
+      branch: report.branch,
+      prNumber: report.prNumber,
+      prUrl: report.prUrl,
+      iterations: report.iterations,
+      transcriptPath: written,
+      ...(report.status === 'error' ? { error: report.detail } : {}),
+    };
+  } catch (e) {
+    const why = redact(message(e));
+    transcript.writeAfterError(transcriptPath, redact, why);
+    if (!progress.cancelled) {
+      const what = doing();
+      const capital = what ? `${what[0].toUpperCase()}${what.slice(1)}` : 'The run';
+      await reportStop('Error', what ? `${why} (while ${what})` : why, `${capital} stopped with an error: ${why}`);
+    }
+    return { status: 'error', reason: 'internal-error', error: why, thrown: e, branch: progress.pushed, prUrl: progress.prUrl, iterations: progress.iterations, transcriptPath };
+  } finally {
+    dispose?.();
+  }
+}

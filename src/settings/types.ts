@@ -1,0 +1,57 @@
+/** The settings of a run: read once (settings/inputs.ts), narrowed by the policy (policy/apply.ts). */
+export interface Settings {
+  githubToken: string;
+  apiKey: string;
+  baseUrl: string;
+  model: string;
+  /** null: detect from the repository. */
+  testCommand: string | null;
+  setupCommand: string | null;
+  label: string;
+  maxIterations: number;
+  maxChangedFiles: number;
+  maxChangedLines: number;
+  draft: boolean;
+  /** Timeout of one setup or test command. */
+  commandTimeoutMs: number;
+  /** Glob patterns the model may never edit (always includes .github/workflows/**). */
+  protectedPaths: string[];
+  /** Token budget of the failure context given to the model (default 3,000). */
+  feedbackTokens: number;
+  /** Token budget of the whole first model request (system prompt, tool schemas, task, repository context); 0: no repository context. Default 8,000. */
+  contextTokens: number;
+  /** Run the tests related to the changed files first inside the loop (default true). */
+  relatedTestsFirst: boolean;
+  /** Tests failing before any edit, which the task is not about: `allow` (default) lets them still fail at the gate, `block` requires the command to succeed. */
+  preexistingFailures: 'allow' | 'block';
+  /** Test-integrity categories a maintainer allows when the issue explicitly asks (default none). */
+  testIntegrityAllow: string[];
+  /** CI repair: names of the workflows whose failed runs count (empty: all). */
+  workflows: string[];
+  /** Caps of one run (see docs/security.md). */
+  budget: BudgetLimits;
+  // Set only by the repository's policy (policy/apply.ts); absent: the action inputs alone apply.
+  /** When non-empty, the only globs the model may change (policy paths.allowed). */
+  allowedPaths?: string[];
+  sandbox?: SandboxSettings;
+  /** Which policy applied, for the report. */
+  policySource?: string;
+}
+
+/** Hard caps of one run; 0 means no cap. */
+export interface BudgetLimits {
+  maxTokens: number;
+  maxCostUsd: number;
+  /** Wall time of the whole run from its start. */
+  maxWallMs: number;
+  /** Model name -> USD per million tokens, overriding the built-in table. */
+  prices: Record<string, { input: number; output: number }>;
+}
+
+export interface SandboxSettings {
+  setupNetwork: boolean;
+  testNetwork: boolean;
+  requireIsolation: boolean;
+  /** Address-space limit per command in MiB; 0: none. */
+  memoryMb: number;
+}
