@@ -35,6 +35,7 @@ Options for fix:
   --max-changed-files N   (default 10)
   --max-changed-lines N   (default 200)
   --timeout-minutes N     per command (default 15)
+  --context-tokens N      token budget of the first model request, repository context included (default 8000; 0: no repository context)
   --preexisting-failures allow|block
                           tests failing before any edit that the task is not about may
                           still fail at the gate (allow, the default) or not (block)
@@ -117,6 +118,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       'max-changed-lines': { type: 'string' },
       'timeout-minutes': { type: 'string' },
       'preexisting-failures': { type: 'string' },
+      'context-tokens': { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
