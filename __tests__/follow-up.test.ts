@@ -1,20 +1,11 @@
 import { chmodSync, writeFileSync } from 'node:fs';
 import { openGit } from '../src/adapters/git.js';
-import type { GitPort } from '../src/ports/git.js';
 import { publishBranch } from '../src/publish/push.js';
 import { publishFollowUp, publishFollowUpWithRetry } from '../src/publish/follow-up.js';
-import { BOT, HUMAN, cleanupFixtures, cloneFull, commitAs, makeRepo, writeFiles } from '../test-support/git-fixture.js';
+import { BOT, HUMAN, cleanupFixtures, cloneFull, commitAs, makeRepo, treeOf } from '../test-support/git-fixture.js';
 
 afterAll(() => cleanupFixtures());
 const BRANCH = 'agent-fix/issue-5';
-
-async function treeOf(git: GitPort, dir: string, files: Record<string, string>): Promise<string> {
-  const pristine = await git.snapshot();
-  writeFiles(dir, files);
-  const tree = await git.snapshot();
-  await git.restore(pristine);
-  return tree;
-}
 
 /** A repository whose agent-fix branch holds the bot's first fix; the run's checkout is at that head. */
 async function withFirstFix() {

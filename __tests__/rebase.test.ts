@@ -1,20 +1,11 @@
 import { openGit } from '../src/adapters/git.js';
-import type { GitPort } from '../src/ports/git.js';
 import { publishBranch } from '../src/publish/push.js';
 import { publishFollowUp } from '../src/publish/follow-up.js';
 import { pushUpdated, updateOnBase } from '../src/publish/rebase.js';
-import { BOT, HUMAN, cleanupFixtures, cloneFull, commitAs, makeRepo, writeFiles } from '../test-support/git-fixture.js';
+import { BOT, HUMAN, cleanupFixtures, cloneFull, commitAs, makeRepo, treeOf } from '../test-support/git-fixture.js';
 
 afterAll(() => cleanupFixtures());
 const BRANCH = 'agent-fix/issue-3';
-
-async function treeOf(git: GitPort, dir: string, files: Record<string, string>): Promise<string> {
-  const pristine = await git.snapshot();
-  writeFiles(dir, files);
-  const tree = await git.snapshot();
-  await git.restore(pristine);
-  return tree;
-}
 
 /** main: a.txt + b.txt; the bot's branch changes a.txt (and a follow-up changes it again); then main moves on. */
 async function drifted(mainChange: Record<string, string>) {

@@ -148,3 +148,12 @@ export function readTree(dir: string, base = dir): Record<string, string> {
   }
   return out;
 }
+
+/** The tree the checkout would have with `files` written into it; the work tree is put back as it was. */
+export async function treeOf(git: { snapshot(): Promise<string>; restore(tree: string): Promise<void> }, dir: string, files: Record<string, string>): Promise<string> {
+  const pristine = await git.snapshot();
+  writeFiles(dir, files);
+  const tree = await git.snapshot();
+  await git.restore(pristine);
+  return tree;
+}
