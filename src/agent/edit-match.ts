@@ -374,9 +374,12 @@ function mergeLines(fileText: string[], m: Match, oldLines: string[], newLines: 
       prevFile = f;
     }
     // Where the text inserted here goes relative to them: a block ending in a blank line of its own
-    // follows them (the blank line separated the kept line above); anything else precedes them.
+    // follows them (the blank line separated the kept line above); anything else precedes them. When
+    // the kept line above is itself blank there is nothing to separate: the left-out blank lines
+    // belong to the run of blank lines ahead of the kept line below, and follow the inserted text.
     const ins = insertedBefore[j];
-    const gapFirst = prevKept && ins.length > 0 && isBlank(ins[ins.length - 1]) && !isBlank(ins[0]);
+    const aboveBlank = j > 0 && isBlank(noCr(oldLines[j - 1]));
+    const gapFirst = prevKept && !aboveBlank && ins.length > 0 && isBlank(ins[ins.length - 1]) && !isBlank(ins[0]);
     if (gapFirst || ins.length === 0) out.push(...gap);
     for (const l of ins) out.push(render(l));
     if (!gapFirst && ins.length > 0) out.push(...gap);
