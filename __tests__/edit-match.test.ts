@@ -373,6 +373,23 @@ describe('one blank line more or less', () => {
     expect(r.content).toBe(['def a():', '    return 0', '', '', 'def b():', '    pass', ''].join('\n'));
   });
 
+  test('a function rewritten whole, one of two blank lines before the next one left out: the run stays ahead of it', () => {
+    const src = ['def show(items):', '    if not items:', '        return None', '    for item in items:', '        print(item)', '    return len(items)', '', '', 'def other():', '    pass', ''].join('\n');
+    const oldS = ['def show(items):', '    if not items:', '        return None', '    for item in items:', '        print(item)', '    return len(items)', '', 'def other():', ''].join('\n');
+    const body = ['def show(items):', '    if not items:', '        return None', '', '    count = 0', '    for item in items:', '        count += 1', '', '    return count'];
+    const r = ok(src, oldS, [...body, '', 'def other():', ''].join('\n'));
+    expect(r.rung).toBe('blank-lines');
+    expect(r.content).toBe([...body, '', '', 'def other():', '    pass', ''].join('\n'));
+  });
+
+  test('a function inserted between two, one of the two blank lines after the kept one above left out: the run stays after it', () => {
+    const src = ['def first():', '    return 1', '', '', 'def last():', '    return 2', ''].join('\n');
+    const added = ['def middle():', '    return 3', '', ''];
+    const r = ok(src, ['    return 1', '', 'def last():', ''].join('\n'), ['    return 1', '', ...added, 'def last():', ''].join('\n'));
+    expect(r.rung).toBe('blank-lines');
+    expect(r.content).toBe(['def first():', '    return 1', '', '', ...added, 'def last():', '    return 2', ''].join('\n'));
+  });
+
   test('ambiguity is still refused', () => {
     const src = 'a = 1\n\nb = 2\nc\na = 1\n\nb = 2\n';
     expect(err(src, 'a = 1\nb = 2', 'a = 9\nb = 9')).toMatch(/2 places when one blank line more or less is allowed \(lines 1, 5\)/);

@@ -375,8 +375,12 @@ function mergeLines(fileText: string[], m: Match, oldLines: string[], newLines: 
     }
     // Where the text inserted here goes relative to them: a block ending in a blank line of its own
     // follows them (the blank line separated the kept line above); anything else precedes them.
+    // Except when the kept line above is a blank line right after removed lines: the line diff then
+    // paired it with a blank line ahead of the block, which really belongs with the removed lines
+    // (the block's own last blank line is the kept one), so the left-out blank lines follow it.
     const ins = insertedBefore[j];
-    const gapFirst = prevKept && ins.length > 0 && isBlank(ins[ins.length - 1]) && !isBlank(ins[0]);
+    const slid = j > 1 && isBlank(noCr(oldLines[j - 1])) && !kept[j - 2];
+    const gapFirst = prevKept && !slid && ins.length > 0 && isBlank(ins[ins.length - 1]) && !isBlank(ins[0]);
     if (gapFirst || ins.length === 0) out.push(...gap);
     for (const l of ins) out.push(render(l));
     if (!gapFirst && ins.length > 0) out.push(...gap);
