@@ -37,28 +37,15 @@ import { parseStructured } from '../src/verify/structured.js';
 import { parseTestOutput } from '../src/verify/parse.js';
 import { identityOf, identityLabel, matchIdentity, sameIdentity, type TestIdentity } from '../src/verify/identity.js';
 import type { TestCase, TestRun } from '../src/verify/types.js';
+import { arg, type DevTask } from './dev-task.js';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-const arg = (name: string, dflt?: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : dflt;
-};
 const mirrors = arg('mirrors', '/work/.mirror')!;
 const work = arg('work', path.join(os.tmpdir(), 'agent-fix-ci-identity'))!;
 const only = new Set((arg('only', 'dev,outside,own') ?? '').split(','));
 const ids = arg('ids')?.split(',');
 const saveTo = arg('save-fixtures');
 
-interface DevTask {
-  id: string;
-  repo: string;
-  buggy_sha: string;
-  fix_sha: string;
-  test_files: string[];
-  fix_files: string[];
-  install_command: string;
-  test_command: string;
-}
 
 const git = (cwd: string, ...a: string[]) => execFileSync('git', ['-c', 'advice.detachedHead=false', ...a], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 }).trim();
 

@@ -20,24 +20,9 @@ import { startScriptedModel } from '../src/scripted/server.js';
 import { parseScript, type Script } from '../src/scripted/script.js';
 import { countTokens } from '../src/context/tokens.js';
 import { node24, ROOT } from '../test-support/run-action.js';
+import { arg, type DevTask } from './dev-task.js';
 
-interface DevTask {
-  id: string;
-  repo: string;
-  buggy_sha: string;
-  fix_sha: string;
-  issue_title: string;
-  issue_body: string;
-  fix_files: string[];
-  test_files: string[];
-  install_command: string;
-  test_command: string;
-}
 
-const arg = (name: string, dflt?: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : dflt;
-};
 const mirrors = arg('mirrors', '/work/.mirror')!;
 const work = arg('work', path.join(os.tmpdir(), 'agent-fix-replay'))!;
 const all: DevTask[] = JSON.parse(readFileSync('/work/shared/bench/dev-tasks.json', 'utf8')).tasks;

@@ -28,24 +28,12 @@ import { toTestRun, failureFeedback } from '../src/verify/test-run.js';
 import { parseJestJson } from '../src/verify/structured.js';
 import { extractFailure } from '../src/ci/log-extract.js';
 import type { TestRun } from '../src/types.js';
+import { arg, type DevTask } from './dev-task.js';
 
-interface BenchTask {
-  id: string;
-  repo: string;
-  buggy_sha: string;
-  fix_sha: string;
-  issue_title: string;
-  issue_body: string;
-  fix_files: string[];
-  test_files: string[];
-  install_command: string;
-  test_command: string;
-}
+/** A task of the corpus, or one built from a repository's own history (no runner, no test list). */
+type BenchTask = Omit<DevTask, 'test_framework' | 'fail_to_pass'>;
 
-const arg = (name: string, dflt?: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : dflt;
-};
+
 const ROOT = process.cwd();
 const mirrors = arg('mirrors', '/work/.mirror')!;
 const work = arg('work', path.join(os.tmpdir(), 'agent-fix-localization'))!;
