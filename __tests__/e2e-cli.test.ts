@@ -1,26 +1,14 @@
 /** The CLI bundle (dist/cli.js) under node 24: the keyless demo, and `fix` on a local checkout. */
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { startScriptedModel } from '../src/scripted/server.js';
 import { parseScript } from '../src/scripted/script.js';
 import { makeRepo, cleanupFixtures, gitIn, writeFiles } from '../test-support/git-fixture.js';
-import { node24, ROOT } from '../test-support/run-action.js';
+import { ROOT, runCli } from '../test-support/run-action.js';
 
 afterAll(() => cleanupFixtures());
 
-function cli(args: string[], env: Record<string, string> = {}, cwd = ROOT): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(node24(), [path.join(ROOT, 'dist', 'cli.js'), ...args], {
-    cwd,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
+const cli = runCli;
 
 const sample = (): Record<string, string> => {
   const dir = path.join(ROOT, 'demo', 'sample-repo');

@@ -1,27 +1,15 @@
 /** The CLI bundle under node 24: the first request the model receives carries the right file's code, within the budget. */
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { startScriptedModel } from '../src/scripted/server.js';
 import { parseScript } from '../src/scripted/script.js';
 import { countTokens } from '../src/context/tokens.js';
 import { makeRepo, cleanupFixtures } from '../test-support/git-fixture.js';
-import { node24, ROOT } from '../test-support/run-action.js';
+import { ROOT, runCli } from '../test-support/run-action.js';
 
 afterAll(() => cleanupFixtures());
 
-function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(node24(), [path.join(ROOT, 'dist', 'cli.js'), ...args], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
+const cli = (args: string[], env: Record<string, string>) => runCli(args, env);
 
 const filler = (prefix: string, n: number) =>
   Array.from({ length: n }, (_, i) => `export function ${prefix}${i}(input) {\n  return String(input).padStart(${i + 3}, '0');\n}\n`).join('\n');

@@ -5,27 +5,14 @@
  * as evidence while a truly unrelated failure is excused with its evidence; a stray comment
  * line in the published change is flagged.
  */
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { startScriptedModel } from '../src/scripted/server.js';
 import { parseScript } from '../src/scripted/script.js';
 import { makeRepo, cleanupFixtures, gitIn } from '../test-support/git-fixture.js';
-import { node24, ROOT } from '../test-support/run-action.js';
+import { runCli } from '../test-support/run-action.js';
 
 afterAll(() => cleanupFixtures());
 
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(node24(), [path.join(ROOT, 'dist', 'cli.js'), ...args], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', OPENAI_API_KEY: 'sk-local-test-key-123456' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
+const cli = (args: string[]) => runCli(args, { OPENAI_API_KEY: 'sk-local-test-key-123456' });
 
 const edit = (p: string, oldString: string, newString: string) => ({ name: 'edit_file', arguments: { path: p, old_string: oldString, new_string: newString } });
 const finish = (summary: string) => ({ name: 'finish', arguments: { summary } });

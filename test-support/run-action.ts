@@ -114,3 +114,17 @@ export async function runAction(p: {
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   return { code, stdout, stderr, outputs: parseOutputFile(readFileSync(outputPath, 'utf8')), summary: readFileSync(summaryPath, 'utf8') };
 }
+
+/** Runs the CLI bundle (`dist/cli.js`) under node 24 the way a user would, with a minimal environment plus `env`. */
+export function runCli(args: string[], env: Record<string, string> = {}, cwd = ROOT): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(node24(), [path.join(ROOT, 'dist', 'cli.js'), ...args], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
