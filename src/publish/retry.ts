@@ -67,7 +67,6 @@ export async function withPushRetry<T extends { kind: string }>(
   log: (m: string) => void = () => undefined,
   opts: RetryOptions = {},
 ): Promise<T | { kind: 'rejected'; reason: string }> {
-  const p = { branch };
   const delays = opts.transientDelaysMs ?? TRANSIENT_DELAYS_MS;
   const sleep = opts.sleep ?? wait;
   let raced = false;
@@ -79,7 +78,7 @@ export async function withPushRetry<T extends { kind: string }>(
     } catch (e) {
       const text = failureText(e);
       if (text === null || !isTransientPushFailure(text) || transient >= delays.length) throw e;
-      log(`pushing ${p.branch} failed (${transientLine(text)}); a transient failure: trying again in ${delays[transient] / 1000} s`);
+      log(`pushing ${branch} failed (${transientLine(text)}); a transient failure: trying again in ${delays[transient] / 1000} s`);
       await sleep(delays[transient++]);
       continue;
     }
@@ -87,11 +86,11 @@ export async function withPushRetry<T extends { kind: string }>(
     const first = outcome.reason.split('\n')[0];
     if (isLostRace(outcome.reason) && !raced) {
       raced = true;
-      log(`push of ${p.branch} lost a race with another push (${first}); fetching and trying once more`);
+      log(`push of ${branch} lost a race with another push (${first}); fetching and trying once more`);
       continue;
     }
     if (isTransientPushFailure(outcome.reason) && transient < delays.length) {
-      log(`push of ${p.branch} was rejected by a transient server failure (${transientLine(outcome.reason)}); trying again in ${delays[transient] / 1000} s`);
+      log(`push of ${branch} was rejected by a transient server failure (${transientLine(outcome.reason)}); trying again in ${delays[transient] / 1000} s`);
       await sleep(delays[transient++]);
       continue;
     }
