@@ -25,7 +25,7 @@ import { countJsonTokens, countTokens } from '../src/context/tokens.js';
 import { firstMessageWithContext, firstUserMessage, systemPrompt } from '../src/agent/prompt.js';
 import { TOOL_SPECS } from '../src/agent/tools.js';
 import { toTestRun, failureFeedback } from '../src/verify/test-run.js';
-import { parseJestJson } from '../src/verify/structured.js';
+import { parseJestJson } from '../src/verify/runners/jest.js';
 import { extractFailure } from '../src/ci/log-extract.js';
 import type { TestRun } from '../src/types.js';
 import { arg, type DevTask } from './dev-task.js';

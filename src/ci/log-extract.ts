@@ -20,7 +20,7 @@
  * Tokens are estimated conservatively at 3 characters per token (logs are symbol-heavy).
  */
 
-import { parseTestOutput } from '../verify/parse.js';
+import { parseTestOutput } from '../verify/runners/index.js';
 import { identityOf, matchIdentity, type TestIdentity } from '../verify/identity.js';
 
 export interface ExtractOptions {
