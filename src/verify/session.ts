@@ -197,7 +197,11 @@ export class TestSession {
     const before = reportPath && plan.ownReport ? await mtime(reportPath) : null;
     if (reportPath && !plan.ownReport) await rm(reportPath, { force: true });
     for (const file of plan.support ?? []) {
-      if ('copyOf' in file) await copyFile(file.copyOf, file.path);
+      if ('copyOf' in file) {
+        await copyFile(file.copyOf, file.path).catch((e: NodeJS.ErrnoException) => {
+          throw new Error(`agent-fix's own file ${file.copyOf} could not be copied for the test run (${e.code ?? e.message}): the installation is incomplete (the build ships it next to dist/index.js).`);
+        });
+      }
       else await writeFile(file.path, file.text);
     }
     const r = await this.deps.exec(plan.command);
