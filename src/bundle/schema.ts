@@ -6,7 +6,7 @@
  *   change.patch    `git diff --binary --full-index --no-renames` from the base tree to the fix
  *                   (empty when the candidate found no verified fix)
  *
- * The evidence is the run's own report types (src/types.ts) without the task (publish derives
+ * The evidence is the run's own report types (`RunReport`, src/fix/types.ts) without the task (publish derives
  * the task from its own event, never from a bundle) and without the diff (publish recomputes it
  * from the applied patch). Each schema below is typed as `z.ZodType<the existing type>`, so a
  * change of a required field there fails the build here instead of drifting.

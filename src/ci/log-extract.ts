@@ -45,7 +45,7 @@ export interface LogExtract {
   /** Failing test names, in order of first appearance, durations removed. */
   failingTests: string[];
   /**
-   * Failing tests found by the same parsers that read a local run (verify/parse.ts) on the
+   * Failing tests found by the same parsers that read a local run (verify/runners/, `parseTestOutput`) on the
    * cleaned log: the identities reproduction matches against the local run's.
    */
   failures: LogFailure[];
@@ -535,7 +535,7 @@ export function extractFailure(log: string, opts: ExtractOptions = {}): LogExtra
   };
 }
 
-/** The failing tests the local-run parsers (verify/parse.ts) find in the cleaned log. */
+/** The failing tests the local-run parsers (verify/runners/) find in the cleaned log. */
 function parsedFailures(lines: string[], lastTest: number): LogFailure[] {
   // A window of the log, not all of it (the parsers are not built for 20 MB): ending a little
   // after the last line the recogniser took for a failing test (the runner's summary follows it),
