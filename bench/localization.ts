@@ -27,7 +27,7 @@ import { TOOL_SPECS } from '../src/agent/tools.js';
 import { toTestRun, failureFeedback } from '../src/verify/test-run.js';
 import { parseJestJson } from '../src/verify/runners/jest.js';
 import { extractFailure } from '../src/ci/log-extract.js';
-import type { TestRun } from '../src/types.js';
+import type { TestRun } from '../src/verify/types.js';
 import { arg, type DevTask } from './dev-task.js';
 
 /** A task of the corpus, or one built from a repository's own history (no runner, no test list). */
