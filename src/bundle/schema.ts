@@ -55,7 +55,7 @@ const TestCaseSchema = z.object({
   file: z.string().optional(),
   frame: z.string().optional(),
   details: z.string().optional(),
-});
+}) satisfies z.ZodType<TestCase>;
 
 const TestRunSchema = z.object({
   command: z.string(),
@@ -82,7 +82,7 @@ const TestRunSchema = z.object({
     .optional(),
   scope: z.enum(['full', 'related']).optional(),
   flaky: z.array(z.string()).optional(),
-});
+}) satisfies z.ZodType<TestRun>;
 
 const VerdictSchema = z.object({
   ok: z.boolean(),
@@ -94,12 +94,12 @@ const VerdictSchema = z.object({
   taskFailures: z.array(z.string()).optional(),
   tolerance: z.array(z.object({ id: z.string(), file: z.string().optional(), excused: z.boolean(), evidence: z.string() })).optional(),
   summary: z.string(),
-});
+}) satisfies z.ZodType<Verdict>;
 
 const FailToPassProofSchema = z.object({
   testFiles: z.array(z.string()),
   withoutFix: TestRunSchema,
-});
+}) satisfies z.ZodType<FailToPassProof>;
 
 const AttemptSchema = z.object({
   iteration: count,
@@ -108,7 +108,7 @@ const AttemptSchema = z.object({
   changedFiles: z.array(z.string()),
   rolledBack: z.boolean(),
   proof: FailToPassProofSchema.optional(),
-});
+}) satisfies z.ZodType<Attempt>;
 
 const FileChangeSchema = z.object({
   path: z.string(),
@@ -117,9 +117,9 @@ const FileChangeSchema = z.object({
   additions: count,
   deletions: count,
   binary: z.boolean(),
-});
+}) satisfies z.ZodType<FileChange>;
 
-const TokenUsageSchema = z.object({ promptTokens: count, completionTokens: count, requests: count });
+const TokenUsageSchema = z.object({ promptTokens: count, completionTokens: count, requests: count }) satisfies z.ZodType<TokenUsage>;
 
 const TestProofSchema = z.object({
   status: z.enum(['proven', 'not-proven', 'no-test-changed', 'not-run']),
@@ -127,7 +127,7 @@ const TestProofSchema = z.object({
   testFiles: z.array(z.string()),
   tests: z.array(z.object({ id: z.string(), before: z.union([TestStatusSchema, z.literal('missing')]), after: z.union([TestStatusSchema, z.literal('missing')]) })),
   passingOnOriginal: z.array(z.string()).optional(),
-});
+}) satisfies z.ZodType<TestProof>;
 
 const TestIntelSchema = z.object({
   runner: z.string(),
@@ -151,7 +151,7 @@ const TestIntelSchema = z.object({
     })
     .optional(),
   commentOnly: z.array(z.object({ file: z.string(), line: count, added: z.array(z.string()) })).optional(),
-});
+}) satisfies z.ZodType<TestIntel>;
 
 const SafetyFactsSchema = z.object({
   policy: z.string(),
@@ -159,7 +159,7 @@ const SafetyFactsSchema = z.object({
   budget: z.string(),
   budgetStop: z.string().optional(),
   costUsd: z.number().nonnegative().nullable().optional(),
-});
+}) satisfies z.ZodType<SafetyFacts>;
 
 /** The run's report without `task` (publish has its own) and `diff` (recomputed from the patch). */
 export type Evidence = Omit<RunReport, 'task' | 'diff'>;
