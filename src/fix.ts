@@ -29,7 +29,7 @@ import { isolationFor, probeSandbox, type SandboxProbe } from './sandbox/sandbox
 import { credentialFiles, hidingWorks, hidingWrapper } from './sandbox/credentials.js';
 import { allowListAsProtected } from './policy/apply.js';
 import { repoStateProtections } from './workspace/repo-state.js';
-import { createDiagnostics, DEFAULT_CHECK_TIMEOUT_MS } from './diagnostics/watch.js';
+import { createDiagnostics } from './diagnostics/watch.js';
 
 export interface FixDeps {
   git: GitPort;
@@ -186,7 +186,7 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
   const diagnostics = createDiagnostics({
     root: git.root,
     exec: (command, o) =>
-      shell.run(command, { cwd: git.root, timeoutMs: Math.max(1000, Math.min(o.timeoutMs, DEFAULT_CHECK_TIMEOUT_MS, budget.remainingMs())), env, maxOutputChars: o.maxOutputChars, wrapper: testIso.wrapper, memoryMb: sb.memoryMb }),
+      shell.run(command, { cwd: git.root, timeoutMs: Math.max(1000, Math.min(o.timeoutMs, budget.remainingMs())), env, maxOutputChars: o.maxOutputChars, wrapper: testIso.wrapper, memoryMb: sb.memoryMb }),
   });
   if (diagnostics) log(`Type and lint feedback after edits: ${diagnostics.stats.checkers.join(' and ')}`);
   const tools = new ToolBox({
@@ -230,8 +230,7 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     context: repoContext ?? undefined,
     contextTokens: settings.contextTokens ?? DEFAULT_CONTEXT_TOKENS,
     diagnostics: diagnostics ?? undefined,
-  });
-  await diagnostics?.dispose();
+  }).finally(() => diagnostics?.dispose());
   // Publish exactly the files the model wrote, on top of the checkout as it was: whatever setup
   // or the test runs left in the working tree stays out of the change.
   // The published tree is HEAD's tree plus those files: untracked files that earlier workflow
