@@ -341,7 +341,7 @@ async function prepareRepoContext(root: string, task: Task, baseline: TestRun, b
     const ctx = await prepareContext(root, `${task.title}\n${task.goal}`, baseline);
     const s = ctx.map.stats;
     const top = ctx.localization.ranked.slice(0, 3).map((r) => r.file.path);
-    log(`Repository map: ${s.mapped} files (${s.cached} from cache, ${s.parsed} parsed) in ${s.ms} ms; most likely: ${top.join(', ') || 'none'}`);
+    log(`Repository map: ${s.mapped} files (${s.cached} from cache, ${s.parsed} parsed${s.threads > 1 ? ` in ${s.threads} threads` : ''}) in ${s.ms} ms; most likely: ${top.join(', ') || 'none'}`);
     return ctx;
   } catch (e) {
     log(`Repository map skipped: ${e instanceof Error ? e.message : String(e)}`);
