@@ -160,7 +160,24 @@ describe('the watcher on real projects', () => {
     expect(w.stats).toMatchObject({ checks: 3, fedBack: 3, off: [] });
     // the baseline ran once; incremental build info outside the project
     expect(exec.commands).toHaveLength(4);
-    expect(exec.commands.every((x) => x.includes('--incremental') && x.includes(path.join(dir, 'node_modules', 'typescript', 'bin', 'tsc')))).toBe(true);
+    expect(exec.commands.every((x) => x.includes('--incremental') && x.includes(path.join(dir, 'node_modules', 'typescript', 'bin', 'tsc')) && x.includes(path.join(dir, 'tsconfig.json')))).toBe(true);
+    await w.dispose();
+  }, 120_000);
+
+  test('tsc on a solution-style tsconfig.json (comments, trailing commas): the referenced projects are checked', async () => {
+    const dir = project({
+      'tsconfig.json': '{\n  // the projects\n  "files": [],\n  "references": [{ "path": "./tsconfig.app.json" }, { "path": "./tools" },],\n}\n',
+      'tsconfig.app.json': JSON.stringify({ compilerOptions: { composite: true, strict: true, target: 'es2022', module: 'nodenext', types: [] }, include: ['src'] }),
+      'tools/tsconfig.json': JSON.stringify({ compilerOptions: { composite: true, strict: true, target: 'es2022', module: 'nodenext', types: [] }, include: ['*.ts'] }),
+      'src/a.ts': 'export const a: number = 1;\n',
+      'tools/t.ts': 'export const t: string = "t";\n',
+    });
+    expect(detectCheckers(dir).tsc?.projects).toEqual([path.join(dir, 'tsconfig.app.json'), path.join(dir, 'tools', 'tsconfig.json')]);
+    const exec = realExec(dir);
+    const w = createDiagnostics({ root: dir, exec })!;
+    await edit(w, dir, 'tools/t.ts', () => 'export const t: string = 3;\n');
+    const c = await w.check(['tools/t.ts']);
+    expect(c.fresh.map((x) => `${x.file}:${x.line} ${x.code}`)).toEqual(['tools/t.ts:1 TS2322']);
     await w.dispose();
   }, 120_000);
 

@@ -169,14 +169,25 @@ export class DiagnosticsWatcher {
     this.notesToTell.push(`(${line}.)`);
   }
 
+  /** Every project (a solution's references one after the other); a diagnostic two projects share counts once. */
   private async runTsc(): Promise<Outcome> {
-    const r = await this.exec(tscCommand(this.setup.tsc!, path.join(this.tmp, 'tsc.tsbuildinfo')));
-    const failed = this.failure(r);
-    if (failed) return failed;
-    if (r.truncated) return { ok: false, why: 'its output was too long to compare', off: false };
-    const diagnostics = parseTscOutput(r.output, this.opts.root);
-    if (r.exitCode !== 0 && diagnostics.length === 0) return { ok: false, why: `it exited with ${r.exitCode} without diagnostics: ${firstLine(r.output)}`, off: true };
-    return { ok: true, diagnostics };
+    const { bin, projects } = this.setup.tsc!;
+    const all: Diagnostic[] = [];
+    const seen = new Set<string>();
+    for (const [i, project] of projects.entries()) {
+      const r = await this.exec(tscCommand(bin, project, path.join(this.tmp, `tsc-${i}.tsbuildinfo`)));
+      const failed = this.failure(r);
+      if (failed) return failed;
+      if (r.truncated) return { ok: false, why: 'its output was too long to compare', off: false };
+      const diagnostics = parseTscOutput(r.output, this.opts.root);
+      if (r.exitCode !== 0 && diagnostics.length === 0) return { ok: false, why: `it exited with ${r.exitCode} without diagnostics: ${firstLine(r.output)}`, off: true };
+      for (const d of diagnostics) {
+        const key = `${d.file}:${d.line}:${d.column}:${d.code}:${d.message}`;
+        if (!seen.has(key)) all.push(d);
+        seen.add(key);
+      }
+    }
+    return { ok: true, diagnostics: all };
   }
 
   /** The errors of each file as it was before the model's first write (linted through stdin; a new file has none). */
