@@ -199,6 +199,11 @@ describe('the watcher on real projects', () => {
     expect(c.text).toContain("src/new.js:2:9 no-unused-vars 'leftover' is assigned a value but never used.");
     expect(c.text).not.toContain('unusedBefore');
     expect(c.text).not.toContain('console'); // a warning, not an error
+    // a batch that only wrote a file neither checker reads runs nothing
+    const before = exec.commands.length;
+    await edit(w, dir, 'README.md', () => '# notes\n');
+    expect(await w.check(['src/a.js', 'src/new.js', 'README.md'], ['README.md'])).toEqual({ fresh: [], text: '', shown: 0, ran: [], ms: 0 });
+    expect(exec.commands).toHaveLength(before);
     await w.dispose();
   }, 120_000);
 

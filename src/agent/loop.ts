@@ -159,14 +159,18 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
     ...(deps.diagnostics ? { diagnostics: { ...deps.diagnostics.stats } } : {}),
   });
 
-  // The result message of the last successful edit of the current reply that no check has seen yet.
+  // The result message of the last successful edit of the current reply that no check has seen yet, and the files of those edits.
   let uncheckedEdit: number | null = null;
+  let uncheckedFiles: string[] = [];
   /** Runs the type and lint check after edits and appends what it found to the last edit's result; the new errors' count. */
   const checkEdits = async (turn: number): Promise<number> => {
     if (uncheckedEdit === null || !deps.diagnostics) return 0;
     const at = uncheckedEdit;
+    const batch = uncheckedFiles;
     uncheckedEdit = null;
-    const c = await deps.diagnostics.check(touched);
+    uncheckedFiles = [];
+    const c = await deps.diagnostics.check(touched, batch);
+    if (c.ran.length === 0 && !c.text) return 0;
     emit({ type: 'diagnostics', turn, ran: c.ran, found: c.fresh.length, shown: c.shown, ms: c.ms, text: c.text });
     if (c.text) messages[at] = { ...messages[at], content: `${messages[at].content ?? ''}\n\n${deps.redact(c.text)}` };
     return c.fresh.length;
@@ -268,7 +272,10 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
       if (result.changedPath && !touched.includes(result.changedPath)) touched.push(result.changedPath);
       emit({ type: 'tool', turn, name: call.name, arguments: call.arguments, ok: result.ok, display: result.display, result: result.content });
       messages.push(toolMessage(call, deps.redact(result.content)));
-      if (result.changedPath) uncheckedEdit = messages.length - 1;
+      if (result.changedPath) {
+        uncheckedEdit = messages.length - 1;
+        uncheckedFiles.push(result.changedPath);
+      }
     }
     await checkEdits(turn);
   }

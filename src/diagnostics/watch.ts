@@ -103,9 +103,14 @@ export class DiagnosticsWatcher {
     }
   }
 
-  /** The diagnostics the edits so far introduced, after a batch of edits to `changed` (repo-relative). */
-  async check(changed: string[]): Promise<DiagnosticsCheck> {
+  /**
+   * The diagnostics the edits so far introduced, after a batch of edits: `changed` are all files
+   * the model wrote so far, `batch` those of this batch (repo-relative). A batch that wrote no
+   * JavaScript, TypeScript or JSON file changes nothing either checker sees: nothing runs.
+   */
+  async check(changed: string[], batch: string[] = changed): Promise<DiagnosticsCheck> {
     const started = Date.now();
+    if (!batch.some((f) => LINTABLE.test(f) || /\.json$/i.test(f))) return { fresh: [], text: '', shown: 0, ran: [], ms: 0 };
     this.warmUp();
     await this.baseline;
     const ran: Checker[] = [];
