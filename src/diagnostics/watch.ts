@@ -113,27 +113,11 @@ export class DiagnosticsWatcher {
     if (!batch.some((f) => LINTABLE.test(f) || /\.json$/i.test(f))) return { fresh: [], text: '', shown: 0, ran: [], ms: 0 };
     this.warmUp();
     await this.baseline;
-    const ran: Checker[] = [];
-    const fresh: Diagnostic[] = [];
+    // tsc and ESLint side by side (separate processes; on a machine with free cores the check takes the longer of the two)
     const lines = new LineCache(this.opts.root);
-    if (this.setup.tsc && this.tscBefore && !this.off.has('tsc')) {
-      const now = await this.runTsc();
-      if (now.ok) {
-        ran.push('tsc');
-        fresh.push(...newDiagnostics(this.tscBefore, lines.fill(now.diagnostics)));
-      } else this.turnOff('tsc', now);
-    }
-    if (this.setup.eslint && !this.off.has('eslint')) {
-      const files = changed.filter((f) => LINTABLE.test(f) && this.originals.has(f) && existsSync(path.join(this.opts.root, f)));
-      if (files.length > 0) {
-        const before = await this.eslintBaseline(files);
-        const now = before.ok ? await this.lint(files) : before;
-        if (now.ok && before.ok) {
-          ran.push('eslint');
-          fresh.push(...newDiagnostics(before.diagnostics, lines.fill(now.diagnostics)));
-        } else this.turnOff('eslint', now.ok ? before : now);
-      }
-    }
+    const parts = await Promise.all([this.tscPart(lines), this.eslintPart(changed, lines)]);
+    const ran = parts.flatMap((p) => (p ? [p.checker] : []));
+    const fresh = parts.flatMap((p) => p?.fresh ?? []);
     const rendered = renderNewDiagnostics(fresh, this.opts.render);
     let text = rendered.text;
     if (!text && this.lastFresh > 0 && ran.length > 0) text = 'The errors your earlier edits introduced are gone (no new type or lint errors).';
@@ -144,6 +128,30 @@ export class DiagnosticsWatcher {
     this.stats.fedBack += rendered.shown;
     this.stats.ms += ms;
     return { fresh, text, shown: rendered.shown, ran, ms };
+  }
+
+  /** The new tsc diagnostics, or null when tsc is not run (absent, off, failed this time). */
+  private async tscPart(lines: LineCache): Promise<{ checker: Checker; fresh: Diagnostic[] } | null> {
+    if (!this.setup.tsc || !this.tscBefore || this.off.has('tsc')) return null;
+    const now = await this.runTsc();
+    if (!now.ok) {
+      this.turnOff('tsc', now);
+      return null;
+    }
+    return { checker: 'tsc', fresh: newDiagnostics(this.tscBefore, lines.fill(now.diagnostics)) };
+  }
+
+  /** The new ESLint errors of the written files (their baselines and the current state linted side by side), or null. */
+  private async eslintPart(changed: string[], lines: LineCache): Promise<{ checker: Checker; fresh: Diagnostic[] } | null> {
+    if (!this.setup.eslint || this.off.has('eslint')) return null;
+    const files = changed.filter((f) => LINTABLE.test(f) && this.originals.has(f) && existsSync(path.join(this.opts.root, f)));
+    if (files.length === 0) return null;
+    const [before, now] = await Promise.all([this.eslintBaseline(files), this.lint(files)]);
+    if (!before.ok || !now.ok) {
+      this.turnOff('eslint', before.ok ? now : before);
+      return null;
+    }
+    return { checker: 'eslint', fresh: newDiagnostics(before.diagnostics, lines.fill(now.diagnostics)) };
   }
 
   async dispose(): Promise<void> {
@@ -197,21 +205,28 @@ export class DiagnosticsWatcher {
 
   /** The errors of each file as it was before the model's first write (linted through stdin; a new file has none). */
   private async eslintBaseline(files: string[]): Promise<Outcome> {
-    for (const f of files) {
-      if (this.eslintBefore.has(f)) continue;
-      const original = this.originals.get(f);
-      if (original === null || original === undefined) {
-        this.eslintBefore.set(f, []);
-        continue;
-      }
-      const input = path.join(this.tmp, `original-${++this.seq}`);
-      await fsp.writeFile(input, original);
-      const r = await this.lint([f], input);
-      await fsp.rm(input, { force: true });
-      if (!r.ok) return r;
-      this.eslintBefore.set(f, fillFrom(r.diagnostics, original));
-    }
+    // a few at a time: each is an ESLint process of its own
+    const todo = files.filter((f) => !this.eslintBefore.has(f));
+    const results: Outcome[] = [];
+    for (let i = 0; i < todo.length; i += 3) results.push(...(await Promise.all(todo.slice(i, i + 3).map((f) => this.lintOriginal(f)))));
+    const failed = results.find((r) => !r.ok);
+    if (failed) return failed;
     return { ok: true, diagnostics: files.flatMap((f) => this.eslintBefore.get(f) ?? []) };
+  }
+
+  /** One file as it was before the model's first write, linted through stdin under its own name. */
+  private async lintOriginal(f: string): Promise<Outcome> {
+    const original = this.originals.get(f);
+    if (original === null || original === undefined) {
+      this.eslintBefore.set(f, []);
+      return { ok: true, diagnostics: [] };
+    }
+    const input = path.join(this.tmp, `original-${++this.seq}`);
+    await fsp.writeFile(input, original);
+    const r = await this.lint([f], input);
+    await fsp.rm(input, { force: true });
+    if (r.ok) this.eslintBefore.set(f, fillFrom(r.diagnostics, original));
+    return r;
   }
 
   private async lint(files: string[], stdin?: string): Promise<Outcome> {
