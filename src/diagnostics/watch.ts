@@ -164,7 +164,7 @@ export class DiagnosticsWatcher {
     if (this.setup.tsc) {
       const r = await this.runTsc();
       if (r.ok) this.tscBefore = new LineCache(this.opts.root).fill(r.diagnostics);
-      else this.turnOff('tsc', r);
+      else this.turnOff('tsc', { ...r, off: true }); // without a baseline nothing can be compared, for the whole run
     }
     this.stats.ms += Date.now() - started;
   }
