@@ -7,6 +7,14 @@
  *   (LC_ALL=C) so rejections can be recognised; prompts are disabled.
  * - Hooks and an fsmonitor never run: every command gets `-c core.hooksPath=/dev/null -c core.fsmonitor=false` (a setup script run by the
  *   harness could otherwise install hooks, e.g. husky) and push gets `--no-verify`.
+ * - Filter drivers never run either: `.gitattributes` can route files through `filter.<name>.clean`,
+ *   `.smudge` or `.process`, commands that a setup script (or the model's tests) can define in
+ *   `.git/config`, and `add -A` (snapshot), `checkout-index` (restore), `update-index --refresh`
+ *   and `checkout` would run them. Before each snapshot and checkout the defined drivers are read
+ *   (`git config --get-regexp`) and every one is blanked through `GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_<n>`/`GIT_CONFIG_VALUE_<n>`
+ *   (`filter.x.clean` = ``, ...; an empty command is no filter to git; the environment form, unlike
+ *   `-c`, takes a driver name holding `=` verbatim), except Git LFS's own exact commands (`git-lfs
+ *   clean -- %f`, ...), whose files the guard protects anyway (workspace/repo-state.ts).
  * - Error messages are redacted: `scheme://user:pass@host` becomes `scheme://***@host`.
  * - Tree arguments accept any tree-ish (`<commit>^{tree}` works too).
  */
@@ -92,6 +100,44 @@ interface RunResult {
 
 const SHA_RE = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 
+/** The filter commands Git LFS installs (`git lfs install`): kept, everything else is blanked. */
+const LFS_COMMANDS = new Set(['git-lfs clean -- %f', 'git-lfs smudge -- %f', 'git-lfs smudge --skip -- %f', 'git-lfs filter-process', 'git-lfs filter-process --skip']);
+
+/**
+ * Configuration that blanks every filter driver defined in `config` (the output of
+ * `git config -z --get-regexp '^filter\.'`), except Git LFS's own, as the environment variables
+ * `GIT_CONFIG_COUNT`, `GIT_CONFIG_KEY_<n>`, `GIT_CONFIG_VALUE_<n>`: an empty clean, smudge or
+ * process command is no filter to git, and `required=false` keeps a blanked required driver
+ * from failing the command. Pure.
+ */
+export function filterOverrides(config: string): Record<string, string> {
+  const drivers = new Map<string, { keys: Set<string>; lfs: boolean }>();
+  for (const entry of config.split('\0')) {
+    if (!entry) continue;
+    const nl = entry.indexOf('\n');
+    const key = nl < 0 ? entry : entry.slice(0, nl);
+    const value = nl < 0 ? '' : entry.slice(nl + 1);
+    const m = /^filter\.(.+)\.([^.]+)$/s.exec(key);
+    if (!m) continue;
+    const [, name, variable] = m;
+    const d = drivers.get(name) ?? { keys: new Set<string>(), lfs: true };
+    drivers.set(name, d);
+    d.keys.add(variable.toLowerCase());
+    if (['clean', 'smudge', 'process'].includes(variable.toLowerCase()) && !LFS_COMMANDS.has(value.trim())) d.lfs = false;
+  }
+  const pairs: [string, string][] = [];
+  for (const [name, d] of drivers) {
+    if (d.lfs && name === 'lfs') continue;
+    pairs.push([`filter.${name}.clean`, ''], [`filter.${name}.smudge`, ''], [`filter.${name}.process`, ''], [`filter.${name}.required`, 'false']);
+  }
+  const env: Record<string, string> = { GIT_CONFIG_COUNT: String(pairs.length) };
+  pairs.forEach(([k, v], i) => {
+    env[`GIT_CONFIG_KEY_${i}`] = k;
+    env[`GIT_CONFIG_VALUE_${i}`] = v;
+  });
+  return env;
+}
+
 const indexDirs = new Set<string>();
 /** Snapshot indexes live as long as the process; one exit hook removes them all. */
 function removeAtExit(dir: string): void {
@@ -127,6 +173,8 @@ export async function openGit(root: string, opts: OpenGitOptions = {}): Promise<
 class CliGit implements GitPort {
   /** Remote of the last fetchBranch; used to deepen a shallow clone. */
   private lastRemote = 'origin';
+  /** Configuration blanking the filter drivers defined when last looked (refreshFilters), on every command. */
+  private filterOff: Record<string, string> = {};
 
   constructor(
     readonly root: string,
@@ -135,7 +183,7 @@ class CliGit implements GitPort {
 
   // ------------------------------------------------------------------ plumbing
   private async run(args: string[], o: RunOptions = {}): Promise<RunResult> {
-    const env = { ...baseEnv(), ...(o.env ?? {}) };
+    const env = { ...baseEnv(), ...this.filterOff, ...(o.env ?? {}) };
     let r;
     try {
       r = await execa('git', [...GLOBAL_CONFIG, ...args], {
@@ -194,11 +242,19 @@ class CliGit implements GitPort {
    * files), then kept in step with the working tree, so each later snapshot costs two git calls.
    */
   async snapshot(): Promise<string> {
+    await this.refreshFilters();
     const env = await this.snapshotIndex();
     await this.run(['add', '-A', '--', '.'], { env });
     const tree = await this.out(['write-tree'], { env });
     this.knownTrees.add(tree);
     return tree;
+  }
+
+  /** Reads the filter drivers defined now (a setup script or a test may have added one since) and blanks them. */
+  private async refreshFilters(): Promise<void> {
+    // the configuration as defined (files, includes), without the blanks of the last look
+    const r = await this.run(['config', '-z', '--get-regexp', '^filter\\.'], { ok: [0, 1], env: { GIT_CONFIG_COUNT: '0' } });
+    this.filterOff = filterOverrides(r.stdout);
   }
 
   private snapshotEnv: Record<string, string> | null = null;
@@ -511,6 +567,7 @@ class CliGit implements GitPort {
         );
       }
     }
+    await this.refreshFilters();
     const r = await this.run(['-c', 'advice.detachedHead=false', 'checkout', '-q', '--detach', sha, '--'], { ok: [0, 1, 128] });
     if (r.exitCode !== 0) {
       throw new GitCommandError(redactUrls(`could not check out ${sha} (exit ${r.exitCode}): ${r.stderr.trim()}. The checkout must be clean.`), r.exitCode, redactUrls(r.stderr));
