@@ -10,6 +10,9 @@ import { makeGitHub, type MakeGitHubOptions } from './adapters/github.js';
 import { openGit } from './adapters/git.js';
 import { makeShell } from './adapters/shell.js';
 import { makeChatModel, type ChatModelOptions } from './adapters/openai.js';
+import { openPatchGit } from './adapters/patch.js';
+import type { ChatModel } from './ports/llm.js';
+import { candidateSampling } from './bundle/candidate.js';
 import type { SandboxProbe } from './sandbox/sandbox.js';
 import type { Identity } from './ports/git.js';
 import type { Settings } from './settings/types.js';
@@ -26,6 +29,8 @@ import { onCancel } from './run/cancel.js';
 import { runStory } from './run/story.js';
 import { issueKind } from './run/issue.js';
 import { ciKind } from './run/ci.js';
+import { proposeKind } from './run/propose.js';
+import { publishKind } from './run/publish.js';
 import { ciSkipReport } from './run/ci-report-only.js';
 import { renderStoppedSummary } from './report/render.js';
 import type { StoryKind, StoryResult, StoryWorld } from './run/kind.js';
@@ -40,6 +45,8 @@ interface Outputs {
   branch?: string;
   iterations?: number;
   transcriptPath?: string;
+  /** propose: the directory holding the bundle. */
+  bundlePath?: string;
   /** Status `error`: the message the step fails with. */
   failed?: string;
   /** Status `skipped`: why, in one line (for the step summary when nothing else wrote one). */
@@ -53,6 +60,7 @@ function writeOutputs(rt: ActionsRuntime, o: Outputs): void {
   rt.setOutput('branch', o.branch ?? '');
   rt.setOutput('iterations', o.iterations ?? 0);
   rt.setOutput('transcript-path', o.transcriptPath ?? '');
+  rt.setOutput('bundle-path', o.bundlePath ?? '');
 }
 
 function message(e: unknown): string {
@@ -87,7 +95,9 @@ function outputsOf(r: StoryResult): Outputs {
     branch: r.branch,
     iterations: r.iterations,
     transcriptPath: r.transcriptPath,
-    failed: r.status === 'error' ? `agent-fix: ${r.error ?? r.reason}` : undefined,
+    bundlePath: r.bundlePath,
+    // propose: an error the bundle records (setup failed...) is the publish job's to report; the step succeeds so the bundle is uploaded
+    failed: r.status === 'error' && !r.bundlePath ? `agent-fix: ${r.error ?? r.reason}` : undefined,
     note: r.note,
   };
 }
@@ -175,17 +185,36 @@ async function action(rt: ActionsRuntime, env: NodeJS.ProcessEnv, overrides: Run
   say(`Policy: ${loaded.source}`);
 
   const transcriptDir = path.join(env.RUNNER_TEMP || os.tmpdir(), 'agent-fix');
-  const meta = { event: rt.eventName, repository: `${rt.owner}/${rt.repo}`, runUrl: rt.runUrl };
-  const kind: StoryKind =
-    trigger.kind === 'ci'
-      ? ciKind(trigger, { identity: BOT_IDENTITY, repoName: rt.repo, repository: `${rt.owner}/${rt.repo}`, transcriptDir, meta })
-      : issueKind(trigger, { defaultBranch, identity: BOT_IDENTITY, transcriptDir, meta });
+  const mode = settings.mode ?? 'run';
+  const meta = { event: rt.eventName, repository: `${rt.owner}/${rt.repo}`, runUrl: rt.runUrl, ...(mode !== 'run' ? { mode } : {}), ...(settings.candidate ? { candidate: settings.candidate } : {}) };
+  const workspace = env.GITHUB_WORKSPACE || process.cwd();
+  const t = trigger;
+  const triggerKind = (appendix?: () => string): StoryKind =>
+    t.kind === 'ci'
+      ? ciKind(t, { identity: BOT_IDENTITY, repoName: rt.repo, repository: `${rt.owner}/${rt.repo}`, transcriptDir, meta, appendix })
+      : issueKind(t, { defaultBranch, identity: BOT_IDENTITY, transcriptDir, meta, appendix });
+  const openPatches = (root: string) => openPatchGit(root);
+  let kind: StoryKind;
+  if (mode === 'propose') {
+    const id = settings.candidate ?? 'default';
+    const outDir = path.resolve(workspace, settings.bundles ?? path.join(env.RUNNER_TEMP || os.tmpdir(), 'agent-fix-bundle'));
+    kind = proposeKind(triggerKind(), { candidate: { id, ...candidateSampling(settings.candidate) }, outDir, openPatches });
+  } else if (mode === 'publish') {
+    if (rt.getInput('api-key').trim() !== '') rt.warning('agent-fix: mode publish asks no model: the api-key input is not used; remove it from this job so the key is not exposed to it.');
+    kind = publishKind((appendix) => triggerKind(appendix), { bundlesDir: path.resolve(workspace, settings.bundles as string), openPatches });
+  } else {
+    kind = triggerKind();
+  }
+  say(`Mode: ${mode}${settings.candidate ? ` (candidate ${settings.candidate})` : ''}`);
   const world: StoryWorld = {
     github,
     policy: loaded.policy,
-    openGit: () => openGit(env.GITHUB_WORKSPACE || process.cwd(), { log: say }),
+    openGit: () => openGit(workspace, { log: say }),
     shell: makeShell(),
-    makeModel: () => makeChatModel({ baseUrl: settings.baseUrl, apiKey: settings.apiKey, model: settings.model, log: say, ...overrides.model }),
+    makeModel: () =>
+      mode === 'publish'
+        ? noModel(settings.model)
+        : makeChatModel({ baseUrl: settings.baseUrl, apiKey: settings.apiKey, model: settings.model, log: say, ...candidateSampling(settings.candidate), ...overrides.model }),
     sandbox: overrides.sandbox,
     settings,
     redactor,
@@ -199,4 +228,12 @@ async function action(rt: ActionsRuntime, env: NodeJS.ProcessEnv, overrides: Run
     onCancel: (handler) => onCancel(async (signal) => finish(outputsOf(await handler(signal))), overrides.exit),
   };
   return outputsOf(await runStory(kind, world));
+}
+
+/** publish asks no model: one that is never called, and says so if it were. */
+function noModel(model: string): ChatModel {
+  return {
+    model,
+    complete: () => Promise.reject(new Error('internal error: mode publish asked the model (it never should)')),
+  };
 }
