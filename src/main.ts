@@ -188,22 +188,23 @@ async function action(rt: ActionsRuntime, env: NodeJS.ProcessEnv, overrides: Run
   const mode = settings.mode ?? 'run';
   const meta = { event: rt.eventName, repository: `${rt.owner}/${rt.repo}`, runUrl: rt.runUrl, ...(mode !== 'run' ? { mode } : {}), ...(settings.candidate ? { candidate: settings.candidate } : {}) };
   const workspace = env.GITHUB_WORKSPACE || process.cwd();
+  const openPatches = (root: string) => openPatchGit(root);
+  // publish: the trigger's kind ends its PR body, comment and summary with the candidates
+  const candidates = { markdown: '' };
+  const appendix = mode === 'publish' ? () => candidates.markdown : undefined;
   const t = trigger;
-  const triggerKind = (appendix?: () => string): StoryKind =>
+  const inner: StoryKind =
     t.kind === 'ci'
       ? ciKind(t, { identity: BOT_IDENTITY, repoName: rt.repo, repository: `${rt.owner}/${rt.repo}`, transcriptDir, meta, appendix })
       : issueKind(t, { defaultBranch, identity: BOT_IDENTITY, transcriptDir, meta, appendix });
-  const openPatches = (root: string) => openPatchGit(root);
-  let kind: StoryKind;
+  let kind: StoryKind = inner;
   if (mode === 'propose') {
     const id = settings.candidate ?? 'default';
     const outDir = path.resolve(workspace, settings.bundles ?? path.join(env.RUNNER_TEMP || os.tmpdir(), 'agent-fix-bundle'));
-    kind = proposeKind(triggerKind(), { candidate: { id, ...candidateSampling(settings.candidate) }, outDir, openPatches });
+    kind = proposeKind(inner, { candidate: { id, ...candidateSampling(settings.candidate) }, outDir, openPatches });
   } else if (mode === 'publish') {
     if (rt.getInput('api-key').trim() !== '') rt.warning('agent-fix: mode publish asks no model: the api-key input is not used; remove it from this job so the key is not exposed to it.');
-    kind = publishKind((appendix) => triggerKind(appendix), { bundlesDir: path.resolve(workspace, settings.bundles as string), openPatches });
-  } else {
-    kind = triggerKind();
+    kind = publishKind(inner, { bundlesDir: path.resolve(workspace, settings.bundles as string), openPatches, candidates });
   }
   say(`Mode: ${mode}${settings.candidate ? ` (candidate ${settings.candidate})` : ''}`);
   const world: StoryWorld = {

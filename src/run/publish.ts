@@ -26,15 +26,15 @@ export interface PublishOptions {
   /** The directory the propose jobs' bundles were downloaded to. */
   bundlesDir: string;
   openPatches: (root: string) => Promise<PatchGit & { dispose(): Promise<void> }>;
+  /**
+   * Set to the candidates section (one line each) once the bundles are read; the trigger's kind
+   * was built with `appendix: () => candidates.markdown`, so its PR body, final comment and step
+   * summary end with it.
+   */
+  candidates: { markdown: string };
 }
 
-/**
- * `makeInner` builds the trigger's kind with an appendix (the candidates, one line each) that
- * its PR body, final comment and step summary end with.
- */
-export function publishKind(makeInner: (appendix: () => string) => StoryKind, o: PublishOptions): StoryKind {
-  let publication: Publication | null = null;
-  const inner = makeInner(() => publication?.candidatesMarkdown ?? '');
+export function publishKind(inner: StoryKind, o: PublishOptions): StoryKind {
   return {
     name: `publish (${inner.name})`,
     actor: inner.actor,
@@ -55,7 +55,7 @@ export function publishKind(makeInner: (appendix: () => string) => StoryKind, o:
         } finally {
           await patches.dispose();
         }
-        publication = pub;
+        o.candidates.markdown = pub.candidatesMarkdown;
         for (const line of pub.selection.lines) world.log(`candidate: ${line.text}`);
         const baseTree = `${baseSha}^{tree}`;
         if (pub.kind === 'publish') return { report: pub.report, tree: pub.tree, baseSha, pristineTree: baseTree };
