@@ -27,8 +27,7 @@ import { runIdFromEnv } from './publish/claim.js';
 import { Redactor, secretsFromEnv } from './redact.js';
 import { onCancel } from './run/cancel.js';
 import { runStory } from './run/story.js';
-import { issueKind } from './run/issue.js';
-import { ciKind } from './run/ci.js';
+import { selectKind } from './run/select.js';
 import { proposeKind } from './run/propose.js';
 import { publishKind } from './run/publish.js';
 import { ciSkipReport } from './run/ci-report-only.js';
@@ -192,19 +191,20 @@ async function action(rt: ActionsRuntime, env: NodeJS.ProcessEnv, overrides: Run
   // publish: the trigger's kind ends its PR body, comment and summary with the candidates
   const candidates = { markdown: '' };
   const appendix = mode === 'publish' ? () => candidates.markdown : undefined;
-  const t = trigger;
-  const inner: StoryKind =
-    t.kind === 'ci'
-      ? ciKind(t, { identity: BOT_IDENTITY, repoName: rt.repo, repository: `${rt.owner}/${rt.repo}`, transcriptDir, meta, appendix })
-      : issueKind(t, { defaultBranch, identity: BOT_IDENTITY, transcriptDir, meta, appendix });
-  let kind: StoryKind = inner;
+  const selected = await selectKind(trigger, github, { defaultBranch, identity: BOT_IDENTITY, owner: rt.owner, repo: rt.repo, transcriptDir, meta, appendix });
+  if ('skip' in selected) {
+    const note = `agent-fix skipped: ${selected.skip}`;
+    say(note);
+    return { status: 'skipped', note: redactor.redact(note) };
+  }
+  let kind: StoryKind = selected;
   if (mode === 'propose') {
     const id = settings.candidate ?? 'default';
     const outDir = path.resolve(workspace, settings.bundles ?? path.join(env.RUNNER_TEMP || os.tmpdir(), 'agent-fix-bundle'));
-    kind = proposeKind(inner, { candidate: { id, ...candidateSampling(settings.candidate) }, outDir, openPatches });
+    kind = proposeKind(selected, { candidate: { id, ...candidateSampling(settings.candidate) }, outDir, openPatches });
   } else if (mode === 'publish') {
     if (rt.getInput('api-key').trim() !== '') rt.warning('agent-fix: mode publish asks no model: the api-key input is not used; remove it from this job so the key is not exposed to it.');
-    kind = publishKind(inner, { bundlesDir: path.resolve(workspace, settings.bundles as string), openPatches, candidates });
+    kind = publishKind(selected, { bundlesDir: path.resolve(workspace, settings.bundles as string), openPatches, candidates });
   }
   say(`Mode: ${mode}${settings.candidate ? ` (candidate ${settings.candidate})` : ''}`);
   const world: StoryWorld = {
