@@ -245,6 +245,12 @@ describe('publish refuses what it cannot trust', () => {
     const w = await world();
     await w.propose('1', editScript('return a * b;'));
     await w.propose('2', editScript('return b - a;'));
+    // a cell whose setup fails ends in an error, and still hands its evidence on: the step succeeds so the bundle is uploaded
+    const broken = await w.propose('3', editScript('return a + b;'), { 'setup-command': 'echo cannot install >&2; exit 3' });
+    expect(broken.code).toBe(0);
+    expect(broken.outputs.status).toBe('error');
+    expect(broken.outputs['bundle-path']).toBeTruthy();
+    expect(w.github.writeAttempts).toEqual([]);
     const r = await w.publish();
     expect(r.code).toBe(0);
     expect(r.outputs.status).toBe('not-fixed');
@@ -252,7 +258,8 @@ describe('publish refuses what it cannot trust', () => {
     expect(remoteBranch(w.repo, 'agent-fix/issue-7')).toBeNull();
     const comment = w.github.comments.find((c) => c.body.includes('<!-- agent-fix:issue-7 -->'));
     expect(comment?.body).toMatch(/No candidate produced a verified fix, so nothing was published\. The best attempt was candidate `1`/);
-    expect(comment?.body).toMatch(/\*\*Candidates\*\*: 2 bundle\(s\); none is verified, so nothing is published/);
+    expect(comment?.body).toMatch(/\*\*Candidates\*\*: 3 bundle\(s\); none is verified, so nothing is published/);
+    expect(comment?.body).toMatch(/- candidate `3` .*: not verified \(setup-failed\)/);
     w.github.assertNoViolations();
   }, 300_000);
 

@@ -228,7 +228,9 @@ async function action(rt: ActionsRuntime, env: NodeJS.ProcessEnv, overrides: Run
     // A cancellation's report is final: its outputs are written before the process exits.
     onCancel: (handler) => onCancel(async (signal) => finish(outputsOf(await handler(signal))), overrides.exit),
   };
-  return outputsOf(await runStory(kind, world));
+  const result = await runStory(kind, world);
+  if (result.bundlePath && result.status === 'error') rt.warning(redactor.redact(`agent-fix: ${result.error ?? result.reason} (recorded in the bundle for the publish job; this step does not fail so the bundle is uploaded)`));
+  return outputsOf(result);
 }
 
 /** publish asks no model: one that is never called, and says so if it were. */
