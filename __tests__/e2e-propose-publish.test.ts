@@ -250,6 +250,7 @@ describe('publish refuses what it cannot trust', () => {
     expect(broken.code).toBe(0);
     expect(broken.outputs.status).toBe('error');
     expect(broken.outputs['bundle-path']).toBeTruthy();
+    expect(broken.stdout).toMatch(/::warning::agent-fix: The setup command .* exited with 3.*recorded in the bundle for the publish job/);
     expect(w.github.writeAttempts).toEqual([]);
     const r = await w.publish();
     expect(r.code).toBe(0);
