@@ -3,9 +3,10 @@
  * files through it with .gitattributes; the harness's own git calls (snapshot, restore,
  * checkout) must never run it. Real git, real repositories, a driver that leaves a marker.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { filterOverrides, openGit } from '../src/adapters/git.js';
+import { trackedFiles } from '../src/context/map.js';
 import { cleanupFixtures, makeRepo, tempDir, writeFiles } from '../test-support/git-fixture.js';
 
 afterAll(() => cleanupFixtures());
@@ -70,6 +71,24 @@ describe('filter drivers never run in the harness git calls', () => {
     expect(() => r.git('checkout', '-q', '--detach', third)).toThrow();
     expect(existsSync(path.join(markers, 'process'))).toBe(true);
   });
+});
+
+test('the repository map lists tracked files (git status) without running a filter driver or an fsmonitor', async () => {
+  const r = repoWithAttributes();
+  const markers = tempDir('agent-fix-markers-');
+  defineDriver(r.git, markers);
+  const fsmonitor = path.join(markers, 'fsmonitor.sh');
+  writeFileSync(fsmonitor, `#!/bin/sh\ntouch '${path.join(markers, 'fsmonitor-ran')}'\n`, { mode: 0o755 });
+  r.git('config', 'core.fsmonitor', fsmonitor);
+  // a stat-dirty file: status must hash it to know whether it changed
+  writeFileSync(path.join(r.dir, 'src/a.js'), 'export const a = 7;\n');
+  const files = await trackedFiles(r.dir);
+  expect(files.find((f) => f.path === 'src/a.js')?.key).toBe('');
+  expect(files.find((f) => f.path === 'notes.txt')?.key).toMatch(/^[0-9a-f]{40}$/);
+  expect(readdirSync(markers).filter((f) => f !== 'fsmonitor.sh')).toEqual([]);
+  // the control: plain git status on the same checkout runs the clean filter
+  r.git('status', '--porcelain');
+  expect(existsSync(path.join(markers, 'evil-clean'))).toBe(true);
 });
 
 describe('filterOverrides', () => {

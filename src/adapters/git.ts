@@ -24,6 +24,9 @@ import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { CommitInfo, FileChange, GitPort, Identity, PushResult, ReplayResult } from '../ports/git.js';
+import { FILTER_CONFIG_ARGS, filterOverrides } from '../ports/git-filters.js';
+
+export { filterOverrides };
 
 export interface OpenGitOptions {
   log?: (m: string) => void;
@@ -99,44 +102,6 @@ interface RunResult {
 }
 
 const SHA_RE = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
-
-/** The filter commands Git LFS installs (`git lfs install`): kept, everything else is blanked. */
-const LFS_COMMANDS = new Set(['git-lfs clean -- %f', 'git-lfs smudge -- %f', 'git-lfs smudge --skip -- %f', 'git-lfs filter-process', 'git-lfs filter-process --skip']);
-
-/**
- * Configuration that blanks every filter driver defined in `config` (the output of
- * `git config -z --get-regexp '^filter\.'`), except Git LFS's own, as the environment variables
- * `GIT_CONFIG_COUNT`, `GIT_CONFIG_KEY_<n>`, `GIT_CONFIG_VALUE_<n>`: an empty clean, smudge or
- * process command is no filter to git, and `required=false` keeps a blanked required driver
- * from failing the command. Pure.
- */
-export function filterOverrides(config: string): Record<string, string> {
-  const drivers = new Map<string, { keys: Set<string>; lfs: boolean }>();
-  for (const entry of config.split('\0')) {
-    if (!entry) continue;
-    const nl = entry.indexOf('\n');
-    const key = nl < 0 ? entry : entry.slice(0, nl);
-    const value = nl < 0 ? '' : entry.slice(nl + 1);
-    const m = /^filter\.(.+)\.([^.]+)$/s.exec(key);
-    if (!m) continue;
-    const [, name, variable] = m;
-    const d = drivers.get(name) ?? { keys: new Set<string>(), lfs: true };
-    drivers.set(name, d);
-    d.keys.add(variable.toLowerCase());
-    if (['clean', 'smudge', 'process'].includes(variable.toLowerCase()) && !LFS_COMMANDS.has(value.trim())) d.lfs = false;
-  }
-  const pairs: [string, string][] = [];
-  for (const [name, d] of drivers) {
-    if (d.lfs && name === 'lfs') continue;
-    pairs.push([`filter.${name}.clean`, ''], [`filter.${name}.smudge`, ''], [`filter.${name}.process`, ''], [`filter.${name}.required`, 'false']);
-  }
-  const env: Record<string, string> = { GIT_CONFIG_COUNT: String(pairs.length) };
-  pairs.forEach(([k, v], i) => {
-    env[`GIT_CONFIG_KEY_${i}`] = k;
-    env[`GIT_CONFIG_VALUE_${i}`] = v;
-  });
-  return env;
-}
 
 const indexDirs = new Set<string>();
 /** Snapshot indexes live as long as the process; one exit hook removes them all. */
@@ -253,7 +218,7 @@ class CliGit implements GitPort {
   /** Reads the filter drivers defined now (a setup script or a test may have added one since) and blanks them. */
   private async refreshFilters(): Promise<void> {
     // the configuration as defined (files, includes), without the blanks of the last look
-    const r = await this.run(['config', '-z', '--get-regexp', '^filter\\.'], { ok: [0, 1], env: { GIT_CONFIG_COUNT: '0' } });
+    const r = await this.run(FILTER_CONFIG_ARGS, { ok: [0, 1], env: { GIT_CONFIG_COUNT: '0' } });
     this.filterOff = filterOverrides(r.stdout);
   }
 
