@@ -421,7 +421,7 @@ test('a huge suite: the writer keeps the manifest within the limit by listing on
   );
 });
 
-test('the evidence carries every field of the report: gate evidence, proof, original-test gate, comment-only hunks, test links survive the bundle', () => {
+test('the evidence carries every field of the report: gate evidence, proof, original-test gate, comment-only hunks, test links, diagnostics survive the bundle', () => {
   const run = {
     command: 'npm test',
     exitCode: 1,
@@ -474,6 +474,7 @@ test('the evidence carries every field of the report: gate evidence, proof, orig
       original: { ok: true, testFiles: ['test/a.test.js'], missing: [], failing: [], passing: ['test/a.test.js > a > adds'], detail: 'the original tests pass', counts: { passed: 4, failed: 0, skipped: 0 }, exitCode: 0 },
       commentOnly: [{ file: 'src/a.js', line: 3, added: ['// fixed'] }],
     },
+    diagnostics: { checkers: ['tsc', 'eslint'], checks: 2, fedBack: 1, off: ['eslint: no configuration'], ms: 300 },
   };
   expect(EvidenceSchema.parse(JSON.parse(JSON.stringify(evidence)))).toEqual(evidence);
 });

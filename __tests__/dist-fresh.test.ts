@@ -15,7 +15,7 @@ test('dist/ is fresh: rebuilding the sources gives the committed bundle byte for
     expect(readdirSync(path.join(root, 'dist', 'grammars')).sort()).toEqual(readdirSync(path.join(out, 'grammars')).sort());
     // Files of ours that run outside the bundle (the mocha reporter), copied next to it.
     expect(readdirSync(out)).toContain('mocha-reporter.cjs');
-    for (const file of ['index.js', 'cli.js', 'mocha-reporter.cjs', ...grammars]) {
+    for (const file of ['index.js', 'cli.js', 'map-worker.js', 'mocha-reporter.cjs', ...grammars]) {
       const fresh = readFileSync(path.join(out, file));
       const committed = readFileSync(path.join(root, 'dist', file));
       if (!fresh.equals(committed)) {

@@ -206,6 +206,9 @@ const EvidenceObject = z.object({
   prUrl: z.string().optional(),
   runUrl: z.string().optional(),
   tests: TestIntelSchema.optional(),
+  diagnostics: z
+    .object({ checkers: z.array(z.enum(['tsc', 'eslint'])), checks: count, fedBack: count, off: z.array(z.string()), ms: z.number().nonnegative() })
+    .optional() satisfies z.ZodType<RunReport['diagnostics']>,
   safety: SafetyFactsSchema.optional(),
 });
 
