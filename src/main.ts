@@ -25,6 +25,7 @@ import { Redactor, secretsFromEnv } from './redact.js';
 import { onCancel } from './run/cancel.js';
 import { runStory } from './run/story.js';
 import { selectKind } from './run/select.js';
+import { runLifecycle } from './run/lifecycle.js';
 import { ciSkipReport } from './run/ci-report-only.js';
 import { renderStoppedSummary } from './report/render.js';
 import type { StoryKind, StoryResult, StoryWorld } from './run/kind.js';
@@ -181,7 +182,6 @@ async function action(rt: ActionsRuntime, env: NodeJS.ProcessEnv, overrides: Run
     say(note);
     return { status: 'skipped', note: redactor.redact(note) };
   }
-  const kind: StoryKind = selected;
   const world: StoryWorld = {
     github,
     policy: loaded.policy,
@@ -200,5 +200,8 @@ async function action(rt: ActionsRuntime, env: NodeJS.ProcessEnv, overrides: Run
     // A cancellation's report is final: its outputs are written before the process exits.
     onCancel: (handler) => onCancel(async (signal) => finish(outputsOf(await handler(signal))), overrides.exit),
   };
+  // A lifecycle command (stop, issue closed) fixes nothing: no model, no checkout (run/lifecycle.ts).
+  if ('act' in selected) return outputsOf(await runLifecycle(selected, world));
+  const kind: StoryKind = selected;
   return outputsOf(await runStory(kind, world));
 }

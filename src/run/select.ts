@@ -12,6 +12,9 @@ import { isAgentBranch } from '../publish/branch.js';
 import { issueKind } from './issue.js';
 import { ciKind } from './ci.js';
 import type { StoryKind } from './kind.js';
+import type { LifecycleKind } from './lifecycle.js';
+import { stopKind } from './stop.js';
+import { issueClosedKind } from './issue-closed.js';
 
 export interface KindContext {
   defaultBranch: string;
@@ -22,7 +25,8 @@ export interface KindContext {
   meta: Record<string, unknown>;
 }
 
-export type Selected = StoryKind | { skip: string };
+/** A fix story's kind, a lifecycle command (run/lifecycle.ts: `'act' in selected`), or a skip. */
+export type Selected = StoryKind | LifecycleKind | { skip: string };
 
 export async function selectKind(trigger: Exclude<Trigger, { kind: 'skip' }>, github: ReviewGitHubPort, c: KindContext): Promise<Selected> {
   switch (trigger.kind) {
@@ -45,8 +49,8 @@ export async function selectKind(trigger: Exclude<Trigger, { kind: 'skip' }>, gi
       return { skip: `a ${trigger.via === 'review' ? 'review' : `\`/agent-fix ${trigger.command.verb}\``} on pull request #${trigger.prNumber} is not handled by this version of agent-fix.` };
     }
     case 'stop':
-      return { skip: '`/agent-fix stop` is not handled by this version of agent-fix.' };
+      return stopKind(trigger);
     case 'issue-closed':
-      return { skip: `issue #${trigger.issueNumber} was closed; closing its pull request is not handled by this version of agent-fix.` };
+      return issueClosedKind(trigger, { defaultBranch: c.defaultBranch });
   }
 }
