@@ -45,6 +45,8 @@ export interface FixDeps {
   sandbox?: SandboxProbe;
   /** Decides whether the baseline is a valid start (CI repair: it must reproduce the failure); a refusal ends the run as skipped. */
   acceptBaseline?: (baseline: TestRun) => { ok: true; targets?: string[] | 'all' } | { ok: false; reason: Reason; detail: string };
+  /** The story's checkpoint inside the loop (a stop request, a newer run): why to stop now, or null (see LoopDeps.interrupt). */
+  checkpoint?: (at: 'turn' | 'attempt') => Promise<string | null>;
 }
 
 export interface FixResult {
@@ -214,6 +216,7 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     feedback: intel.feedback,
     context: repoContext ?? undefined,
     contextTokens: settings.contextTokens ?? DEFAULT_CONTEXT_TOKENS,
+    interrupt: deps.checkpoint,
   });
   // Publish exactly the files the model wrote, on top of the checkout as it was: whatever setup
   // or the test runs left in the working tree stays out of the change.
@@ -271,6 +274,8 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
       return finish('not-fixed', loop.reason, 'The model stopped calling tools without a verified fix; no pull request was opened.', after);
     case 'no-changes':
       return finish('not-fixed', loop.reason, 'The model made no change; no pull request was opened.', after);
+    case 'stopped':
+      return finish('not-fixed', loop.reason, `Stopped because ${loop.stopDetail ?? 'the run was stopped'}, after ${loop.iterations} attempt(s), without a verified fix; no pull request was opened.`, after);
     default:
       return finish('not-fixed', loop.reason, `Stopped: ${loop.reason}.`, after);
   }

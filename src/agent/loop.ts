@@ -67,6 +67,12 @@ export interface LoopDeps {
   contextTokens?: number;
   /** The conversation is compacted once it passes this many tokens (default: twice the context budget, at least 12,000). */
   compactTokens?: number;
+  /**
+   * The story's checkpoint: called before every model request (`turn`, cheap: the caller rate-limits
+   * its API reads) and before an attempt is verified (`attempt`); a sentence ends the loop with
+   * reason `stopped` (a `/agent-fix stop`, a newer run that took the task over).
+   */
+  interrupt?: (at: 'turn' | 'attempt') => Promise<string | null>;
 }
 
 export interface LoopBudget {
@@ -147,6 +153,13 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
     touched,
   });
 
+  const interrupted = async (why: string): Promise<LoopOutput> => {
+    emit({ type: 'note', message: `stopped: ${why}` });
+    await git.restore(best.tree);
+    stopDetail = why;
+    return done('stopped', best.tree);
+  };
+
   for (let turn = 1; ; turn++) {
     if (turn > limits.maxTurns || (limits.maxTokens > 0 && usage.promptTokens + usage.completionTokens >= limits.maxTokens)) {
       emit({ type: 'note', message: `budget exhausted after ${turn - 1} model requests and ${usage.promptTokens + usage.completionTokens} tokens` });
@@ -161,6 +174,8 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
       stopDetail = over.message;
       return done('budget-exhausted', best.tree);
     }
+    const halt = await deps.interrupt?.('turn');
+    if (halt) return interrupted(halt);
     const compacted = compactMessages(messages, deps.compactTokens ?? Math.max(12_000, 2 * (deps.contextTokens ?? DEFAULT_CONTEXT_TOKENS)));
     if (compacted) {
       messages.splice(0, messages.length, ...compacted.messages);
@@ -209,6 +224,8 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
         continue;
       }
       if (call.name === 'finish') {
+        const halt = await deps.interrupt?.('attempt');
+        if (halt) return interrupted(halt);
         finished = true;
         iteration++;
         lastSummary = parseSummary(call.arguments);
