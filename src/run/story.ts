@@ -146,7 +146,7 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
   };
   /** Yields to a newer run: publishes nothing, leaves the comment to it; the summary says so. A stop request instead ends with a final comment. */
   const yieldTo = async (p: Prepared, t: Takeover, when: YieldPoint, report?: RunReport, detail?: string): Promise<StoryResult> => {
-    if (t.stoppedBy) return stopped(p, t, when, report);
+    if (t.stoppedBy) return stopped(p, t, report?.reason === 'stopped' ? 'during the fix' : when, report);
     const by = t.by;
     log(detail ?? `A newer agent-fix run (${by.id}, attempt ${by.attempt}) has taken over this task; this run${runId ? ` (${runId.id}, attempt ${runId.attempt})` : ''} yields ${when} and publishes nothing.`);
     const written = report ? transcript.write(transcriptPath, redact, { ...report, status: 'skipped', reason: 'superseded', ...(detail ? { detail } : {}) }) : undefined;

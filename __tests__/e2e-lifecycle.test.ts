@@ -1,0 +1,264 @@
+/**
+ * End to end: the lifecycle of agent-fix's work on an issue, through the bundled action
+ * (dist/index.js) under node 24, against the OpenAPI-validated fake GitHub and the scripted
+ * model, on a real git repository: an issue closed (its open pull request is closed with a
+ * note, or left open), `/agent-fix stop` (a real concurrent run yields at its next checkpoint),
+ * `/agent-fix continue` (a budget-stopped run resumes from its best attempt) and loops that
+ * cannot happen (its own comments and events never start it).
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { startFakeGitHub, type FakeGitHub } from '../test-support/fake-github.js';
+import { startScriptedModel, type ScriptedModel } from '../src/scripted/server.js';
+import { parseScript, type Script } from '../src/scripted/script.js';
+import { makeRepo, readTree, cloneShallow, cleanupFixtures, tempDir, gitIn, type RepoFixture } from '../test-support/git-fixture.js';
+import { actionInputs, runAction, ROOT, type ActionRun } from '../test-support/run-action.js';
+
+const GH_TOKEN = 'ghs_e2eLifecycleToken0123456789ab';
+const API_KEY = 'sk-e2e-lifecycle-key-9876543210';
+const OWNER = 'octo';
+const REPO = 'tiny-shop';
+const BRANCH = 'agent-fix/issue-7';
+const MARKER = '<!-- agent-fix:issue-7 -->';
+
+const SAMPLE = readTree(path.join(ROOT, 'demo', 'sample-repo'));
+const DEMO_SCRIPT = parseScript(JSON.parse(readFileSync(path.join(ROOT, 'demo', 'script.json'), 'utf8')));
+const repository = { name: REPO, full_name: `${OWNER}/${REPO}`, owner: { login: OWNER } };
+
+interface RunOptions {
+  eventName?: string;
+  payload?: unknown;
+  inputs?: Record<string, string>;
+  runId?: number;
+  /** Run without a checkout: an empty directory as the workspace. */
+  noCheckout?: boolean;
+}
+
+interface World {
+  repo: RepoFixture;
+  github: FakeGitHub;
+  model: ScriptedModel;
+  run: (o?: RunOptions) => Promise<ActionRun>;
+}
+
+const open: { close(): Promise<void> }[] = [];
+afterAll(async () => {
+  for (const s of open.splice(0)) await s.close();
+  cleanupFixtures();
+});
+
+async function world(script: Script = DEMO_SCRIPT): Promise<World> {
+  const repo = makeRepo(SAMPLE);
+  const github = await startFakeGitHub({ owner: OWNER, repo: REPO, token: GH_TOKEN, gitDir: repo.remoteDir });
+  const model = await startScriptedModel(script);
+  open.push(github, model);
+  github.setPermission('maintainer', 'write');
+  github.setPermission('reporter', 'read');
+  github.addIssue({ number: 7, title: 'Cart total is wrong for quantities and discounts', body: readFileSync(path.join(ROOT, 'demo', 'issue.md'), 'utf8'), author: 'reporter', labels: ['agent-fix'] });
+  const run: World['run'] = async (o = {}) => {
+    let workspace: string;
+    if (o.noCheckout) {
+      workspace = tempDir('agent-fix-empty-');
+      mkdirSync(workspace, { recursive: true });
+    } else {
+      workspace = cloneShallow(repo.remoteUrl).dir;
+    }
+    return runAction({
+      workspace,
+      tempDir: tempDir('agent-fix-runner-'),
+      eventName: o.eventName ?? 'issues',
+      payload: o.payload ?? labeled('maintainer'),
+      repository: `${OWNER}/${REPO}`,
+      apiUrl: github.url,
+      inputs: actionInputs({ token: GH_TOKEN, apiKey: API_KEY, baseUrl: model.url }, o.inputs),
+      extraEnv: { GITHUB_RUN_ID: String(o.runId ?? 4242), GITHUB_RUN_ATTEMPT: '1' },
+    });
+  };
+  return { repo, github, model, run };
+}
+
+function labeled(actor: string) {
+  return {
+    action: 'labeled',
+    label: { name: 'agent-fix' },
+    issue: { number: 7, title: 'Cart total is wrong for quantities and discounts', body: 'see tests', state: 'open', user: { login: 'reporter', type: 'User' }, updated_at: new Date().toISOString() },
+    repository,
+    sender: { login: actor, type: 'User' },
+  };
+}
+
+function closed(actor: string, stateReason: string | null = 'not_planned') {
+  const now = new Date().toISOString();
+  return {
+    action: 'closed',
+    issue: { number: 7, title: 'Cart total is wrong', body: 'see tests', state: 'closed', state_reason: stateReason, closed_at: now, updated_at: now, user: { login: 'reporter', type: 'User' } },
+    repository,
+    sender: { login: actor, type: actor.endsWith('[bot]') ? 'Bot' : 'User' },
+  };
+}
+
+function comment(body: string, actor = 'maintainer', opts: { onPullRequest?: number } = {}) {
+  const now = new Date().toISOString();
+  const number = opts.onPullRequest ?? 7;
+  return {
+    action: 'created',
+    issue: { number, title: 'Cart total is wrong', body: 'see tests', state: 'open', user: { login: 'reporter', type: 'User' }, ...(opts.onPullRequest ? { pull_request: { url: `https://api.github.com/repos/${OWNER}/${REPO}/pulls/${number}` } } : {}) },
+    comment: { id: 777_000 + Math.floor(Math.random() * 1000), body, user: { login: actor, type: actor.endsWith('[bot]') ? 'Bot' : 'User' }, created_at: now, updated_at: now },
+    repository,
+    sender: { login: actor, type: actor.endsWith('[bot]') ? 'Bot' : 'User' },
+  };
+}
+
+function remoteBranch(repo: RepoFixture, branch: string): string | null {
+  try {
+    return gitIn(repo.remoteDir)('rev-parse', '--verify', '--quiet', `refs/heads/${branch}`);
+  } catch {
+    return null;
+  }
+}
+
+/** agent-fix's pull request for issue 7, as an earlier run left it: its branch pushed, the PR open. */
+function seedPullRequest(w: World, state: 'open' | 'closed' = 'open') {
+  gitIn(w.repo.remoteDir)('branch', BRANCH, w.repo.sha);
+  return w.github.addPull({ title: 'agent-fix: Cart total is wrong', body: 'Fixes #7', head: BRANCH, state, draft: true });
+}
+
+const writes = (github: FakeGitHub) => github.requests.filter((r) => r.method !== 'GET');
+
+describe('an issue closed without agent-fix\'s pull request being merged', () => {
+  test('closed by a maintainer: the open PR is closed with a note naming who and how; the branch is kept', async () => {
+    const w = await world();
+    const pr = seedPullRequest(w);
+    const r = await w.run({ payload: closed('maintainer', 'not_planned'), noCheckout: true, inputs: { 'api-key': '' } });
+    expect(r.code).toBe(0);
+    expect(r.outputs.status).toBe('skipped');
+    expect(r.outputs['pr-number']).toBe(String(pr.number));
+    expect(pr.state).toBe('closed');
+    expect(pr.merged).toBe(false);
+    const notes = w.github.comments.filter((c) => c.issueNumber === pr.number);
+    expect(notes).toHaveLength(1);
+    expect(notes[0].author).toBe('github-actions[bot]');
+    expect(notes[0].body).toContain('issue #7 was closed by @maintainer as not planned without this pull request being merged');
+    expect(notes[0].body).toContain(`The branch \`${BRANCH}\` is kept`);
+    expect(remoteBranch(w.repo, BRANCH)).toBe(w.repo.sha);
+    expect(r.summary).toContain('### agent-fix: pull request closed');
+    expect(w.model.requests).toHaveLength(0);
+    w.github.assertNoViolations();
+  });
+
+  test('with input close-on-issue-close: false the PR stays open and nothing is written', async () => {
+    const w = await world();
+    const pr = seedPullRequest(w);
+    const r = await w.run({ payload: closed('maintainer', 'completed'), inputs: { 'close-on-issue-close': 'false' } });
+    expect(r.outputs.status).toBe('skipped');
+    expect(pr.state).toBe('open');
+    expect(writes(w.github)).toEqual([]);
+    expect(r.summary).toContain('`close-on-issue-close` is `false`');
+    expect(r.stdout).toContain('close-on-issue-close is false');
+    w.github.assertNoViolations();
+  });
+
+  test('closed by its author without write permission: the PR stays open, and the log and summary say why', async () => {
+    const w = await world();
+    const pr = seedPullRequest(w);
+    const r = await w.run({ payload: closed('reporter', 'completed') });
+    expect(r.outputs.status).toBe('skipped');
+    expect(pr.state).toBe('open');
+    expect(writes(w.github)).toEqual([]);
+    expect(r.stdout).toContain('agent-fix refused the trigger: @reporter has "read" permission');
+    expect(r.summary).toContain('stays open');
+    expect(r.summary).toContain('closed by @reporter as completed');
+    w.github.assertNoViolations();
+  });
+
+  test('a merged PR (the issue closed by its merge) is left untouched', async () => {
+    const w = await world();
+    const pr = seedPullRequest(w, 'closed');
+    pr.merged = true;
+    const r = await w.run({ payload: closed('maintainer', 'completed') });
+    expect(r.outputs.status).toBe('skipped');
+    expect(writes(w.github)).toEqual([]);
+    expect(r.summary).toContain('no open pull request');
+    w.github.assertNoViolations();
+  });
+});
+
+describe('/agent-fix stop', () => {
+  test('with no run in progress it says so, needing neither a checkout nor a model key', async () => {
+    const w = await world();
+    // an earlier run finished long ago: its claim names a completed workflow run
+    const sticky = w.github.addComment(7, { body: `${MARKER}\n**agent-fix**: Not fixed.\n<!-- agent-fix-run:100.1 -->\n`, author: 'github-actions[bot]' });
+    w.github.addWorkflowRun({ id: 100, name: 'agent-fix', headSha: w.repo.sha, event: 'issues', status: 'completed', conclusion: 'success' });
+    const before = sticky.body;
+    const r = await w.run({ eventName: 'issue_comment', payload: comment('/agent-fix stop'), runId: 200, noCheckout: true, inputs: { 'api-key': '' } });
+    expect(r.code).toBe(0);
+    expect(r.outputs.status).toBe('skipped');
+    expect(sticky.body).toBe(before);
+    const replies = w.github.comments.filter((c) => c.issueNumber === 7 && c.id !== sticky.id);
+    expect(replies).toHaveLength(1);
+    expect(replies[0].body).toContain('no agent-fix run is in progress on this issue; nothing was stopped');
+    expect(r.summary).toContain('### agent-fix: nothing to stop');
+    expect(w.model.requests).toHaveLength(0);
+    w.github.assertNoViolations();
+  });
+
+  test('a run in progress yields at its next checkpoint: final comment, nothing pushed', async () => {
+    const w = await world(DEMO_SCRIPT);
+    // the running run (300) and the stop (400) are real processes of the bundle
+    w.github.addWorkflowRun({ id: 300, name: 'agent-fix', headSha: w.repo.sha, event: 'issues', status: 'in_progress', conclusion: null });
+    w.github.addWorkflowRun({ id: 400, name: 'agent-fix', headSha: w.repo.sha, event: 'issue_comment', status: 'in_progress', conclusion: null });
+    let stop: ActionRun | undefined;
+    let stopping = false;
+    // Once the model asked to verify its first attempt (request 4 is `finish`), the running run
+    // reads its claim; that read is held until the stop run has finished.
+    w.github.onRequest = async ({ method, path: p }) => {
+      if (stopping || stop || method !== 'GET' || p !== `/repos/${OWNER}/${REPO}/issues/7/comments` || w.model.requests.length < 4) return;
+      stopping = true;
+      stop = await w.run({ eventName: 'issue_comment', payload: comment('/agent-fix stop'), runId: 400, noCheckout: true });
+      stopping = false;
+    };
+    const r = await w.run({ runId: 300 });
+    w.github.onRequest = null;
+    expect(stop?.outputs.status).toBe('skipped');
+    expect(stop?.summary).toContain('### agent-fix: stop requested');
+    expect(stop?.summary).toContain('@maintainer asked to stop the agent-fix run [300]');
+
+    expect(r.code).toBe(0);
+    expect(r.outputs.status).toBe('not-fixed');
+    // it stopped before verifying the attempt: no further model request, nothing pushed
+    expect(w.model.requests).toHaveLength(4);
+    expect(remoteBranch(w.repo, BRANCH)).toBeNull();
+    expect(w.github.pulls).toHaveLength(0);
+    const sticky = w.github.comments.find((c) => c.issueNumber === 7 && c.body.includes(MARKER))!;
+    expect(sticky.body).toContain('**agent-fix** was stopped by @maintainer (`/agent-fix stop`)');
+    expect(sticky.body).toContain('Nothing was pushed and no pull request was opened.');
+    expect(sticky.body).toContain('<!-- agent-fix-run:400.1 -->');
+    const ack = w.github.comments.find((c) => c.issueNumber === 7 && c.body.includes('stop requested by @maintainer'))!;
+    expect(ack.body).toContain('<!-- agent-fix-stop:issue-7 400.1 @maintainer -->');
+    expect(r.summary).toContain('stopped by @maintainer');
+    const transcript = JSON.parse(readFileSync(r.outputs['transcript-path'], 'utf8'));
+    expect(JSON.stringify(transcript)).toContain('"reason":"stopped"');
+    w.github.assertNoViolations();
+  });
+});
+
+describe('loops are impossible', () => {
+  test('its own comments, commands written by a bot and issues a bot closes never start a run or an API call', async () => {
+    const w = await world();
+    seedPullRequest(w);
+    const payloads: [string, unknown][] = [
+      ['issue_comment', comment('/agent-fix stop', 'github-actions[bot]')],
+      ['issue_comment', comment('/agent-fix continue budget=$3', 'github-actions[bot]')],
+      ['issue_comment', comment(`${MARKER}\n**agent-fix** was stopped by @maintainer (\`/agent-fix stop\`).\n<!-- agent-fix-run:400.1 -->`, 'github-actions[bot]')],
+      ['issue_comment', comment('**agent-fix**: stop requested by @maintainer. /agent-fix stop', 'maintainer')],
+      ['issues', closed('github-actions[bot]')],
+    ];
+    for (const [eventName, payload] of payloads) {
+      const r = await w.run({ eventName, payload, noCheckout: true });
+      expect(r.outputs.status).toBe('skipped');
+    }
+    expect(w.github.requests).toEqual([]);
+    expect(w.model.requests).toHaveLength(0);
+    w.github.assertNoViolations();
+  });
+});
