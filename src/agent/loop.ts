@@ -73,6 +73,20 @@ export interface LoopDeps {
    * reason `stopped` (a `/agent-fix stop`, a newer run that took the task over).
    */
   interrupt?: (at: 'turn' | 'attempt') => Promise<string | null>;
+  /** Resume from an earlier best attempt instead of the untouched code. */
+  start?: LoopStart;
+}
+
+/** Where a resumed run starts (`/agent-fix continue`): an earlier best attempt, already in the working tree. */
+export interface LoopStart {
+  /** Snapshot of the working tree with the attempt applied: the best state so far. */
+  tree: string;
+  /** The harness's test run on it. */
+  run: TestRun;
+  /** The files the attempt changed (they belong to the change like files the model writes). */
+  touched: string[];
+  /** For the model, after the task: what was tried and what still fails. */
+  note: string;
 }
 
 export interface LoopBudget {
@@ -125,16 +139,16 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
   const usage: TokenUsage = { promptTokens: 0, completionTokens: 0, requests: 0 };
   const feedback = (run: TestRun, verdict?: Verdict) => (deps.feedback ? deps.feedback(run, verdict) : failureFeedback(run));
   const attempts: Attempt[] = [];
-  const touched: string[] = [];
+  const touched: string[] = [...(deps.start?.touched ?? [])];
   const system = systemPrompt(limits);
-  const first = firstUserMessage(task, deps.baseline, feedback(deps.baseline), deps.gate);
+  const first = firstUserMessage(task, deps.baseline, feedback(deps.baseline), deps.gate) + (deps.start ? `\n\n${deps.start.note}` : '');
   const context = deps.context ? { repo: deps.context, budgetTokens: deps.contextTokens ?? DEFAULT_CONTEXT_TOKENS } : undefined;
   const messages: ChatMessage[] = [
     { role: 'system', content: system },
     { role: 'user', content: deps.redact(firstMessageWithContext(first, system, TOOL_SPECS, context).text) },
   ];
   let sent = 0;
-  let best: Best = { tree: deps.baselineTree, score: score(deps.baseline) };
+  let best: Best = deps.start ? { tree: deps.start.tree, score: score(deps.start.run) } : { tree: deps.baselineTree, score: score(deps.baseline) };
   let iteration = 0;
   let nudges = 0;
   let lastSummary = '';

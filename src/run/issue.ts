@@ -11,6 +11,8 @@ import { branchForTask } from '../publish/branch.js';
 import { deliverPullRequest } from '../publish/deliver.js';
 import { renderFinalComment, renderPrBody, renderPrTitle, renderReportMarkdown, renderStartComment, renderStoppedSummary } from '../report/render.js';
 import type { StoryKind } from './kind.js';
+import { runFix } from '../fix.js';
+import { findAttempt, keepAttempt, renderKept, sayNothingToContinue, type KeptAttempt } from './continue.js';
 
 const RETRY_HINT = 'trigger again';
 
@@ -26,13 +28,36 @@ export function issueKind(trigger: IssueTrigger, o: { defaultBranch: string; ide
       const task = await buildIssueTask(github, trigger);
       const git = await world.openGit();
       const redact = (t: string) => world.redactor.redact(t);
+      // `/agent-fix continue`: from the best attempt of the run that stopped on its budget (run/continue.ts).
+      let resumed: { tree: string; note: string; kept: KeptAttempt } | null = null;
+      if (trigger.resume) {
+        const found = await findAttempt({ git, task, identity: o.identity });
+        if ('nothing' in found) return { skip: await sayNothingToContinue(github, issueNumber, trigger.actor, found.nothing) };
+        resumed = found;
+        world.log(`Continuing from the best attempt on ${found.kept.branch} (made on ${found.kept.baseSha.slice(0, 7)})${trigger.resume.budgetUsd ? ` with a cost budget of $${trigger.resume.budgetUsd.toFixed(2)}` : ' with a fresh budget'}.`);
+      }
+      const budgetUsd = trigger.resume?.budgetUsd ?? null;
+      const withKept = (text: string, report: { keptAttempt?: KeptAttempt }) => (report.keptAttempt ? `${text.replace(/\n*$/, '')}\n\n${renderKept(report.keptAttempt)}\n` : text);
       return {
         task,
         git,
+        ...(resumed
+          ? {
+              fix: (deps) =>
+                runFix(task, {
+                  ...deps,
+                  // a fresh budget; `continue budget=$N` sets its cost cap
+                  settings: budgetUsd ? { ...deps.settings, budget: { ...deps.settings.budget, maxCostUsd: budgetUsd } } : deps.settings,
+                  resume: { tree: resumed.tree, note: resumed.note },
+                }),
+            }
+          : {}),
         destination: {
           commentOn: issueNumber,
           retryHint: RETRY_HINT,
           prBase: o.defaultBranch,
+          keep: (fix, hooks) =>
+            keepAttempt({ git, task, report: fix.report, tree: fix.bestAttempt!.tree, baseSha: fix.baseSha, identity: o.identity, claim: hooks.claim, log: world.log }),
           deliver: (fix, hooks) =>
             deliverPullRequest({
               git,
@@ -54,9 +79,12 @@ export function issueKind(trigger: IssueTrigger, o: { defaultBranch: string; ide
             }),
         },
         texts: {
-          start: (runUrl) => renderStartComment(task, runUrl),
-          final: (report) => renderFinalComment(report),
-          summary: (report) => renderReportMarkdown(report, { diff: true }),
+          start: (runUrl) =>
+            resumed
+              ? `${renderStartComment(task, runUrl).replace(/\n*$/, '')}\n\nContinuing from the best attempt kept on \`${resumed.kept.branch}\` with a fresh budget${budgetUsd ? ` (cost cap $${budgetUsd.toFixed(2)}, as asked)` : ''}.\n`
+              : renderStartComment(task, runUrl),
+          final: (report) => withKept(renderFinalComment(report), report),
+          summary: (report) => withKept(renderReportMarkdown(report, { diff: true }), report),
           superseded: ({ mine, report }) => {
             const own = report ? ` (its own result: ${report.status}, ${report.reason})` : '';
             const what = `A newer agent-fix run has taken over issue #${issueNumber}; this run${mine ? ` (${mine.id}, attempt ${mine.attempt})` : ''} yields to it${own}.`;

@@ -33,7 +33,6 @@ export async function selectKind(trigger: Exclude<Trigger, { kind: 'skip' }>, gi
     case 'ci':
       return ciKind(trigger, { identity: c.identity, repoName: c.repo, repository: `${c.owner}/${c.repo}`, transcriptDir: c.transcriptDir, meta: c.meta });
     case 'issue':
-      if (trigger.resume) return { skip: '`/agent-fix continue` is not handled by this version of agent-fix.' };
       return issueKind(trigger, { defaultBranch: c.defaultBranch, identity: c.identity, transcriptDir: c.transcriptDir, meta: c.meta });
     case 'pull': {
       if (trigger.via === 'comment') {
@@ -45,6 +44,10 @@ export async function selectKind(trigger: Exclude<Trigger, { kind: 'skip' }>, gi
           }
           return issueKind(issueTriggerOf({ ...trigger, command: trigger.command }), { defaultBranch: c.defaultBranch, identity: c.identity, transcriptDir: c.transcriptDir, meta: c.meta });
         }
+      }
+      if (trigger.command.verb === 'continue') {
+        // Follow-ups on a pull request keep no best attempt: only a run on an issue that stopped on its budget can be continued.
+        return { skip: `\`/agent-fix continue\` on pull request #${trigger.prNumber}: there is nothing to continue here (a follow-up on a pull request keeps no best attempt); \`/agent-fix continue\` resumes a run on an issue that stopped on its budget, on that issue.` };
       }
       return { skip: `a ${trigger.via === 'review' ? 'review' : `\`/agent-fix ${trigger.command.verb}\``} on pull request #${trigger.prNumber} is not handled by this version of agent-fix.` };
     }

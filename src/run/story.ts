@@ -222,6 +222,14 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
       const newer = await takeover(prepared);
       if (newer) return await yieldTo(prepared, newer, 'before publishing', report);
       if (progress.cancelled) return cancelledResult(progress.cancelled, report);
+      if (report.status !== 'fixed' && fix.bestAttempt && destination.keep) {
+        const bestFix = fix;
+        const kept = await publishing(destination.keep(bestFix, { claim: runId })).catch((e: unknown) => {
+          log(`Could not keep the best attempt: ${redact(message(e))}`);
+          return null;
+        });
+        if (kept) report = { ...report, keptAttempt: kept };
+      }
       if (report.status === 'fixed' && fix.tree) {
         const delivered = await publishing(
           destination.deliver(fix, {
