@@ -242,6 +242,128 @@ describe('/agent-fix stop', () => {
   });
 });
 
+/** Prices that make the scripted model's declared usage cost money: $0.001 per prompt token. */
+const PRICED = { 'max-cost-usd': '1', 'model-prices': '{"scripted-e2e": {"input": 1000, "output": 0}}' };
+const QUANTITY = { path: 'src/cart.js', old_string: '(sum, item) => sum + item.price, 0)', new_string: '(sum, item) => sum + item.price * item.quantity, 0)' };
+const PERCENT = { path: 'src/cart.js', old_string: 'const discount = subtotal * discountPercent;', new_string: 'const discount = (subtotal * discountPercent) / 100;' };
+const ATTEMPT = 'agent-fix/attempt/issue-7';
+const tokens = (promptTokens: number) => ({ promptTokens, completionTokens: 0 });
+
+/** Half a fix (verified as better: 1 failing instead of 2), then the cost budget ($1) runs out. */
+const BUDGET_SCRIPT = parseScript({
+  label: 'runs out of budget',
+  steps: [
+    { usage: tokens(100), toolCalls: [{ name: 'edit_file', arguments: QUANTITY }] },
+    { usage: tokens(100), toolCalls: [{ name: 'finish', arguments: { summary: 'cartTotal now multiplies price by quantity.' } }] },
+    { usage: tokens(900), expect: { lastMessageIncludes: 'best so far' }, toolCalls: [{ name: 'read_file', arguments: { path: 'src/cart.js' } }] },
+  ],
+});
+
+/** The rest of the fix, from the resumed attempt; `cost` prompt tokens on the first request. */
+function resumeScript(cost: number): Script {
+  return parseScript({
+    label: 'resumes',
+    steps: [
+      { usage: tokens(cost), toolCalls: [{ name: 'edit_file', arguments: PERCENT }] },
+      { usage: tokens(100), toolCalls: [{ name: 'finish', arguments: { summary: 'The discount is a percentage: divide by 100.' } }] },
+    ],
+  });
+}
+
+async function budgetStopped(w: World): Promise<string> {
+  const r = await w.run({ runId: 500, inputs: PRICED });
+  expect(r.outputs.status).toBe('not-fixed');
+  expect(w.model.mismatches).toEqual([]);
+  const kept = remoteBranch(w.repo, ATTEMPT);
+  expect(kept).toBeTruthy();
+  return kept!;
+}
+
+async function model(script: Script): Promise<ScriptedModel> {
+  const m = await startScriptedModel(script);
+  open.push(m);
+  return m;
+}
+
+describe('/agent-fix continue', () => {
+  test('a run stopped on its budget keeps its best attempt; continue resumes from it with a fresh budget and verifies', async () => {
+    const w = await world(BUDGET_SCRIPT);
+    const kept = await budgetStopped(w);
+    const g = gitIn(w.repo.remoteDir);
+    // one commit on the base the run started from, holding the half fix, never a pull request
+    expect(g('rev-parse', `${kept}^`)).toBe(w.repo.sha);
+    expect(g('show', `${kept}:src/cart.js`)).toContain('item.price * item.quantity');
+    expect(g('show', `${kept}:src/cart.js`)).toContain('const discount = subtotal * discountPercent;');
+    const message = g('log', '-1', '--format=%B', kept);
+    expect(message).toContain(`Agent-Fix-Base: ${w.repo.sha}`);
+    expect(message).toContain('attempt 1: cartTotal now multiplies price by quantity.');
+    expect(message.trim().split('\n').pop()).toBe('Agent-Fix-Run: 500.1');
+    expect(w.github.pulls).toHaveLength(0);
+    const sticky = () => w.github.comments.find((c) => c.issueNumber === 7 && c.body.includes(MARKER))!;
+    expect(sticky().body).toContain(`The best attempt is kept on the branch \`${ATTEMPT}\``);
+
+    const resumed = await model(resumeScript(100));
+    const r = await w.run({ eventName: 'issue_comment', payload: comment('/agent-fix continue'), runId: 501, inputs: { ...PRICED, 'base-url': resumed.url } });
+    expect(r.outputs.status).toBe('fixed');
+    expect(resumed.mismatches).toEqual([]);
+    // the model was told where it starts and what the earlier run tried
+    const first = JSON.stringify(resumed.requests[0]);
+    expect(first).toContain('Resumed from an earlier attempt');
+    expect(first).toContain('cartTotal now multiplies price by quantity.');
+    expect(first).toContain('applies a percentage discount');
+    // the pull request carries both halves: the kept attempt and the resumed edit
+    expect(w.github.pulls).toHaveLength(1);
+    const fix = remoteBranch(w.repo, BRANCH)!;
+    expect(g('rev-parse', `${fix}^`)).toBe(w.repo.sha);
+    expect(g('show', `${fix}:src/cart.js`)).toContain('item.price * item.quantity');
+    expect(g('show', `${fix}:src/cart.js`)).toContain('(subtotal * discountPercent) / 100');
+    expect(sticky().body).toContain(`/pull/${w.github.pulls[0].number}`);
+    w.github.assertNoViolations();
+  });
+
+  test('`continue budget=$3` sets the cost budget of the resumed run (plain `continue` runs out with the same work)', async () => {
+    const w = await world(BUDGET_SCRIPT);
+    await budgetStopped(w);
+    // the same work costs $1.60: too much for the $1 input budget...
+    const plain = await model(resumeScript(1500));
+    const short = await w.run({ eventName: 'issue_comment', payload: comment('/agent-fix continue'), runId: 502, inputs: { ...PRICED, 'base-url': plain.url } });
+    expect(short.outputs.status).toBe('not-fixed');
+    expect(short.summary).toContain('the cost budget ran out');
+    expect(short.summary).toContain('cap is $1.00');
+    expect(w.github.pulls).toHaveLength(0);
+    // ...and the attempt is kept again, still the half fix, by the newer run
+    const again = remoteBranch(w.repo, ATTEMPT)!;
+    expect(gitIn(w.repo.remoteDir)('log', '-1', '--format=%B', again)).toContain('Agent-Fix-Run: 502.1');
+    // ...enough with budget=$3
+    const raised = await model(resumeScript(1500));
+    const r = await w.run({ eventName: 'issue_comment', payload: comment('/agent-fix continue budget=$3'), runId: 503, inputs: { ...PRICED, 'base-url': raised.url } });
+    expect(r.outputs.status).toBe('fixed');
+    expect(r.stdout).toContain('with a cost budget of $3.00');
+    expect(w.github.pulls).toHaveLength(1);
+    expect(w.github.pulls[0].body).toContain('of $3.00');
+    w.github.assertNoViolations();
+  });
+
+  test('with nothing to continue it says so on the issue; on a pull request it is a clear skip', async () => {
+    const w = await world();
+    const r = await w.run({ eventName: 'issue_comment', payload: comment('/agent-fix continue budget=$2'), runId: 600 });
+    expect(r.outputs.status).toBe('skipped');
+    expect(w.model.requests).toHaveLength(0);
+    const said = w.github.comments.filter((c) => c.issueNumber === 7);
+    expect(said).toHaveLength(1);
+    expect(said[0].body).toContain('@maintainer asked to continue, but there is nothing to continue on #7');
+    expect(said[0].body).toContain(`there is no branch \`${ATTEMPT}\``);
+    expect(r.stdout).toContain('agent-fix skipped: nothing to continue on #7');
+
+    const pr = seedPullRequest(w);
+    const onPr = await w.run({ eventName: 'issue_comment', payload: comment('/agent-fix continue', 'maintainer', { onPullRequest: pr.number }), runId: 601, noCheckout: true });
+    expect(onPr.outputs.status).toBe('skipped');
+    expect(onPr.stdout).toContain(`\`/agent-fix continue\` on pull request #${pr.number}: there is nothing to continue here`);
+    expect(w.model.requests).toHaveLength(0);
+    w.github.assertNoViolations();
+  });
+});
+
 describe('loops are impossible', () => {
   test('its own comments, commands written by a bot and issues a bot closes never start a run or an API call', async () => {
     const w = await world();
