@@ -11,7 +11,7 @@ import path from 'node:path';
 import { startFakeGitHub, type FakeGitHub } from '../test-support/fake-github.js';
 import { startScriptedModel, type ScriptedModel } from '../src/scripted/server.js';
 import { parseScript, type Script } from '../src/scripted/script.js';
-import { makeRepo, readTree, cloneShallow, cleanupFixtures, tempDir, gitIn, type RepoFixture } from '../test-support/git-fixture.js';
+import { makeRepo, readTree, cloneShallow, cloneFull, commitAs, cleanupFixtures, tempDir, gitIn, HUMAN, type RepoFixture } from '../test-support/git-fixture.js';
 import { actionInputs, runAction, ROOT, type ActionRun } from '../test-support/run-action.js';
 
 const GH_TOKEN = 'ghs_e2eLifecycleToken0123456789ab';
@@ -342,6 +342,42 @@ describe('/agent-fix continue', () => {
     expect(w.github.pulls).toHaveLength(1);
     expect(w.github.pulls[0].body).toContain('of $3.00');
     w.github.assertNoViolations();
+  });
+
+  test('when the default branch moved on, the attempt is laid onto it; when it conflicts, the issue is told there is nothing to continue', async () => {
+    const w = await world(BUDGET_SCRIPT);
+    await budgetStopped(w);
+    const human = cloneFull(w.repo.remoteUrl);
+    const moved = commitAs(human.dir, HUMAN, { 'README.md': 'moved on\n' }, 'docs: moved on');
+    human.git('push', '-q', 'origin', 'HEAD:main');
+    const resumed = await model(resumeScript(100));
+    const r = await w.run({ eventName: 'issue_comment', payload: comment('/agent-fix continue'), runId: 510, inputs: { ...PRICED, 'base-url': resumed.url } });
+    expect(r.outputs.status).toBe('fixed');
+    expect(JSON.stringify(resumed.requests[0])).toContain('laid onto the current code');
+    const g = gitIn(w.repo.remoteDir);
+    const fix = remoteBranch(w.repo, BRANCH)!;
+    expect(g('rev-parse', `${fix}^`)).toBe(moved);
+    expect(g('diff', '--name-only', moved, fix)).toBe('src/cart.js');
+    expect(g('show', `${fix}:src/cart.js`)).toContain('item.price * item.quantity');
+    expect(g('show', `${fix}:src/cart.js`)).toContain('(subtotal * discountPercent) / 100');
+
+    // the same line changed on main since the attempt: it no longer applies
+    const w2 = await world(BUDGET_SCRIPT);
+    await budgetStopped(w2);
+    const other = cloneFull(w2.repo.remoteUrl);
+    const cart = readFileSync(path.join(other.dir, 'src/cart.js'), 'utf8').replace('(sum, item) => sum + item.price, 0)', '(total, item) => total + item.price, 0)');
+    commitAs(other.dir, HUMAN, { 'src/cart.js': cart }, 'refactor: rename sum');
+    other.git('push', '-q', 'origin', 'HEAD:main');
+    const unused = await model(resumeScript(100));
+    const c = await w2.run({ eventName: 'issue_comment', payload: comment('/agent-fix continue'), runId: 511, inputs: { ...PRICED, 'base-url': unused.url } });
+    expect(c.outputs.status).toBe('skipped');
+    expect(unused.requests).toHaveLength(0);
+    const said = w2.github.comments.filter((x) => x.issueNumber === 7 && x.body.includes('asked to continue'));
+    expect(said).toHaveLength(1);
+    expect(said[0].body).toContain('no longer applies');
+    expect(said[0].body).toContain('src/cart.js');
+    w.github.assertNoViolations();
+    w2.github.assertNoViolations();
   });
 
   test('with nothing to continue it says so on the issue; on a pull request it is a clear skip', async () => {
