@@ -14,17 +14,13 @@ import type { GitPort, Identity } from '../ports/git.js';
 import type { GitHubPort } from '../ports/github.js';
 import type { RunReport } from '../fix/types.js';
 import type { Task } from '../task/types.js';
-import { BRANCH_PREFIX, branchForTask } from '../publish/branch.js';
+import { branchForTask } from '../publish/branch.js';
 import { withClaimTrailer, type RunId } from '../publish/claim.js';
 import { fenceBlock, sanitizeOneLine } from '../task/sanitize.js';
 
 /** `issue-7` → `agent-fix/attempt/issue-7`. */
 export function attemptBranch(taskKey: string): string {
   return branchForTask(`attempt/${taskKey}`);
-}
-
-export function isAttemptBranch(name: string): boolean {
-  return name.startsWith(`${BRANCH_PREFIX}attempt/`);
 }
 
 /** Where a kept attempt is. */

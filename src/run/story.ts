@@ -14,7 +14,7 @@ import type { RunReport } from '../fix/types.js';
 import { runFix, type FixResult } from '../fix.js';
 import { authorizeByPolicy } from '../policy/authorize.js';
 import { StickyComment } from '../publish/artifacts.js';
-import { takenOver, withClaim, type RunId, type Takeover } from '../publish/claim.js';
+import { takenOver, withClaim, type Takeover } from '../publish/claim.js';
 import type { Delivered } from '../publish/deliver.js';
 import { renderFailureComment, renderLeftBehind } from '../report/failure.js';
 import { commentMarker, renderStoppedSummary } from '../report/render.js';
@@ -223,8 +223,7 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
       if (newer) return await yieldTo(prepared, newer, 'before publishing', report);
       if (progress.cancelled) return cancelledResult(progress.cancelled, report);
       if (report.status !== 'fixed' && fix.bestAttempt && destination.keep) {
-        const bestFix = fix;
-        const kept = await publishing(destination.keep(bestFix, { claim: runId })).catch((e: unknown) => {
+        const kept = await publishing(destination.keep(fix, { claim: runId })).catch((e: unknown) => {
           log(`Could not keep the best attempt: ${redact(message(e))}`);
           return null;
         });
