@@ -94,8 +94,8 @@ test('examples: nothing at workflow level; each job filters events, has its own 
       expect(job.permissions).toEqual(expect.objectContaining({ contents: 'write', 'pull-requests': 'write', issues: 'write', 'models': 'read' }));
       const extra = Object.keys(job.permissions ?? {}).filter((p) => !['contents', 'pull-requests', 'issues', 'models', 'actions'].includes(p));
       expect({ rel, extra }).toEqual({ rel, extra: [] });
-      // actions: read only where a failed run's logs are read
-      expect({ rel, actions: job.permissions?.actions }).toEqual({ rel, actions: 'workflow_run' in wf.on || rel.includes('manual') ? 'read' : undefined });
+      // actions: read only where a failed run's logs are read, or where /agent-fix stop reads whether a run is in progress
+      expect({ rel, actions: job.permissions?.actions }).toEqual({ rel, actions: 'workflow_run' in wf.on || rel.includes('manual') || rel.includes('issue') ? 'read' : undefined });
     }
   }
 });
@@ -104,6 +104,8 @@ const issueJob = workflow('examples/issue.yml').jobs.fix;
 const ciJob = workflow('examples/ci-repair.yml').jobs.repair;
 const manualJob = workflow('examples/manual.yml').jobs.fix;
 const issueEvent = (label: string, issue = 7) => ({ github: { event_name: 'issues', event: { action: 'labeled', label: { name: label }, issue: { number: issue } } } });
+const closedEvent = (issue = 7) => ({ github: { event_name: 'issues', event: { action: 'closed', issue: { number: issue } } } });
+const otherIssueEvent = (action: string, issue = 7) => ({ github: { event_name: 'issues', event: { action, issue: { number: issue } } } });
 const commentEvent = (body: string, type = 'User', issue = 7) => ({
   github: { event_name: 'issue_comment', event: { action: 'created', comment: { body, user: { type } }, issue: { number: issue } } },
 });
@@ -122,6 +124,13 @@ test('issue example: a runner starts only for the agent-fix label or a /agent-fi
   expect(runs(commentEvent('thanks, looks good'))).toBe(false);
   expect(runs(commentEvent('please run /agent-fix'))).toBe(false);
   expect(runs(commentEvent('/agent-fix', 'Bot'))).toBe(false);
+  // lifecycle: a closed issue (its open PR is closed), stop and continue commands
+  expect(runs(closedEvent())).toBe(true);
+  expect(runs(otherIssueEvent('reopened'))).toBe(false);
+  expect(runs(otherIssueEvent('edited'))).toBe(false);
+  expect(runs(commentEvent('/agent-fix stop'))).toBe(true);
+  expect(runs(commentEvent('/agent-fix continue budget=$3'))).toBe(true);
+  expect(runs(commentEvent('/agent-fix stop', 'Bot'))).toBe(false);
 });
 
 test('issue example: the label run and a comment on the same issue share one concurrency group; other issues do not', () => {
@@ -129,6 +138,11 @@ test('issue example: the label run and a comment on the same issue share one con
   expect(group(issueEvent('agent-fix', 7))).toBe('agent-fix-issue-7');
   expect(group(commentEvent('/agent-fix', 'User', 7))).toBe('agent-fix-issue-7');
   expect(group(commentEvent('/agent-fix', 'User', 8))).toBe('agent-fix-issue-8');
+  // closing the issue waits for the running fix (then closes the PR it opened); continue queues like a fix
+  expect(group(closedEvent(7))).toBe('agent-fix-issue-7');
+  expect(group(commentEvent('/agent-fix continue', 'User', 7))).toBe('agent-fix-issue-7');
+  // stop must reach the running run: a group of its own
+  expect(group(commentEvent('/agent-fix stop', 'User', 7))).toBe('agent-fix-issue-7-stop');
   // a manual run for the same issue queues behind it too (concurrency groups span workflows)
   expect(evaluate(manualJob.concurrency!.group!, dispatch({ 'issue-number': '7', 'run-id': '' }))).toBe('agent-fix-issue-7');
 });

@@ -52,11 +52,18 @@ export function stopKind(trigger: StopTrigger): LifecycleKind {
       if (!mine) throw new Error('`/agent-fix stop` needs the id of this workflow run (GITHUB_RUN_ID) to claim the task in place of the running run.');
       const running: Running[] = [];
       for (const c of claimedComments(await github.listComments(n), mine)) {
+        const status = (e: unknown) => (e as { status?: unknown })?.status;
         const run = await github.getWorkflowRun(c.claim.id).catch((e: unknown) => {
-          if ((e as { status?: unknown })?.status === 404) return null;
+          if (status(e) === 404) return null;
+          // The token may not read Actions (no `actions: read`): the run is taken to be in progress;
+          // a stop marker for a run that has already ended changes nothing.
+          if (status(e) === 403) {
+            world.log(`Could not read workflow run ${c.claim.id} (give the job \`actions: read\`); stopping it in case it is still in progress.`);
+            return { status: 'unknown', url: '' };
+          }
           throw e;
         });
-        if (run && run.status !== 'completed') running.push({ ...c, runUrl: run.url });
+        if (run && run.status !== 'completed') running.push({ ...c, runUrl: run.url || `workflow run ${c.claim.id}` });
       }
       const by = trigger.actor;
       if (running.length === 0) {
@@ -71,7 +78,7 @@ export function stopKind(trigger: StopTrigger): LifecycleKind {
         const body = `${withClaim(r.comment.body, mine).replace(/\n*$/, '')}\n\n> ⏹ Stop requested by @${by}: this run stops at its next checkpoint and then says here what it left behind.\n${marker}\n`;
         await github.updateComment(r.comment.id, body);
       }
-      const runs = running.map((r) => `[${r.claim.id}](${r.runUrl})`).join(', ');
+      const runs = running.map((r) => (r.runUrl.startsWith('http') ? `[${r.claim.id}](${r.runUrl})` : String(r.claim.id))).join(', ');
       await github.createComment(
         n,
         `**agent-fix**: stop requested by @${by}. The run${running.length > 1 ? 's' : ''} ${runs} working on this ${what} stop${running.length > 1 ? '' : 's'} at the next checkpoint and then update${running.length > 1 ? '' : 's'} the status comment with what was left behind.\n${markers.join('\n')}\n`,
