@@ -419,4 +419,28 @@ describe('loops are impossible', () => {
     expect(w.model.requests).toHaveLength(0);
     w.github.assertNoViolations();
   });
+  test('a failed CI run on its own kept-attempt branch (pushed by it) is never repaired: nothing is written', async () => {
+    const w = await world(BUDGET_SCRIPT);
+    const kept = await budgetStopped(w);
+    const writesBefore = writes(w.github).length;
+    const run = w.github.addWorkflowRun({ name: 'CI', headSha: kept, headBranch: ATTEMPT, event: 'push', actor: 'maintainer', conclusion: 'failure' });
+    const user = { login: 'maintainer', id: 1, type: 'User' };
+    const payload = {
+      action: 'completed',
+      workflow_run: {
+        id: run.id, name: 'CI', head_branch: ATTEMPT, head_sha: kept, run_number: 1, run_attempt: 1, event: 'push', status: 'completed', conclusion: 'failure',
+        workflow_id: run.workflowId, html_url: `https://github.com/${OWNER}/${REPO}/actions/runs/${run.id}`, created_at: run.createdAt, pull_requests: [],
+        actor: user, triggering_actor: user, head_repository: { full_name: `${OWNER}/${REPO}` }, repository: { full_name: `${OWNER}/${REPO}` },
+      },
+      workflow: { name: 'CI', path: '.github/workflows/ci.yml' },
+      repository,
+      sender: user,
+    };
+    const r = await w.run({ eventName: 'workflow_run', payload, noCheckout: true });
+    expect(r.outputs.status).toBe('skipped');
+    expect(r.stdout).toContain("one of agent-fix's own branches");
+    expect(writes(w.github)).toHaveLength(writesBefore);
+    expect(w.model.requests).toHaveLength(3);
+    w.github.assertNoViolations();
+  });
 });
