@@ -119,11 +119,11 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
   });
 
   /** A newer run that took this task over (its claim in the comment, or what the destination sees), or a `/agent-fix stop`. */
-  const takeover = async (p: Prepared): Promise<Takeover | null> => {
+  const takeover = async (p: Prepared, o: { commentOnly?: boolean } = {}): Promise<Takeover | null> => {
     if (!runId) return null;
     const marker = commentMarker(p.task.key);
     const inComment = github && p.destination.commentOn !== null ? await takenOver(github, p.destination.commentOn, marker, runId) : null;
-    if (inComment) return inComment;
+    if (inComment || o.commentOnly) return inComment;
     const by = await p.destination.newerRun?.(runId);
     return by ? { by } : null;
   };
@@ -164,7 +164,8 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
     return async (at: 'turn' | 'attempt'): Promise<string | null> => {
       if (!seen && (at === 'attempt' || Date.now() - last >= CLAIM_POLL_MS)) {
         last = Date.now();
-        seen = await takeover(p).catch(() => null);
+        // the comment only: one API read (destination.newerRun may fetch a branch)
+        seen = await takeover(p, { commentOnly: true }).catch(() => null);
       }
       if (!seen) return null;
       return seen.stoppedBy ? `@${seen.stoppedBy} asked to stop this run (\`/agent-fix stop\`)` : `a newer agent-fix run (${seen.by.id}, attempt ${seen.by.attempt}) took the task over`;
