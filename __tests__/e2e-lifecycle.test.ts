@@ -285,6 +285,29 @@ async function model(script: Script): Promise<ScriptedModel> {
   return m;
 }
 
+describe('/agent-fix stop after the push', () => {
+  test('a stop that arrives while the pull request is being opened: the final comment says what was already published', async () => {
+    const w = await world(DEMO_SCRIPT);
+    w.github.addWorkflowRun({ id: 300, name: 'agent-fix', headSha: w.repo.sha, event: 'issues', status: 'in_progress', conclusion: null });
+    let stop: ActionRun | undefined;
+    w.github.onRequest = async ({ method, path: p }) => {
+      if (stop || method !== 'POST' || p !== `/repos/${OWNER}/${REPO}/pulls`) return;
+      stop = await w.run({ eventName: 'issue_comment', payload: comment('/agent-fix stop'), runId: 400, noCheckout: true });
+    };
+    const r = await w.run({ runId: 300 });
+    w.github.onRequest = null;
+    expect(stop?.outputs.status).toBe('skipped');
+    expect(r.outputs.status).toBe('fixed');
+    expect(w.github.pulls).toHaveLength(1);
+    expect(remoteBranch(w.repo, BRANCH)).toBeTruthy();
+    const sticky = w.github.comments.find((c) => c.issueNumber === 7 && c.body.includes(MARKER))!;
+    expect(sticky.body).toContain(`/pull/${w.github.pulls[0].number}`);
+    expect(sticky.body).toContain(`@maintainer asked to stop this run (\`/agent-fix stop\`) after it had already pushed \`${BRANCH}\``);
+    expect(sticky.body).toContain('<!-- agent-fix-run:400.1 -->');
+    w.github.assertNoViolations();
+  });
+});
+
 describe('/agent-fix continue', () => {
   test('a run stopped on its budget keeps its best attempt; continue resumes from it with a fresh budget and verifies', async () => {
     const w = await world(BUDGET_SCRIPT);

@@ -250,7 +250,7 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
     if (progress.cancelled) return cancelledResult(progress.cancelled, report);
 
     // A stop that arrived while the fix was being delivered: the final comment says what exists.
-    const late = progress.pushed ? await takeover(prepared).catch(() => null) : null;
+    const late = progress.pushed ? await takeover(prepared, { commentOnly: true }).catch(() => null) : null;
     if (late?.stoppedBy) log(`@${late.stoppedBy} asked to stop this run after it had pushed ${progress.pushed}.`);
     const lateNote = late?.stoppedBy ? `\n\n> ⏹ @${late.stoppedBy} asked to stop this run (\`/agent-fix stop\`) after it had already pushed \`${progress.pushed}\`; what it published is left as it is.\n` : '';
     if (progress.comment) await publishing(progress.comment.set(late?.stoppedBy ? withClaim(redact(texts.final(report) + lateNote), late.by) : claim(redact(texts.final(report)))));
