@@ -414,6 +414,14 @@ describe('/agent-fix continue', () => {
     expect(said[0].body).toContain(`there is no branch \`${ATTEMPT}\``);
     expect(r.stdout).toContain('agent-fix skipped: nothing to continue on #7');
 
+    // a policy that lets triagers start fixes still keeps `continue` (which may raise the budget) for writers
+    w.github.setFile('.github/agent-fix.yml', 'triggers:\n  min-permission: triage\n');
+    w.github.setPermission('tria', 'triage');
+    const refused = await w.run({ eventName: 'issue_comment', payload: comment('/agent-fix continue budget=$50', 'tria'), runId: 602 });
+    expect(refused.outputs.status).toBe('skipped');
+    expect(refused.stdout).toContain('this kind of run needs at least "write"');
+    expect(w.github.comments.filter((c) => c.issueNumber === 7)).toHaveLength(1);
+
     const pr = seedPullRequest(w);
     const onPr = await w.run({ eventName: 'issue_comment', payload: comment('/agent-fix continue', 'maintainer', { onPullRequest: pr.number }), runId: 601, noCheckout: true });
     expect(onPr.outputs.status).toBe('skipped');

@@ -21,6 +21,8 @@ export function issueKind(trigger: IssueTrigger, o: { defaultBranch: string; ide
   return {
     name: 'issue',
     actor: trigger.actor,
+    // `continue` may raise the budget: a maintainer's decision, whatever the policy lets trigger a fix
+    ...(trigger.resume ? { minPermission: 'write' as const } : {}),
     transcript: { meta: o.meta, path: path.join(o.transcriptDir, `transcript-${issueNumber}-${Date.now()}.json`) },
     async prepare(world) {
       const github = world.github;
