@@ -367,6 +367,19 @@ describe('/agent-fix continue', () => {
     w.github.assertNoViolations();
   });
 
+  test('`budget=$N` never lifts the cost cap above the repository policy\'s', async () => {
+    const w = await world(BUDGET_SCRIPT);
+    w.github.setFile('.github/agent-fix.yml', 'budgets:\n  max-cost-usd: 2\n');
+    await budgetStopped(w);
+    const costly = await model(resumeScript(2500));
+    const r = await w.run({ eventName: 'issue_comment', payload: comment('/agent-fix continue budget=$3'), runId: 520, inputs: { ...PRICED, 'base-url': costly.url } });
+    expect(r.stdout).toContain("budget=$3 is above the policy's budgets.max-cost-usd ($2); the policy's cap applies.");
+    expect(r.outputs.status).toBe('not-fixed');
+    expect(r.summary).toContain('cap is $2.00');
+    expect(w.github.pulls).toHaveLength(0);
+    w.github.assertNoViolations();
+  });
+
   test('when the default branch moved on, the attempt is laid onto it; when it conflicts, the issue is told there is nothing to continue', async () => {
     const w = await world(BUDGET_SCRIPT);
     await budgetStopped(w);

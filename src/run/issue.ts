@@ -36,9 +36,12 @@ export function issueKind(trigger: IssueTrigger, o: { defaultBranch: string; ide
         const found = await findAttempt({ git, task, identity: o.identity });
         if ('nothing' in found) return { skip: await sayNothingToContinue(github, issueNumber, trigger.actor, found.nothing) };
         resumed = found;
-        world.log(`Continuing from the best attempt on ${found.kept.branch} (made on ${found.kept.baseSha.slice(0, 7)})${trigger.resume.budgetUsd ? ` with a cost budget of $${trigger.resume.budgetUsd.toFixed(2)}` : ' with a fresh budget'}.`);
       }
-      const budgetUsd = trigger.resume?.budgetUsd ?? null;
+      // `continue budget=$N` sets the cost cap of this run; the repository policy's cap still holds
+      const policyCap = world.policy?.budgets['max-cost-usd'];
+      const budgetUsd = trigger.resume?.budgetUsd ? Math.min(trigger.resume.budgetUsd, policyCap ?? Number.POSITIVE_INFINITY) : null;
+      if (trigger.resume?.budgetUsd && budgetUsd !== trigger.resume.budgetUsd) world.log(`budget=$${trigger.resume.budgetUsd} is above the policy's budgets.max-cost-usd ($${budgetUsd}); the policy's cap applies.`);
+      if (resumed) world.log(`Continuing from the best attempt on ${resumed.kept.branch} (made on ${resumed.kept.baseSha.slice(0, 7)})${budgetUsd ? ` with a cost budget of $${budgetUsd.toFixed(2)}` : ' with a fresh budget'}.`);
       const withKept = (text: string, report: { keptAttempt?: KeptAttempt }) => (report.keptAttempt ? `${text.replace(/\n*$/, '')}\n\n${renderKept(report.keptAttempt)}\n` : text);
       return {
         task,
