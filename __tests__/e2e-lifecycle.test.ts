@@ -202,8 +202,10 @@ describe('/agent-fix stop', () => {
     w.github.assertNoViolations();
   });
 
-  test('a run in progress yields at its next checkpoint: final comment, nothing pushed', async () => {
+  test.each(['issue', 'pull request'])('a run in progress yields at its next checkpoint: final comment, nothing pushed (stop on the %s)', async (where) => {
     const w = await world(DEMO_SCRIPT);
+    // on agent-fix's pull request for the issue (open from an earlier run), the run on the issue is stopped too
+    const pr = where === 'pull request' ? seedPullRequest(w) : null;
     // the running run (300) and the stop (400) are real processes of the bundle
     w.github.addWorkflowRun({ id: 300, name: 'agent-fix', headSha: w.repo.sha, event: 'issues', status: 'in_progress', conclusion: null });
     w.github.addWorkflowRun({ id: 400, name: 'agent-fix', headSha: w.repo.sha, event: 'issue_comment', status: 'in_progress', conclusion: null });
@@ -214,7 +216,7 @@ describe('/agent-fix stop', () => {
     w.github.onRequest = async ({ method, path: p }) => {
       if (stopping || stop || method !== 'GET' || p !== `/repos/${OWNER}/${REPO}/issues/7/comments` || w.model.requests.length < 4) return;
       stopping = true;
-      stop = await w.run({ eventName: 'issue_comment', payload: comment('/agent-fix stop'), runId: 400, noCheckout: true });
+      stop = await w.run({ eventName: 'issue_comment', payload: comment('/agent-fix stop', 'maintainer', pr ? { onPullRequest: pr.number } : {}), runId: 400, noCheckout: true });
       stopping = false;
     };
     const r = await w.run({ runId: 300 });
@@ -227,13 +229,21 @@ describe('/agent-fix stop', () => {
     expect(r.outputs.status).toBe('not-fixed');
     // it stopped before verifying the attempt: no further model request, nothing pushed
     expect(w.model.requests).toHaveLength(4);
-    expect(remoteBranch(w.repo, BRANCH)).toBeNull();
-    expect(w.github.pulls).toHaveLength(0);
+    if (pr) {
+      // the earlier branch and PR are left as they were
+      expect(remoteBranch(w.repo, BRANCH)).toBe(w.repo.sha);
+      expect(w.github.pulls).toHaveLength(1);
+      expect(w.github.comments.filter((c) => c.issueNumber === pr.number && c.body.includes('stop requested by @maintainer'))).toHaveLength(1);
+    } else {
+      expect(remoteBranch(w.repo, BRANCH)).toBeNull();
+      expect(w.github.pulls).toHaveLength(0);
+    }
     const sticky = w.github.comments.find((c) => c.issueNumber === 7 && c.body.includes(MARKER))!;
     expect(sticky.body).toContain('**agent-fix** was stopped by @maintainer (`/agent-fix stop`)');
     expect(sticky.body).toContain('Nothing was pushed and no pull request was opened.');
     expect(sticky.body).toContain('<!-- agent-fix-run:400.1 -->');
     const ack = w.github.comments.find((c) => c.issueNumber === 7 && c.body.includes('stop requested by @maintainer'))!;
+    expect(ack.author).toBe('github-actions[bot]');
     expect(ack.body).toContain('<!-- agent-fix-stop:issue-7 400.1 @maintainer -->');
     expect(r.summary).toContain('stopped by @maintainer');
     const transcript = JSON.parse(readFileSync(r.outputs['transcript-path'], 'utf8'));

@@ -52,7 +52,12 @@ export async function selectKind(trigger: Exclude<Trigger, { kind: 'skip' }>, gi
       return { skip: `a ${trigger.via === 'review' ? 'review' : `\`/agent-fix ${trigger.command.verb}\``} on pull request #${trigger.prNumber} is not handled by this version of agent-fix.` };
     }
     case 'stop':
-      return stopKind(trigger);
+      return stopKind(trigger, {
+        headOf: async (prNumber) => {
+          const pr = await github.getPullRequest(prNumber);
+          return (pr.headRepository ?? '').toLowerCase() === `${c.owner}/${c.repo}`.toLowerCase() ? pr.head : null;
+        },
+      });
     case 'issue-closed':
       return issueClosedKind(trigger, { defaultBranch: c.defaultBranch });
   }

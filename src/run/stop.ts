@@ -38,7 +38,14 @@ export function claimedComments(comments: CommentData[], mine: RunId): Omit<Runn
   return out;
 }
 
-export function stopKind(trigger: StopTrigger): LifecycleKind {
+/** On agent-fix's pull request for issue N, a run on that issue (re-run, continue) updates the pull request: it is stopped too. */
+const ISSUE_BRANCH = /^agent-fix\/issue-(\d+)$/;
+
+/**
+ * `headOf`: the head branch of an own pull request of this repository (null otherwise), to find the
+ * issue a pull request of agent-fix belongs to.
+ */
+export function stopKind(trigger: StopTrigger, o: { headOf?: (prNumber: number) => Promise<string | null> } = {}): LifecycleKind {
   const n = trigger.number;
   const what = trigger.onPullRequest ? 'pull request' : 'issue';
   return {
@@ -50,8 +57,14 @@ export function stopKind(trigger: StopTrigger): LifecycleKind {
       const github = world.github!;
       const mine = world.runId;
       if (!mine) throw new Error('`/agent-fix stop` needs the id of this workflow run (GITHUB_RUN_ID) to claim the task in place of the running run.');
-      const running: Running[] = [];
-      for (const c of claimedComments(await github.listComments(n), mine)) {
+      // the thread the command was written on, and for agent-fix's pull request for an issue, that issue
+      const threads = [n];
+      if (trigger.onPullRequest && o.headOf) {
+        const issue = ISSUE_BRANCH.exec((await o.headOf(n)) ?? '');
+        if (issue && Number(issue[1]) !== n) threads.push(Number(issue[1]));
+      }
+      const running: (Running & { thread: number })[] = [];
+      for (const thread of threads) for (const c of claimedComments(await github.listComments(thread), mine).map((x) => ({ ...x, thread }))) {
         const status = (e: unknown) => (e as { status?: unknown })?.status;
         const run = await github.getWorkflowRun(c.claim.id).catch((e: unknown) => {
           if (status(e) === 404) return null;
@@ -79,6 +92,11 @@ export function stopKind(trigger: StopTrigger): LifecycleKind {
         await github.updateComment(r.comment.id, body);
       }
       const runs = running.map((r) => (r.runUrl.startsWith('http') ? `[${r.claim.id}](${r.runUrl})` : String(r.claim.id))).join(', ');
+      // A run on another thread (the issue of this pull request) reads that thread: the request is repeated there.
+      for (const thread of new Set(running.map((r) => r.thread).filter((t) => t !== n))) {
+        const there = running.filter((r) => r.thread === thread).map((r) => stopMarker({ marker: r.marker, run: mine, by }));
+        await github.createComment(thread, `**agent-fix**: stop requested by @${by} on #${n}; the run working on this issue stops at its next checkpoint.\n${there.join('\n')}\n`);
+      }
       await github.createComment(
         n,
         `**agent-fix**: stop requested by @${by}. The run${running.length > 1 ? 's' : ''} ${runs} working on this ${what} stop${running.length > 1 ? '' : 's'} at the next checkpoint and then update${running.length > 1 ? '' : 's'} the status comment with what was left behind.\n${markers.join('\n')}\n`,
