@@ -17,6 +17,8 @@ import type { LifecycleKind } from './lifecycle.js';
 
 const STICKY = /<!-- agent-fix:(\S+) -->/;
 
+const status = (e: unknown): unknown => (e as { status?: unknown })?.status;
+
 /** A run at work on the thread, as its sticky comment shows it. */
 export interface Running {
   comment: CommentData;
@@ -65,7 +67,6 @@ export function stopKind(trigger: StopTrigger, o: { headOf?: (prNumber: number) 
       }
       const running: (Running & { thread: number })[] = [];
       for (const thread of threads) for (const c of claimedComments(await github.listComments(thread), mine).map((x) => ({ ...x, thread }))) {
-        const status = (e: unknown) => (e as { status?: unknown })?.status;
         const run = await github.getWorkflowRun(c.claim.id).catch((e: unknown) => {
           if (status(e) === 404) return null;
           // The token may not read Actions (no `actions: read`): the run is taken to be in progress;
@@ -88,7 +89,9 @@ export function stopKind(trigger: StopTrigger, o: { headOf?: (prNumber: number) 
       for (const r of running) {
         const marker = stopMarker({ marker: r.marker, run: mine, by });
         markers.push(marker);
-        const body = `${withClaim(r.comment.body, mine).replace(/\n*$/, '')}\n\n> ⏹ Stop requested by @${by}: this run stops at its next checkpoint and then says here what it left behind.\n${marker}\n`;
+        // an earlier stop request's line is replaced, not repeated
+        const earlier = /\n*> ⏹ Stop requested by [^\n]*\n<!-- agent-fix-stop:[^\n]* -->\n?/g;
+        const body = `${withClaim(r.comment.body, mine).replace(earlier, '').replace(/\n*$/, '')}\n\n> ⏹ Stop requested by @${by}: this run stops at its next checkpoint and then says here what it left behind.\n${marker}\n`;
         await github.updateComment(r.comment.id, body);
       }
       const runs = running.map((r) => (r.runUrl.startsWith('http') ? `[${r.claim.id}](${r.runUrl})` : String(r.claim.id))).join(', ');
