@@ -10,13 +10,13 @@ import { buildIssueTask } from '../task/issue-task.js';
 import { branchForTask } from '../publish/branch.js';
 import { deliverPullRequest } from '../publish/deliver.js';
 import { renderFinalComment, renderPrBody, renderPrTitle, renderReportMarkdown, renderStartComment, renderStoppedSummary } from '../report/render.js';
-import type { StoryKind } from './kind.js';
+import { withAppendix, type StoryKind } from './kind.js';
 import { runFix } from '../fix.js';
 import { findAttempt, keepAttempt, renderKept, sayNothingToContinue, type KeptAttempt } from './continue.js';
 
 const RETRY_HINT = 'trigger again';
 
-export function issueKind(trigger: IssueTrigger, o: { defaultBranch: string; identity: Identity; transcriptDir: string; meta: Record<string, unknown> }): StoryKind {
+export function issueKind(trigger: IssueTrigger, o: { defaultBranch: string; identity: Identity; transcriptDir: string; meta: Record<string, unknown>; appendix?: () => string }): StoryKind {
   const issueNumber = trigger.issueNumber;
   return {
     name: 'issue',
@@ -74,7 +74,7 @@ export function issueKind(trigger: IssueTrigger, o: { defaultBranch: string; ide
               commitMessage: `agent-fix: ${task.title}\n\n${fix.report.summary}\n\n${task.issueNumber ? `Fixes #${task.issueNumber}` : ''}`.trim(),
               identity: o.identity,
               prTitle: renderPrTitle(task),
-              prBody: (branch) => renderPrBody({ ...fix.report, runUrl: world.runUrl, branch }),
+              prBody: (branch) => withAppendix(renderPrBody({ ...fix.report, runUrl: world.runUrl, branch }), o.appendix),
               draft: world.settings.draft,
               redact,
               log: world.log,
@@ -88,8 +88,8 @@ export function issueKind(trigger: IssueTrigger, o: { defaultBranch: string; ide
             resumed
               ? `${renderStartComment(task, runUrl).replace(/\n*$/, '')}\n\nContinuing from the best attempt kept on \`${resumed.kept.branch}\` with a fresh budget${budgetUsd ? ` (cost cap $${budgetUsd.toFixed(2)}, as asked)` : ''}.\n`
               : renderStartComment(task, runUrl),
-          final: (report) => withKept(renderFinalComment(report), report),
-          summary: (report) => withKept(renderReportMarkdown(report, { diff: true }), report),
+          final: (report) => withAppendix(withKept(renderFinalComment(report), report), o.appendix),
+          summary: (report) => withAppendix(withKept(renderReportMarkdown(report, { diff: true }), report), o.appendix, Infinity),
           superseded: ({ mine, report }) => {
             const own = report ? ` (its own result: ${report.status}, ${report.reason})` : '';
             const what = `A newer agent-fix run has taken over issue #${issueNumber}; this run${mine ? ` (${mine.id}, attempt ${mine.attempt})` : ''} yields to it${own}.`;

@@ -33,6 +33,8 @@ export function withDelivery(report: RunReport, d: Delivered): RunReport {
       return { ...report, branch: d.branch, prNumber: d.prNumber, prUrl: d.prUrl };
     case 'local-branch':
       return { ...report, branch: d.branch };
+    case 'bundle':
+      return report;
     case 'superseded':
       return { ...report, status: 'skipped', reason: 'superseded', detail: d.detail };
     case 'human-commits':
@@ -173,6 +175,7 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
   };
 
   let fix: FixResult | null = null;
+  let bundlePath: string | undefined;
   try {
     if (kind.actor !== null) {
       if (!github || !world.policy) throw new Error(`the ${kind.name} story needs the GitHub API and the policy to authorize @${kind.actor}`);
@@ -230,7 +233,7 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
         });
         if (kept) report = { ...report, keptAttempt: kept };
       }
-      if (report.status === 'fixed' && fix.tree) {
+      if ((report.status === 'fixed' && fix.tree) || destination.deliverEveryOutcome) {
         const delivered = await publishing(
           destination.deliver(fix, {
             claim: runId,
@@ -240,6 +243,7 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
           }),
         );
         if (delivered.kind === 'pull-request') progress.prUrl = delivered.prUrl;
+        if (delivered.kind === 'bundle') bundlePath = delivered.path;
         // A newer run pushed the branch in the meantime (seen on the very tip the leased push would replace).
         if (delivered.kind === 'superseded') return await yieldTo(prepared, { by: delivered.by }, 'at push', report, delivered.detail);
         report = withDelivery(report, delivered);
@@ -267,6 +271,7 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
       prUrl: report.prUrl,
       iterations: report.iterations,
       transcriptPath: written,
+      ...(bundlePath ? { bundlePath } : {}),
       ...(report.status === 'error' ? { error: report.detail } : {}),
     };
   } catch (e) {
