@@ -114,7 +114,10 @@ const ppCi = workflow('examples/propose-publish-ci.yml').jobs as typeof ppIssue;
 
 test('propose/publish examples: the same event filters as the single-job examples, one group per matrix cell, publish after every candidate', () => {
   const single = workflow('examples/issue.yml').jobs.fix;
-  expect(ppIssue.propose.if).toBe(single.if);
+  // the fix triggers; the lifecycle ones (a closed issue, stop) stay with the single-job workflow
+  const fixTriggers = single.if!.replace("(github.event.label.name == 'agent-fix' || github.event.action == 'closed')", "github.event.label.name == 'agent-fix'");
+  expect(fixTriggers).not.toBe(single.if);
+  expect(ppIssue.propose.if).toBe(fixTriggers);
   expect(ppCi.propose.if).toBe(workflow('examples/ci-repair.yml').jobs.repair.if);
   for (const jobs of [ppIssue, ppCi]) {
     expect(jobs.propose.strategy?.matrix.candidate).toEqual([1, 2, 3]);
