@@ -421,7 +421,7 @@ test('a huge suite: the writer keeps the manifest within the limit by listing on
   );
 });
 
-test('the evidence carries every field of the report: gate evidence, proof, original-test gate, comment-only hunks, test links, diagnostics survive the bundle', () => {
+test('the evidence carries every field of the report: gate evidence, proof, original-test gate, comment-only hunks, test links, diagnostics, a kept attempt survive the bundle', () => {
   const run = {
     command: 'npm test',
     exitCode: 1,
@@ -475,6 +475,7 @@ test('the evidence carries every field of the report: gate evidence, proof, orig
       commentOnly: [{ file: 'src/a.js', line: 3, added: ['// fixed'] }],
     },
     diagnostics: { checkers: ['tsc', 'eslint'], checks: 2, fedBack: 1, off: ['eslint: no configuration'], ms: 300 },
+    keptAttempt: { branch: 'agent-fix/attempt-issue-7', baseSha: 'a'.repeat(40) },
   };
   expect(EvidenceSchema.parse(JSON.parse(JSON.stringify(evidence)))).toEqual(evidence);
 });
