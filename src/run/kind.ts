@@ -107,6 +107,11 @@ export interface Destination {
   newerRun?(mine: RunId): Promise<RunId | null>;
   /** Publishes the verified change; the outcome is a value. */
   deliver(fix: FixResult, hooks: { claim: RunId | null; onPushed: (branch: string) => void }): Promise<Delivered>;
+  /**
+   * Answers where the request was made, after the final comment (follow-up: a reply in each
+   * review thread acted on, one reply to a comment command); a failure is logged, never fatal.
+   */
+  answer?(report: RunReport): Promise<void>;
   /** Runs after the fix whatever happened next (local: the user's working tree is put back). */
   release?(fix: FixResult): Promise<void>;
 }

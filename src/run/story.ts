@@ -201,6 +201,7 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
     if (progress.cancelled) return cancelledResult(progress.cancelled, report);
 
     if (progress.comment) await publishing(progress.comment.set(claim(redact(texts.final(report)))));
+    if (destination.answer) await publishing(destination.answer(report)).catch((e: unknown) => log(`Could not answer where the request was made: ${redact(message(e))}`));
     const summary = texts.summary(report);
     if (summary && world.appendSummary) await world.appendSummary(redact(summary));
     const written = transcript.write(transcriptPath, redact, report);
