@@ -106,6 +106,12 @@ export function parseProofMarker(body: string): string[] | null {
   }
 }
 
+/** A first fix's PR body with the marker naming its tests (for later follow-ups), when it has any. */
+export function withProofMarker(body: string, report: RunReport): string {
+  const tests = proofTests(report);
+  return tests.length ? `${body.replace(/\n*$/, '')}\n\n${proofMarker(tests)}\n` : body;
+}
+
 export function withoutProofMarker(body: string): string {
   return body.replace(new RegExp(MARKER.source, 'g'), '').replace(/\n{3,}$/, '\n\n');
 }

@@ -11,6 +11,8 @@ import { issueTriggerOf } from '../trigger/parse.js';
 import { isAgentBranch } from '../publish/branch.js';
 import { issueKind } from './issue.js';
 import { ciKind } from './ci.js';
+import { followUpKind } from './follow-up.js';
+import { rebaseKind } from './rebase.js';
 import type { StoryKind } from './kind.js';
 
 export interface KindContext {
@@ -42,7 +44,10 @@ export async function selectKind(trigger: Exclude<Trigger, { kind: 'skip' }>, gi
           return issueKind(issueTriggerOf({ ...trigger, command: trigger.command }), { defaultBranch: c.defaultBranch, identity: c.identity, transcriptDir: c.transcriptDir, meta: c.meta });
         }
       }
-      return { skip: `a ${trigger.via === 'review' ? 'review' : `\`/agent-fix ${trigger.command.verb}\``} on pull request #${trigger.prNumber} is not handled by this version of agent-fix.` };
+      const pull = { review: github, identity: c.identity, repository: `${c.owner}/${c.repo}`, transcriptDir: c.transcriptDir, meta: c.meta };
+      if (trigger.command.verb === 'instructions') return followUpKind({ ...trigger, command: trigger.command }, pull);
+      if (trigger.command.verb === 'rebase') return rebaseKind({ ...trigger, command: trigger.command }, pull);
+      return { skip: `\`/agent-fix ${trigger.command.verb}\` on pull request #${trigger.prNumber} is not handled by this version of agent-fix.` };
     }
     case 'stop':
       return { skip: '`/agent-fix stop` is not handled by this version of agent-fix.' };
