@@ -464,7 +464,7 @@ class CliGit implements GitPort {
   }
 
   async mergeCommit(p: { ours: string; theirs: string; message: string; identity: Identity }): Promise<ReplayResult> {
-    await this.ensureHistory(p.ours, p.theirs, async () => (await this.mergeBase(p.ours, p.theirs)) !== null);
+    await this.ensureHistory(p.ours, p.theirs, async () => (await this.localMergeBase(p.ours, p.theirs)) !== null);
     const r = await this.run(['merge-tree', '--write-tree', '--name-only', '--no-messages', p.ours, p.theirs], { ok: [0, 1] });
     const [tree, ...files] = r.stdout.split('\n').map((l) => l.trim()).filter(Boolean);
     if (r.exitCode === 1) return { kind: 'conflict', files: [...new Set(files)], at: `merge of ${p.theirs.slice(0, 12)}` };
@@ -475,6 +475,13 @@ class CliGit implements GitPort {
   }
 
   async mergeBase(a: string, b: string): Promise<string | null> {
+    // A shallow clone may hold too little history to see the fork point: fetch more first (a
+    // history that stays unrelated after unshallowing is simply unrelated).
+    await this.ensureHistory(a, b, async () => (await this.localMergeBase(a, b)) !== null).catch(() => undefined);
+    return this.localMergeBase(a, b);
+  }
+
+  private async localMergeBase(a: string, b: string): Promise<string | null> {
     const r = await this.run(['merge-base', a, b], { ok: [0, 1] });
     return r.exitCode === 0 ? r.stdout.trim() : null;
   }

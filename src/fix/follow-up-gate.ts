@@ -91,7 +91,13 @@ const MARKER = /<!-- agent-fix:proof ([A-Za-z0-9_-]*) -->/;
 
 /** The hidden marker of a PR body that names the original fix's tests (base64url JSON: test ids may hold `-->`). */
 export function proofMarker(tests: string[]): string {
-  return `<!-- agent-fix:proof ${Buffer.from(JSON.stringify(tests.slice(0, MAX_MARKED)), 'utf8').toString('base64url')} -->`;
+  // Kept small (a few KB at most) so that it never pushes a body over GitHub's limit.
+  const kept: string[] = [];
+  for (const t of tests.slice(0, MAX_MARKED)) {
+    if (JSON.stringify([...kept, t]).length > 3_000) break;
+    kept.push(t);
+  }
+  return `<!-- agent-fix:proof ${Buffer.from(JSON.stringify(kept), 'utf8').toString('base64url')} -->`;
 }
 
 /** The tests named by a PR body's proof marker; null when there is none or it is unreadable. */

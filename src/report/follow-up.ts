@@ -173,7 +173,7 @@ export function renderRound(r: RunReport, f: FollowUpFacts, runUrl?: string): st
 /** The new body: header, the new round on top, the previous newest round folded above the older ones, the proof marker. */
 export function foldRounds(oldBody: string, round: { number: number; content: string }, proof: string[] | null): string {
   const parts = parseBody(oldBody);
-  const folded = [`<details><summary>${escapeMarkdown(parts.current.title)}</summary>\n\n${parts.current.content}\n\n</details>`];
+  const folded = [`<details><summary>${parts.current.title.replace(/[<>]/g, '')}</summary>\n\n${parts.current.content}\n\n</details>`];
   if (parts.history) folded.push(parts.history);
   const keep = proof ?? parts.proof;
   const assemble = (history: string) =>
