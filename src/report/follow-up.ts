@@ -32,6 +32,8 @@ export interface FollowUpFacts {
   pushed?: { sha: string; previousSha: string };
   /** The branch moved while the run worked: the commits it did not see (newest first). */
   notSeen?: { remoteSha: string; commits: CommitInfo[] };
+  /** The original fix's tests that had to hold (those passing on the PR head), and where they come from. */
+  original?: { source: string; ids: string[] };
 }
 
 const short = (sha: string) => sha.slice(0, 7);
@@ -66,6 +68,15 @@ function changedFiles(r: RunReport): string {
   return `${list.join(', ')}${r.changes.length > 10 ? `, and ${r.changes.length - 10} more` : ''}`;
 }
 
+/** The original fix's tests and how they ended, for the round and the final comment. */
+function originalLine(r: RunReport, f: FollowUpFacts): string {
+  if (!f.original) return '';
+  if (!f.original.ids.length) return `**The original fix's tests**: ${escapeMarkdown(f.original.source)}; none of them passes on the PR head, so none had to hold.`;
+  const after = new Map((r.final?.tests ?? []).map((t) => [t.id, t.status]));
+  const list = f.original.ids.slice(0, 10).map((id) => `\`${id.replace(/`/g, "'")}\` ${after.get(id) ?? 'missing'}`);
+  return `**The original fix's tests** (${escapeMarkdown(f.original.source)}) after the follow-up: ${list.join(', ')}${f.original.ids.length > 10 ? ', …' : ''}.`;
+}
+
 function testsLine(r: RunReport): string {
   return `tests before (on the PR head): ${describeRun(r.baseline)}; after: ${describeRun(r.final)}`;
 }
@@ -78,7 +89,7 @@ export function followUpOutcome(r: RunReport, f: FollowUpFacts): string {
     const what = list.length ? `commit(s) it did not see: ${list.join(', ')}` : `its head is now ${short(f.notSeen.remoteSha)}`;
     return `A follow-up was verified on ${short(f.startSha)}, but the branch moved while agent-fix worked (${what}). Nothing was pushed: a change verified on an older head is never laid on commits it was not tested with. Ask again to build on them.`;
   }
-  return `Nothing was pushed: ${escapeMarkdown(r.detail.replace(/no pull request was opened/g, 'nothing was pushed'))}`;
+  return `Nothing was pushed. ${escapeMarkdown(r.detail)}`;
 }
 
 export function renderFollowUpStart(f: FollowUpFacts, runUrl?: string): string {
@@ -94,6 +105,8 @@ export function renderFollowUpFinal(r: RunReport, f: FollowUpFacts): string {
   const head = f.pushed ? `**agent-fix** pushed a follow-up to this pull request (round ${f.round}).` : `**agent-fix** did not push a follow-up (round ${f.round} was asked for).`;
   const parts = [commentMarker(f.taskKey), head, followUpOutcome(r, f), `**Asked** by @${f.actor} in ${whereLink(f)}:\n\n${asked(f)}`];
   if (f.dropped.length) parts.push(`Left out: ${f.dropped.map((d) => escapeMarkdown(d)).join('; ')}.`);
+  const original = originalLine(r, f);
+  if (original) parts.push(original);
   parts.push(renderReportMarkdown(r, { firstScreen: Boolean(f.pushed), limit: 40_000 }));
   return `${parts.join('\n\n')}\n`;
 }
@@ -163,6 +176,7 @@ export function renderRound(r: RunReport, f: FollowUpFacts, runUrl?: string): st
     `**Asked**${f.whereUrl ? ` ([link](${f.whereUrl}))` : ''}:\n\n${asked(f)}`,
     `**Changed**: ${followUpOutcome(r, f)}`,
     `**Tests**: ${testsLine(r)}.`,
+    originalLine(r, f),
     renderReportMarkdown(r, { diff: false, limit: 20_000 }),
     runUrl ? `[Workflow run](${runUrl})` : '',
   ]

@@ -20,7 +20,7 @@ import { commandInstructions, reviewInstructions, type FollowUpInstructions } fr
 import { parseFollowUpCommand } from '../trigger/command.js';
 import { fenceUntrusted, sanitizeOneLine, sanitizeUntrusted } from '../task/sanitize.js';
 import { runFix } from '../fix.js';
-import { asksForTest } from '../fix/follow-up-gate.js';
+import { asksForTest, requiredOriginal } from '../fix/follow-up-gate.js';
 import { publishFollowUpWithRetry } from '../publish/follow-up.js';
 import { renderReportMarkdown, renderStoppedSummary } from '../report/render.js';
 import {
@@ -33,7 +33,7 @@ import {
   roundsIn,
   type FollowUpFacts,
 } from '../report/follow-up.js';
-import { branchFacts, originalOf, ownOpenPull, taskKeyOf } from './pull.js';
+import { branchFacts, forFollowUp, originalOf, ownOpenPull, taskKeyOf } from './pull.js';
 import type { StoryKind, StoryWorld } from './kind.js';
 
 const RETRY_HINT = 'ask again (a new review or a `/agent-fix` comment on the pull request)';
@@ -170,7 +170,13 @@ export function followUpKind(
       return {
         task,
         git,
-        fix: (deps) => runFix(task, { ...deps, followUp: gate }),
+        fix: async (deps) => {
+          const done = await runFix(task, { ...deps, followUp: gate });
+          const report = done.report;
+          if (report.baseline) f.original = { source: gate.source, ids: requiredOriginal(report.baseline, gate) };
+          // The fix's words are a first fix's; a follow-up opens no pull request, it pushes to one.
+          return { ...done, report: { ...report, detail: forFollowUp(report.detail) } };
+        },
         destination: {
           commentOn: pr.number,
           retryHint: RETRY_HINT,

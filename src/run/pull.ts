@@ -39,3 +39,8 @@ export function originalOf(body: string, testFiles: string[], wantsTest: boolean
   if (testFiles.length) return { original: [], originalFiles: testFiles, source: `the tests of the ${testFiles.length} test file(s) the branch changes`, wantsTest };
   return { original: [], originalFiles: [], source: 'no test of the original fix is known', wantsTest };
 }
+
+/** A fix's detail reworded for a follow-up or a rebase, which push to an open pull request instead of opening one. */
+export function forFollowUp(detail: string): string {
+  return detail.replace(/no pull request was opened/g, 'nothing was pushed to the pull request');
+}

@@ -20,7 +20,7 @@ import { updateOnBase } from '../publish/rebase.js';
 import { pushUpdatedWithRetry } from '../publish/rebase.js';
 import { renderReportMarkdown, renderStoppedSummary } from '../report/render.js';
 import { renderRebaseFinal, renderRebaseNote, renderRebaseStart, type RebaseFacts } from '../report/follow-up.js';
-import { branchFacts, originalOf, ownOpenPull, taskKeyOf } from './pull.js';
+import { branchFacts, forFollowUp, originalOf, ownOpenPull, taskKeyOf } from './pull.js';
 import type { StoryKind } from './kind.js';
 
 const RETRY_HINT = 'comment `/agent-fix rebase` again';
@@ -85,7 +85,10 @@ export function rebaseKind(
       return {
         task,
         git,
-        fix: (deps) => runFix(task, { ...deps, candidate: { tree: `${updated.sha}^{tree}`, summary }, followUp: gate }),
+        fix: async (deps) => {
+          const done = await runFix(task, { ...deps, candidate: { tree: `${updated.sha}^{tree}`, summary }, followUp: gate });
+          return { ...done, report: { ...done.report, detail: forFollowUp(done.report.detail) } };
+        },
         destination: {
           commentOn: pr.number,
           retryHint: RETRY_HINT,
