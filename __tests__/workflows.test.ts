@@ -82,7 +82,7 @@ test('every agent-fix step uses real inputs of action.yml and the released major
 });
 
 test('examples: nothing at workflow level; each job filters events, has its own concurrency and exact permissions', () => {
-  expect(examples.sort()).toEqual(['examples/ci-repair.yml', 'examples/issue.yml', 'examples/manual.yml']);
+  expect(examples.sort()).toEqual(['examples/ci-repair.yml', 'examples/issue.yml', 'examples/manual.yml', 'examples/pull-request.yml']);
   for (const rel of examples) {
     const wf = workflow(rel);
     expect({ rel, concurrency: wf.concurrency }).toEqual({ rel, concurrency: undefined });
@@ -149,6 +149,33 @@ test('manual example: a runner starts only with an issue number or a run id', ()
   expect(runs({ 'issue-number': '', 'run-id': 'https://github.com/o/r/actions/runs/5' })).toBe(true);
   expect(runs({ 'issue-number': '', 'run-id': '' })).toBe(false);
   expect(evaluate(manualJob.concurrency!.group!, dispatch({ 'issue-number': '', 'run-id': '5' }))).toBe('agent-fix-run-5');
+});
+
+const pullJob = workflow('examples/pull-request.yml').jobs['follow-up'];
+const pullEvent = (name: 'pull_request_review' | 'pull_request_review_comment', p: { state?: string; body?: string; head?: string; headRepo?: string; sender?: string; number?: number } = {}) => ({
+  github: {
+    event_name: name,
+    repository: 'octo/shop',
+    event: {
+      pull_request: { number: p.number ?? 8, head: { ref: p.head ?? 'agent-fix/issue-7', repo: { full_name: p.headRepo ?? 'octo/shop' } } },
+      sender: { type: p.sender ?? 'User' },
+      ...(name === 'pull_request_review' ? { review: { state: p.state ?? 'changes_requested' } } : { comment: { body: p.body ?? '/agent-fix rename it' } }),
+    },
+  },
+});
+
+test('pull request example: a runner starts only for a review requesting changes or a /agent-fix review comment by a person, on agent-fix\'s own pull request', () => {
+  const runs = (ctx: Record<string, unknown>): boolean => truthy(evaluate(pullJob.if!, ctx));
+  expect(runs(pullEvent('pull_request_review'))).toBe(true);
+  expect(runs(pullEvent('pull_request_review', { state: 'approved' }))).toBe(false);
+  expect(runs(pullEvent('pull_request_review', { state: 'commented' }))).toBe(false);
+  expect(runs(pullEvent('pull_request_review_comment'))).toBe(true);
+  expect(runs(pullEvent('pull_request_review_comment', { body: 'nit: rename' }))).toBe(false);
+  expect(runs(pullEvent('pull_request_review', { head: 'feature/x' }))).toBe(false);
+  expect(runs(pullEvent('pull_request_review', { headRepo: 'mallory/shop' }))).toBe(false);
+  expect(runs(pullEvent('pull_request_review', { sender: 'Bot' }))).toBe(false);
+  // one group with a comment on the same pull request (issue.yml): one run per pull request
+  expect(evaluate(pullJob.concurrency!.group!, pullEvent('pull_request_review', { number: 8 }))).toBe(evaluate(issueJob.concurrency!.group!, commentEvent('/agent-fix', 'User', 8)));
 });
 
 test('the README quick start is the issue example, verbatim', () => {

@@ -71,6 +71,11 @@ export async function readRequest(
   let author: string;
   if (trigger.via === 'review-comment') {
     const c = await review.getReviewComment(trigger.commentId);
+    // A comment submitted with a review that requests changes is served by that review's run (all its comments at once).
+    if (c.reviewId !== null) {
+      const parent = await review.getReview(trigger.prNumber, c.reviewId).catch(() => null);
+      if (parent?.state === 'CHANGES_REQUESTED') return { skip: `review comment ${c.id} belongs to a review that requests changes; the review's own run follows up on all its comments.` };
+    }
     if (after(c.updatedAt, trigger.triggeredAt)) return { skip: `review comment ${c.id} was edited after it triggered the run; agent-fix acts only on what was asked then. Comment again.` };
     ({ author } = c);
     text = c.body;
