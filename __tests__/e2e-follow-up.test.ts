@@ -3,7 +3,8 @@
  * node 24, the OpenAPI-validated fake GitHub and the scripted model, on the demo project (a real
  * `node --test` suite). Every test first lets the issue story open the pull request for real,
  * then acts on it: a review round, a human commit before the follow-up, a failed follow-up, an
- * unauthorised reviewer, `/agent-fix rebase` with and without a conflict, and a `/agent-fix`
+ * unauthorised reviewer, `/agent-fix rebase` without and with a conflict (resolved by the scripted
+ * model, or refused), and a `/agent-fix`
  * comment on a human's pull request (still the issue story).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -333,20 +334,60 @@ describe('follow-ups on agent-fix\'s own pull request (dist/index.js under node 
     w.github.assertNoViolations();
   });
 
-  test('`/agent-fix rebase` with a conflict is refused cleanly: the conflicting file named, nothing pushed', async () => {
+  /** main renames the reducer's accumulator on the very line the fix changed: the update conflicts in src/cart.js. */
+  const conflictingMain = (w: World) =>
+    humanCommit(w, 'main', { 'src/cart.js': SAMPLE['src/cart.js'].replace('(sum, item) => sum + item.price, 0)', '(total, item) => total + item.price, 0)') }, 'cart: name the accumulator');
+  const resolvedCart = SAMPLE['src/cart.js']
+    .replace('(sum, item) => sum + item.price, 0)', '(total, item) => total + item.price * item.quantity, 0)')
+    .replace('const discount = subtotal * discountPercent;', 'const discount = (subtotal * discountPercent) / 100;');
+
+  test('`/agent-fix rebase` with a conflict: the model resolves it from the merge with markers, verified, pushed as one commit on the new base', async () => {
     const w = await world();
-    humanCommit(w, 'main', { 'src/cart.js': SAMPLE['src/cart.js'].replace('sum + item.price, 0)', 'sum + item.price * (item.qty ?? 1), 0)') }, 'cart: quantities (qty)');
+    const main = conflictingMain(w);
     const c = w.github.addComment(w.pr.number, { body: '/agent-fix rebase', author: 'maintainer' });
-    const r = await w.run('issue_comment', prCommentPayload(w, c), NAMED_CONSTANT);
+    const resolve = parseScript({
+      label: 'resolve the conflict',
+      steps: [
+        { expect: { lastMessageIncludes: 'conflict markers' }, toolCalls: [{ name: 'read_file', arguments: { path: 'src/cart.js' } }] },
+        { expect: { lastMessageIncludes: '<<<<<<<' }, toolCalls: [{ name: 'write_file', arguments: { path: 'src/cart.js', content: resolvedCart } }] },
+        { toolCalls: [{ name: 'finish', arguments: { summary: 'Kept both: the accumulator rename and the quantity and percentage fix.' } }] },
+      ],
+    });
+    const r = await w.run('issue_comment', prCommentPayload(w, c), resolve);
     expect(r.code).toBe(0);
-    expect(r.outputs.status).toBe('skipped');
-    expect(r.model.requests).toHaveLength(0);
+    expect(r.model.mismatches).toEqual([]);
+    expect(r.outputs.status).toBe('fixed');
+    const tip = remoteBranch(w.repo, BRANCH)!;
+    const g = gitIn(w.repo.remoteDir);
+    expect(g('rev-parse', `${tip}^`)).toBe(main);
+    expect(g('show', `${tip}:src/cart.js`)).toBe(resolvedCart.trimEnd());
+    expect(g('log', '-1', '--format=%ae', tip)).toBe(BOT_EMAIL);
+    const [sticky] = w.github.comments.filter((x) => x.issueNumber === w.pr.number && x.body.includes('<!-- agent-fix:issue-7 -->'));
+    expect(sticky.body).toContain('the conflicts in `src/cart.js` resolved by the model');
+    expect(sticky.body).toMatch(/after \(the updated branch\): pass \(exit 0; 4 passed, 0 failed\)/);
+    w.github.assertNoViolations();
+  });
+
+  test('`/agent-fix rebase` with a conflict resolved badly (the fix dropped) is refused: nothing pushed, the comment says why', async () => {
+    const w = await world();
+    conflictingMain(w);
+    const c = w.github.addComment(w.pr.number, { body: '/agent-fix rebase', author: 'maintainer' });
+    const theirsOnly = parseScript({
+      label: 'a resolution that drops the fix',
+      steps: [
+        { toolCalls: [{ name: 'write_file', arguments: { path: 'src/cart.js', content: SAMPLE['src/cart.js'].replace('(sum, item) => sum + item.price, 0)', '(total, item) => total + item.price, 0)') } }] },
+        { toolCalls: [{ name: 'finish', arguments: { summary: 'Took main.' } }] },
+      ],
+    });
+    const r = await w.run('issue_comment', prCommentPayload(w, c), theirsOnly, { 'max-iterations': '1' });
+    expect(r.code).toBe(0);
+    expect(r.model.mismatches).toEqual([]);
+    expect(r.outputs.status).toBe('not-fixed');
     expect(remoteBranch(w.repo, BRANCH)).toBe(w.first);
-    const reply = w.github.comments.filter((x) => x.issueNumber === w.pr.number && x.author === 'github-actions[bot]');
-    expect(reply).toHaveLength(1);
-    expect(reply[0].body).toContain('conflicts');
-    expect(reply[0].body).toContain('`src/cart.js`');
-    expect(reply[0].body).toContain('Nothing was pushed');
+    const [sticky] = w.github.comments.filter((x) => x.issueNumber === w.pr.number && x.body.includes('<!-- agent-fix:issue-7 -->'));
+    expect(sticky.body).toContain('did not update');
+    expect(sticky.body).toContain('nothing was pushed');
+    expect(sticky.body).toContain('newly failing');
     w.github.assertNoViolations();
   });
 

@@ -56,6 +56,12 @@ export interface FixDeps {
    * this tree is verified against the baseline of the checkout instead of running the agent loop.
    */
   candidate?: { tree: string; summary: string };
+  /**
+   * Where the model starts, when it is not the checkout (run/rebase.ts: the merge with the base,
+   * conflict markers in the conflicting files). The baseline is still the checkout's; the
+   * published change is the start's files plus the model's edits.
+   */
+  startTree?: string;
 }
 
 export interface FixResult {
@@ -187,6 +193,14 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     targets === 'all' || settings.preexistingFailures === 'block' ? { preexisting: 'block' } : { preexisting: 'allow', targets };
   intel.session.gate = gate;
   if (!baseline.succeeded && gate.preexisting === 'allow' && targets !== 'all' && targets.length) log(`The task is about ${targets.length} failing test(s): ${targets.slice(0, 5).join(', ')}${targets.length > 5 ? ', …' : ''}`);
+  // A start other than the checkout: the model works (and rolls back) from there.
+  let startFiles: string[] = [];
+  let loopTree = baselineTree;
+  if (deps.startTree) {
+    startFiles = (await git.changes(`${baseSha}^{tree}`, deps.startTree)).flatMap((c) => (c.oldPath && c.oldPath !== c.path ? [c.path, c.oldPath] : [c.path]));
+    await git.restore(deps.startTree);
+    loopTree = await git.snapshot();
+  }
   // The test run may itself leave files behind; the model's change is measured against this tree.
   const extraProtected = [...allowListAsProtected(settings.allowedPaths ?? []), ...(await repoStateProtections(git.root))];
   const repoContext = await prepareRepoContext(git.root, task, baseline, settings.contextTokens ?? DEFAULT_CONTEXT_TOKENS, log);
@@ -217,7 +231,7 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     git,
     runTests,
     baseline,
-    baselineTree,
+    baselineTree: loopTree,
     runWithoutFix,
     gate,
     limits: {
@@ -231,7 +245,8 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     emit: deps.emit,
     budget,
     guard: intel.guard,
-    originalTests: (tree, verdict) => intel.originalTests(tree, verdict, gate),
+    // From a start other than the checkout, the change holds the base's own test changes: the original-test gate judges the model's edits only from the checkout.
+    originalTests: deps.startTree ? undefined : (tree, verdict) => intel.originalTests(tree, verdict, gate),
     ...(deps.followUp ? { followUp: (run: TestRun, changed: string[]) => judgeFollowUp(baseline, run, changed, deps.followUp as FollowUpGate) } : {}),
     feedback: intel.feedback,
     context: repoContext ?? undefined,
@@ -242,16 +257,17 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
   // The published tree is HEAD's tree plus those files: untracked files that earlier workflow
   // steps left in the checkout (build output, a credentials file such as gha-creds-*.json) are
   // never published. Proof and guard look at the same change on top of the checkout as it was.
-  const workTree = await composeChange(git, pristineTree, loop.touched);
+  const published = [...new Set([...startFiles, ...loop.touched])];
+  const workTree = await composeChange(git, pristineTree, published);
   const baseTree = `${baseSha}^{tree}`;
-  const tree = await composeChange(git, baseTree, loop.touched);
+  const tree = await composeChange(git, baseTree, published);
   await git.restore(workTree);
   const changes = await git.changes(baseTree, tree);
   const rawDiff = await git.diff(baseTree, tree);
   const diff = redactor.redact(rawDiff);
   const after: Found = { ...found, loop, changes, diff };
   // A candidate (a rebase) carries the base's own changes: the proof and the test-integrity guard judge the model's edits, not those.
-  const modelMade = !deps.candidate;
+  const modelMade = !deps.candidate && !deps.startTree;
   if (loop.reason === 'verified' && modelMade) {
     await intel.prove(pristineTree, workTree, changes, loop.final);
     await intel.flagComments(pristineTree, workTree, changes);

@@ -329,7 +329,7 @@ class CliGit implements GitPort {
     return [...set].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   }
 
-  async commitTree(tree: string, parent: string, message: string, author: Identity): Promise<string> {
+  async commitTree(tree: string, parent: string | string[], message: string, author: Identity): Promise<string> {
     const env = {
       GIT_AUTHOR_NAME: author.name,
       GIT_AUTHOR_EMAIL: author.email,
@@ -337,7 +337,8 @@ class CliGit implements GitPort {
       GIT_COMMITTER_EMAIL: author.email,
     };
     const msg = message.endsWith('\n') ? message : `${message}\n`;
-    return this.out(['-c', 'commit.gpgsign=false', 'commit-tree', '--no-gpg-sign', tree, '-p', parent], {
+    const parents = (Array.isArray(parent) ? parent : [parent]).flatMap((p) => ['-p', p]);
+    return this.out(['-c', 'commit.gpgsign=false', 'commit-tree', '--no-gpg-sign', tree, ...parents], {
       env,
       input: msg,
     });
@@ -472,6 +473,13 @@ class CliGit implements GitPort {
     const msg = p.message.endsWith('\n') ? p.message : `${p.message}\n`;
     const sha = await this.out(['-c', 'commit.gpgsign=false', 'commit-tree', '--no-gpg-sign', tree, '-p', p.ours, '-p', p.theirs], { env, input: msg });
     return { kind: 'done', sha };
+  }
+
+  async mergeTree(ours: string, theirs: string): Promise<{ tree: string; conflicts: string[] }> {
+    await this.ensureHistory(ours, theirs, async () => (await this.localMergeBase(ours, theirs)) !== null);
+    const r = await this.run(['merge-tree', '--write-tree', '--name-only', '--no-messages', ours, theirs], { ok: [0, 1] });
+    const [tree, ...files] = r.stdout.split('\n').map((l) => l.trim()).filter(Boolean);
+    return { tree, conflicts: r.exitCode === 1 ? [...new Set(files)] : [] };
   }
 
   async mergeBase(a: string, b: string): Promise<string | null> {

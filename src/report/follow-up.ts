@@ -222,6 +222,8 @@ export interface RebaseFacts {
   /** The updated commit (rebased tip or merge commit). */
   updated: string;
   humanCommits: CommitInfo[];
+  /** The update conflicted in these files; the model resolved them (or tried). */
+  conflicts?: string[];
   pushed?: { sha: string; previousSha: string };
   moved?: string;
 }
@@ -232,7 +234,8 @@ export function renderRebaseStart(f: Pick<RebaseFacts, 'taskKey' | 'actor' | 'br
 }
 
 export function renderRebaseFinal(r: RunReport, f: RebaseFacts): string {
-  const how = f.how === 'rebased' ? `rebased onto \`${f.base}\` (${short(f.baseSha)})` : `merged \`${f.base}\` (${short(f.baseSha)}) into it, keeping ${f.humanCommits.length} human commit(s) as they are`;
+  const resolved = f.conflicts ? `, the conflicts in ${f.conflicts.map((x) => `\`${x.replace(/`/g, "'")}\``).join(', ')} resolved by the model` : '';
+  const how = `${f.how === 'rebased' ? `rebased onto \`${f.base}\` (${short(f.baseSha)})` : `merged \`${f.base}\` (${short(f.baseSha)}) into it, keeping ${f.humanCommits.length} human commit(s) as they are`}${resolved}`;
   let head: string;
   if (f.pushed) head = `**agent-fix** updated \`${f.branch}\`: ${how}. Pushed ${short(f.pushed.sha)} (was ${short(f.pushed.previousSha)}).`;
   else if (f.moved) head = `**agent-fix** did not push: \`${f.branch}\` moved to ${short(f.moved)} while it worked; the update was verified on ${short(f.head)}. Ask again.`;
