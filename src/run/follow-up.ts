@@ -106,7 +106,11 @@ async function buildTask(
   diff: string,
   github: NonNullable<StoryWorld['github']>,
 ): Promise<Task> {
-  const parts = [asked.goal];
+  const parts = [
+    asked.goal,
+    'How the follow-up is verified: the test command runs on the branch head before your change and after it; nothing that passes may fail, and the tests of the original fix must stay and pass. ' +
+      'A follow-up needs no new failing test; add or change a test only when the request asks for one (then it must pass).',
+  ];
   const issue = /^issue-(\d+)$/.exec(key);
   if (issue) {
     const original = await github.getIssue(Number(issue[1])).catch(() => null);
@@ -195,9 +199,14 @@ export function followUpKind(
                 f.pushed = { sha: out.sha, previousSha: out.previousSha };
                 log(`Pushed ${out.sha} on top of ${out.previousSha} to ${pr.head}`);
                 // The body as it is now (a maintainer may have edited it meanwhile), with this round on top.
-                const now = await o.review.getPullRequest(pr.number);
-                const body = foldRounds(now.body, { number: f.round, content: renderRound(fix.report, f, world.runUrl) }, null);
-                await github.updatePullRequest(pr.number, { title: now.title, body: redact(body) });
+                // The push is the delivery; a body that could not be updated is logged, the comment still reports.
+                try {
+                  const now = await o.review.getPullRequest(pr.number);
+                  const body = foldRounds(now.body, { number: f.round, content: renderRound(fix.report, f, world.runUrl) }, null);
+                  await github.updatePullRequest(pr.number, { title: now.title, body: redact(body) });
+                } catch (e) {
+                  world.warn?.(`The pull request body of #${pr.number} could not be updated with round ${f.round}: ${redact(e instanceof Error ? e.message : String(e))}`);
+                }
                 return { kind: 'pull-request', branch: pr.head, prNumber: pr.number, prUrl: pr.url, pr: 'updated' };
               }
               case 'moved':
@@ -212,11 +221,14 @@ export function followUpKind(
             }
           },
           answer: async (report) => {
+            // One failed reply does not keep the others from being written.
+            const failed: string[] = [];
             for (const req of f.requests) {
               if (req.commentId === null) continue;
-              await o.review.replyToReviewComment(pr.number, req.commentId, redact(renderThreadReply(report, f, req)));
+              await o.review.replyToReviewComment(pr.number, req.commentId, redact(renderThreadReply(report, f, req))).catch((e: unknown) => failed.push(`comment ${req.commentId}: ${e instanceof Error ? e.message : String(e)}`));
             }
-            if (trigger.via === 'comment') await github.createComment(pr.number, redact(renderCommandReply(report, f)));
+            if (trigger.via === 'comment') await github.createComment(pr.number, redact(renderCommandReply(report, f))).catch((e: unknown) => failed.push(`the reply on #${pr.number}: ${e instanceof Error ? e.message : String(e)}`));
+            if (failed.length) throw new Error(`${failed.length} reply(ies) could not be written: ${failed.join('; ')}`);
           },
         },
         texts: {
