@@ -284,6 +284,36 @@ describe('follow-ups on agent-fix\'s own pull request (dist/index.js under node 
     w.github.assertNoViolations();
   });
 
+  test('a request for a test: finishing without one is refused back to the model; with a passing new test it is pushed', async () => {
+    const w = await world();
+    const c = w.github.addComment(w.pr.number, { body: '/agent-fix Please add a test for a 100 % discount.', author: 'maintainer' });
+    const script = parseScript({
+      label: 'a follow-up that must add a test',
+      steps: [
+        { expect: { lastMessageIncludes: 'add a test for a 100 % discount' }, toolCalls: [{ name: 'edit_file', arguments: { path: 'src/cart.js', old_string: 'export function formatCents(', new_string: '/** Cents as dollars, e.g. 1234 -> $12.34. */\nexport function formatCents(' } }] },
+        { toolCalls: [{ name: 'finish', arguments: { summary: 'Documented formatCents.' } }] },
+        {
+          expect: { lastMessageIncludes: 'The request asks for a test' },
+          toolCalls: [{ name: 'edit_file', arguments: { path: 'test/cart.test.js', old_string: "test('formats cents as dollars'", new_string: "test('a 100 % discount makes it free', () => {\n  assert.equal(cartTotal([{ name: 'pen', price: 150, quantity: 2 }], 100), 0);\n});\n\ntest('formats cents as dollars'" } }],
+        },
+        { toolCalls: [{ name: 'finish', arguments: { summary: 'Added a test for a 100 % discount.' } }] },
+      ],
+    });
+    const r = await w.run('issue_comment', prCommentPayload(w, c), script);
+    expect(r.model.mismatches).toEqual([]);
+    expect(r.outputs.status).toBe('fixed');
+    const tip = remoteBranch(w.repo, BRANCH)!;
+    const g = gitIn(w.repo.remoteDir);
+    expect(g('rev-parse', `${tip}^`)).toBe(w.first);
+    expect(g('show', `${tip}:test/cart.test.js`)).toContain('a 100 % discount makes it free');
+    const [sticky] = w.github.comments.filter((x) => x.issueNumber === w.pr.number && x.body.includes('<!-- agent-fix:issue-7 -->'));
+    expect(sticky.body).toContain('The request asked for a test: a new or changed test passes.');
+    expect(sticky.body).toContain('5 passed, 0 failed');
+    // the round in the PR body keeps what was tried: the attempt without a test was refused
+    expect(w.github.pulls[0].body).toMatch(/Attempts: 2, 1 rejected/);
+    w.github.assertNoViolations();
+  });
+
   test('an unauthorised reviewer is refused: no model request, nothing pushed, nothing written', async () => {
     const w = await world();
     const before = w.github.comments.length;
