@@ -39,6 +39,8 @@ interface World {
   pr: FakePull;
   /** The bot's first commit on the branch. */
   first: string;
+  /** The pull request body the first fix wrote. */
+  firstBody: string;
   run: (eventName: string, payload: unknown, script: Script, inputs?: Record<string, string>) => Promise<ActionRun & { model: ScriptedModel }>;
 }
 
@@ -83,7 +85,7 @@ async function world(): Promise<World> {
   const r = await run('issues', labeled, DEMO_SCRIPT);
   expect(r.outputs.status).toBe('fixed');
   expect(github.pulls).toHaveLength(1);
-  return { repo, github, pr: github.pulls[0], first: remoteBranch(repo, BRANCH)!, run };
+  return { repo, github, pr: github.pulls[0], first: remoteBranch(repo, BRANCH)!, firstBody: github.pulls[0].body ?? '', run };
 }
 
 function remoteBranch(repo: RepoFixture, branch: string): string | null {
@@ -145,7 +147,7 @@ const NAMED_CONSTANT = parseScript({
 describe('follow-ups on agent-fix\'s own pull request (dist/index.js under node 24)', () => {
   test('a review round: one new commit on top, the first commit kept, a reply in the thread, round 2 in the PR body with round 1 folded', async () => {
     const w = await world();
-    const firstBody = w.pr.body ?? '';
+    const firstBody = w.firstBody;
     // the first PR names the tests its fix made pass, for later follow-ups
     const proof = parseProofMarker(firstBody);
     expect(proof).not.toBeNull();
@@ -249,6 +251,26 @@ describe('follow-ups on agent-fix\'s own pull request (dist/index.js under node 
     w.github.assertNoViolations();
   });
 
+  test('the branch moves while the follow-up works: nothing is pushed, and the comment names the commits it did not see', async () => {
+    const w = await world();
+    const c = w.github.addComment(w.pr.number, { body: '/agent-fix Use a named constant PERCENT instead of the literal 100.', author: 'maintainer' });
+    let late: string | null = null;
+    // a human pushes while the run works (when its start comment is written, after its checkout)
+    w.github.onRequest = ({ method, path: p }) => {
+      if (late === null && method === 'POST' && p.endsWith(`/issues/${w.pr.number}/comments`)) late = humanCommit(w, BRANCH, { 'NOTES.md': 'late\n' }, 'a late human commit');
+    };
+    const r = await w.run('issue_comment', prCommentPayload(w, c), NAMED_CONSTANT);
+    w.github.onRequest = null;
+    expect(late).not.toBeNull();
+    expect(r.outputs.status).toBe('not-fixed');
+    expect(remoteBranch(w.repo, BRANCH)).toBe(late);
+    const [sticky] = w.github.comments.filter((x) => x.issueNumber === w.pr.number && x.body.includes('<!-- agent-fix:issue-7 -->'));
+    expect(sticky.body).toContain('the branch moved while agent-fix worked');
+    expect(sticky.body).toContain(`${late!.slice(0, 7)} "a late human commit" by Hana Human`);
+    expect(w.github.pulls[0].body).toBe(w.firstBody);
+    w.github.assertNoViolations();
+  });
+
   test('a failed follow-up pushes nothing; the PR comment and the thread reply say what was tried and why it failed', async () => {
     const w = await world();
     const comment = w.github.addReviewComment({ pullNumber: w.pr.number, author: 'maintainer', path: 'src/cart.js', line: 8, body: '/agent-fix divide by 10 here instead' });
@@ -280,7 +302,7 @@ describe('follow-ups on agent-fix\'s own pull request (dist/index.js under node 
     expect(replies).toHaveLength(1);
     expect(replies[0].body).toContain('not done');
     // the PR body is left as the first fix wrote it
-    expect(w.github.pulls[0].body).toBe(w.pr.body);
+    expect(w.github.pulls[0].body).toBe(w.firstBody);
     w.github.assertNoViolations();
   });
 
