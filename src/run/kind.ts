@@ -2,7 +2,7 @@
  * What differs between stories: a kind says how the task is built, where the result goes and
  * what the report says. The skeleton (story.ts) does everything else, the same way for every
  * kind: authorize once, claim, sticky comment, fix, yield to a newer run, deliver, report.
- * See docs/architecture.md for the kinds to come (follow-up, rebase, propose/publish).
+ * See docs/architecture.md for every kind.
  */
 import type { GitHubPort, Permission } from '../ports/github.js';
 import type { CiGitHubPort } from '../ports/ci.js';
@@ -66,6 +66,8 @@ export interface StoryResult {
   error?: string;
   /** The exception that stopped the story, if one did (the CLI reports a usage error as such). */
   thrown?: unknown;
+  /** propose: the directory holding the written bundle (output `bundle-path`). */
+  bundlePath?: string;
 }
 
 export interface StoryKind {
@@ -105,6 +107,8 @@ export interface Destination {
   prBase?: string;
   /** A newer run seen other than by its claim in the comment (CI repair: its commit on the fix branch). */
   newerRun?(mine: RunId): Promise<RunId | null>;
+  /** deliver() gets every finished fix, verified or not (propose: a bundle carries the evidence either way); absent: only a verified one. */
+  deliverEveryOutcome?: boolean;
   /** Publishes the verified change; the outcome is a value. */
   deliver(fix: FixResult, hooks: { claim: RunId | null; onPushed: (branch: string) => void }): Promise<Delivered>;
   /**
@@ -127,4 +131,15 @@ export interface ReportTexts {
   summary(report: RunReport): string | null;
   /** The step summary of a run that yields to a newer one (`detail`: the delivery's own words). */
   superseded(s: { by: RunId; mine: RunId | null; when: YieldPoint; report?: RunReport; detail?: string }): string;
+}
+
+/** The most characters an appendix adds to a report (the renderers keep 2,000 under GitHub's body limit). */
+const APPENDIX_MAX = 1_800;
+
+/** `text` with a kind's appendix (publish: one line per candidate) after it, capped at `max` characters (a step summary: Infinity). Pure. */
+export function withAppendix(text: string, appendix?: () => string, max = APPENDIX_MAX): string {
+  const extra = appendix?.().trim();
+  if (!extra) return text;
+  const capped = extra.length > max ? `${extra.slice(0, max - 60).replace(/\n[^\n]*$/, '')}\n- … (more candidates in the step summary)` : extra;
+  return `${text.replace(/\s+$/, '')}\n\n${capped}\n`;
 }

@@ -31,6 +31,8 @@ export function withDelivery(report: RunReport, d: Delivered): RunReport {
       return { ...report, branch: d.branch, prNumber: d.prNumber, prUrl: d.prUrl };
     case 'local-branch':
       return { ...report, branch: d.branch };
+    case 'bundle':
+      return report;
     case 'superseded':
       return { ...report, status: 'skipped', reason: 'superseded', detail: d.detail };
     case 'human-commits':
@@ -132,6 +134,7 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
   };
 
   let fix: FixResult | null = null;
+  let bundlePath: string | undefined;
   try {
     if (kind.actor !== null) {
       if (!github || !world.policy) throw new Error(`the ${kind.name} story needs the GitHub API and the policy to authorize @${kind.actor}`);
@@ -181,7 +184,7 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
       const newer = await newerRun(prepared);
       if (newer) return await yieldTo(prepared, newer, 'before publishing', report);
       if (progress.cancelled) return cancelledResult(progress.cancelled, report);
-      if (report.status === 'fixed' && fix.tree) {
+      if ((report.status === 'fixed' && fix.tree) || destination.deliverEveryOutcome) {
         const delivered = await publishing(
           destination.deliver(fix, {
             claim: runId,
@@ -191,6 +194,7 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
           }),
         );
         if (delivered.kind === 'pull-request') progress.prUrl = delivered.prUrl;
+        if (delivered.kind === 'bundle') bundlePath = delivered.path;
         // A newer run pushed the branch in the meantime (seen on the very tip the leased push would replace).
         if (delivered.kind === 'superseded') return await yieldTo(prepared, delivered.by, 'at push', report, delivered.detail);
         report = withDelivery(report, delivered);
@@ -215,6 +219,7 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
       prUrl: report.prUrl,
       iterations: report.iterations,
       transcriptPath: written,
+      ...(bundlePath ? { bundlePath } : {}),
       ...(report.status === 'error' ? { error: report.detail } : {}),
     };
   } catch (e) {
