@@ -30,6 +30,7 @@ import { credentialFiles, hidingWorks, hidingWrapper } from './sandbox/credentia
 import { allowListAsProtected } from './policy/apply.js';
 import { repoStateProtections } from './workspace/repo-state.js';
 import { judgeFollowUp, requiredOriginal, type FollowUpGate } from './fix/follow-up-gate.js';
+import { createDiagnostics } from './diagnostics/watch.js';
 
 export interface FixDeps {
   git: GitPort;
@@ -122,6 +123,7 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
       attempts: loop?.attempts ?? [],
       ...(found.tests ? { tests: found.tests } : {}),
       ...(loop ? { proof: acceptedProof(loop) } : {}),
+      ...(loop?.diagnostics ? { diagnostics: loop.diagnostics } : {}),
       changes: found.changes ?? [],
       diff: found.diff ?? '',
       usage: loop?.usage ?? { promptTokens: 0, completionTokens: 0, requests: 0 },
@@ -205,7 +207,20 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
   const extraProtected = [...allowListAsProtected(settings.allowedPaths ?? []), ...(await repoStateProtections(git.root))];
   const repoContext = await prepareRepoContext(git.root, task, baseline, settings.contextTokens ?? DEFAULT_CONTEXT_TOKENS, log);
   const focus = (rel: string) => repoContext?.localization.regions.filter((r) => r.file === rel) ?? [];
-  const tools = new ToolBox({ root: git.root, listFiles: () => git.listFiles(), protectedPaths: [...settings.protectedPaths, ...extraProtected], focus });
+  // The repository's own tsc/ESLint, run like its tests (environment, sandbox, memory limit), with their own timeout (not for a candidate: no model edits).
+  const diagnostics = deps.candidate ? null : createDiagnostics({
+    root: git.root,
+    exec: (command, o) =>
+      shell.run(command, { cwd: git.root, timeoutMs: Math.max(1000, Math.min(o.timeoutMs, budget.remainingMs())), env, maxOutputChars: o.maxOutputChars, wrapper: testIso.wrapper, memoryMb: sb.memoryMb }),
+  });
+  if (diagnostics) log(`Type and lint feedback after edits: ${diagnostics.stats.checkers.join(' and ')}`);
+  const tools = new ToolBox({
+    root: git.root,
+    listFiles: () => git.listFiles(),
+    protectedPaths: [...settings.protectedPaths, ...extraProtected],
+    focus,
+    ...(diagnostics ? { beforeWrite: (rel: string) => diagnostics.beforeWrite(rel) } : {}),
+  });
   const runWithoutFix = async (testFiles: string[]): Promise<TestRun> => {
     const current = await git.snapshot();
     await composeChange(git, baselineTree, testFiles);
@@ -251,7 +266,8 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     feedback: intel.feedback,
     context: repoContext ?? undefined,
     contextTokens: settings.contextTokens ?? DEFAULT_CONTEXT_TOKENS,
-  });
+    diagnostics: diagnostics ?? undefined,
+  }).finally(() => diagnostics?.dispose());
   // Publish exactly the files the model wrote, on top of the checkout as it was: whatever setup
   // or the test runs left in the working tree stays out of the change.
   // The published tree is HEAD's tree plus those files: untracked files that earlier workflow
@@ -415,7 +431,7 @@ async function prepareRepoContext(root: string, task: Task, baseline: TestRun, b
     const ctx = await prepareContext(root, `${task.title}\n${task.goal}`, baseline);
     const s = ctx.map.stats;
     const top = ctx.localization.ranked.slice(0, 3).map((r) => r.file.path);
-    log(`Repository map: ${s.mapped} files (${s.cached} from cache, ${s.parsed} parsed) in ${s.ms} ms; most likely: ${top.join(', ') || 'none'}`);
+    log(`Repository map: ${s.mapped} files (${s.cached} from cache, ${s.parsed} parsed${s.threads > 1 ? ` in ${s.threads} threads` : ''}) in ${s.ms} ms; most likely: ${top.join(', ') || 'none'}`);
     return ctx;
   } catch (e) {
     log(`Repository map skipped: ${e instanceof Error ? e.message : String(e)}`);
