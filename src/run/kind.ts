@@ -116,6 +116,8 @@ export interface Destination {
    * review thread acted on, one reply to a comment command); a failure is logged, never fatal.
    */
   answer?(report: RunReport): Promise<void>;
+  /** Keeps the best attempt of a run that stopped on its budget (`fix.bestAttempt`) for `/agent-fix continue`; absent: not kept. */
+  keep?(fix: FixResult, hooks: { claim: RunId | null }): Promise<{ branch: string; baseSha: string } | null>;
   /** Runs after the fix whatever happened next (local: the user's working tree is put back). */
   release?(fix: FixResult): Promise<void>;
 }

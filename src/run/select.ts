@@ -14,6 +14,9 @@ import { ciKind } from './ci.js';
 import { followUpKind } from './follow-up.js';
 import { rebaseKind } from './rebase.js';
 import type { StoryKind } from './kind.js';
+import type { LifecycleKind } from './lifecycle.js';
+import { stopKind } from './stop.js';
+import { issueClosedKind } from './issue-closed.js';
 
 export interface KindContext {
   defaultBranch: string;
@@ -26,14 +29,14 @@ export interface KindContext {
   appendix?: () => string;
 }
 
-export type Selected = StoryKind | { skip: string };
+/** A fix story's kind, a lifecycle command (run/lifecycle.ts: `'act' in selected`), or a skip. */
+export type Selected = StoryKind | LifecycleKind | { skip: string };
 
 export async function selectKind(trigger: Exclude<Trigger, { kind: 'skip' }>, github: ReviewGitHubPort, c: KindContext): Promise<Selected> {
   switch (trigger.kind) {
     case 'ci':
       return ciKind(trigger, { identity: c.identity, repoName: c.repo, repository: `${c.owner}/${c.repo}`, transcriptDir: c.transcriptDir, meta: c.meta, appendix: c.appendix });
     case 'issue':
-      if (trigger.resume) return { skip: '`/agent-fix continue` is not handled by this version of agent-fix.' };
       return issueKind(trigger, { defaultBranch: c.defaultBranch, identity: c.identity, transcriptDir: c.transcriptDir, meta: c.meta, appendix: c.appendix });
     case 'pull': {
       if (trigger.via === 'comment') {
@@ -49,11 +52,17 @@ export async function selectKind(trigger: Exclude<Trigger, { kind: 'skip' }>, gi
       const pull = { review: github, identity: c.identity, repository: `${c.owner}/${c.repo}`, transcriptDir: c.transcriptDir, meta: c.meta };
       if (trigger.command.verb === 'instructions') return followUpKind({ ...trigger, command: trigger.command }, pull);
       if (trigger.command.verb === 'rebase') return rebaseKind({ ...trigger, command: trigger.command }, pull);
-      return { skip: `\`/agent-fix ${trigger.command.verb}\` on pull request #${trigger.prNumber} is not handled by this version of agent-fix.` };
+      // `continue`: follow-ups on a pull request keep no best attempt; only a run on an issue that stopped on its budget can be continued.
+      return { skip: `\`/agent-fix continue\` on pull request #${trigger.prNumber}: there is nothing to continue here (a follow-up on a pull request keeps no best attempt); \`/agent-fix continue\` resumes a run on an issue that stopped on its budget, on that issue.` };
     }
     case 'stop':
-      return { skip: '`/agent-fix stop` is not handled by this version of agent-fix.' };
+      return stopKind(trigger, {
+        headOf: async (prNumber) => {
+          const pr = await github.getPullRequest(prNumber);
+          return (pr.headRepository ?? '').toLowerCase() === `${c.owner}/${c.repo}`.toLowerCase() ? pr.head : null;
+        },
+      });
     case 'issue-closed':
-      return { skip: `issue #${trigger.issueNumber} was closed; closing its pull request is not handled by this version of agent-fix.` };
+      return issueClosedKind(trigger, { defaultBranch: c.defaultBranch });
   }
 }
