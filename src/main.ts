@@ -29,6 +29,7 @@ import { ciKind } from './run/ci.js';
 import { ciSkipReport } from './run/ci-report-only.js';
 import { renderStoppedSummary } from './report/render.js';
 import type { StoryKind, StoryResult, StoryWorld } from './run/kind.js';
+import { groupedProgress } from './run/action-progress.js';
 
 /** The identity of commits made with the workflow token; also what "the bot's own commits" means. */
 export const BOT_IDENTITY: Identity = { name: 'github-actions[bot]', email: '41898282+github-actions[bot]@users.noreply.github.com' };
@@ -44,6 +45,12 @@ interface Outputs {
   failed?: string;
   /** Status `skipped`: why, in one line (for the step summary when nothing else wrote one). */
   note?: string;
+  /** Why, as a code (output `reason`): a report's reason, or how the run ended before one. */
+  reason: string;
+  headSha?: string;
+  prOperation?: 'created' | 'updated';
+  costUsd?: number | null;
+  tokens?: number;
 }
 
 function writeOutputs(rt: ActionsRuntime, o: Outputs): void {
@@ -53,6 +60,11 @@ function writeOutputs(rt: ActionsRuntime, o: Outputs): void {
   rt.setOutput('branch', o.branch ?? '');
   rt.setOutput('iterations', o.iterations ?? 0);
   rt.setOutput('transcript-path', o.transcriptPath ?? '');
+  rt.setOutput('reason', o.reason);
+  rt.setOutput('head-sha', o.headSha ?? '');
+  rt.setOutput('pull-request-operation', o.prOperation ?? 'none');
+  rt.setOutput('cost-usd', typeof o.costUsd === 'number' ? o.costUsd.toFixed(4) : '');
+  rt.setOutput('tokens', o.tokens ?? 0);
 }
 
 function message(e: unknown): string {
@@ -66,6 +78,8 @@ export interface RunOverrides {
   sandbox?: SandboxProbe;
   /** Called instead of process.exit after a cancellation (SIGINT/SIGTERM) was handled. */
   exit?: (code: number) => void;
+  /** Least time between two progress updates of the sticky comment. */
+  progressIntervalMs?: number;
 }
 
 /** Writes the outputs (and fails the step on an error) once: later calls are ignored. */
@@ -79,8 +93,17 @@ function outputsOnce(rt: ActionsRuntime): (o: Outputs) => void {
   };
 }
 
+/** Story results whose `reason` is a sentence (a kind's skip) report this code instead. */
+const REASON_CODE = /^[a-z]+(?:-[a-z]+)*$/;
+
 function outputsOf(r: StoryResult): Outputs {
+  const u = r.report?.usage;
   return {
+    reason: r.report?.reason ?? (REASON_CODE.test(r.reason) ? r.reason : r.status === 'skipped' ? 'not-applicable' : 'internal-error'),
+    headSha: r.report?.headSha,
+    prOperation: r.report?.prOperation,
+    costUsd: r.report?.safety?.costUsd,
+    tokens: u ? u.promptTokens + u.completionTokens : 0,
     status: r.status,
     prNumber: r.prNumber,
     prUrl: r.prUrl,
@@ -112,7 +135,7 @@ export async function run(rt: ActionsRuntime = actionsRuntime(), env: NodeJS.Pro
   } catch (e) {
     // Nothing should reach here; if it does, the run still ends in a reported error state.
     const redactor = new Redactor([rt.getInput('github-token'), rt.getInput('api-key'), ...secretsFromEnv(env)]);
-    out = { status: 'error', failed: `agent-fix: ${redactor.redact(message(e))}` };
+    out = { status: 'error', reason: 'internal-error', failed: `agent-fix: ${redactor.redact(message(e))}` };
   }
   finish(out);
   if (summarized) return;
@@ -130,7 +153,7 @@ async function action(rt: ActionsRuntime, env: NodeJS.ProcessEnv, overrides: Run
   try {
     settings = readSettings((name) => rt.getInput(name));
   } catch (e) {
-    return { status: 'error', failed: message(e) };
+    return { status: 'error', reason: 'invalid-settings', failed: message(e) };
   }
   for (const secret of new Set([settings.githubToken, settings.apiKey, ...secretsFromEnv(env)])) {
     if (!secret) continue;
@@ -152,7 +175,7 @@ async function action(rt: ActionsRuntime, env: NodeJS.ProcessEnv, overrides: Run
       const client = () => makeGitHub({ token: settings.githubToken, baseUrl: rt.apiUrl, owner: rt.owner, repo: rt.repo, log: say });
       await rt.appendSummary(redactor.redact(await ciSkipReport(rt.payload, trigger.reason, client, rt.repo)));
     }
-    return { status: 'skipped', note: redactor.redact(note) };
+    return { status: 'skipped', reason: 'not-triggered', note: redactor.redact(note) };
   }
 
   const github = makeGitHub({ token: settings.githubToken, baseUrl: rt.apiUrl, owner: rt.owner, repo: rt.repo, log: say, ...overrides.github });
@@ -163,13 +186,13 @@ async function action(rt: ActionsRuntime, env: NodeJS.ProcessEnv, overrides: Run
     defaultBranch = await github.getDefaultBranch();
     loaded = await loadPolicy(github, defaultBranch);
   } catch (e) {
-    return { status: 'error', failed: `agent-fix: ${redactor.redact(message(e))}${e instanceof PolicyError ? ' Nothing else was done.' : ''}` };
+    return { status: 'error', reason: e instanceof PolicyError ? 'invalid-policy' : 'internal-error', failed: `agent-fix: ${redactor.redact(message(e))}${e instanceof PolicyError ? ' Nothing else was done.' : ''}` };
   }
   if (maybeAllowedBot) trigger = parseTrigger(rt.eventName, rt.payload, { label: settings.label, workflows: settings.workflows, allowedBots: loaded.policy.triggers['allowed-bots'] });
   if (trigger.kind === 'skip') {
     const note = `agent-fix skipped: ${trigger.reason}`;
     say(note);
-    return { status: 'skipped', note: redactor.redact(note) };
+    return { status: 'skipped', reason: 'not-triggered', note: redactor.redact(note) };
   }
   settings = applyPolicy(settings, loaded.policy, loaded.source);
   say(`Policy: ${loaded.source}`);
@@ -180,6 +203,7 @@ async function action(rt: ActionsRuntime, env: NodeJS.ProcessEnv, overrides: Run
     trigger.kind === 'ci'
       ? ciKind(trigger, { identity: BOT_IDENTITY, repoName: rt.repo, repository: `${rt.owner}/${rt.repo}`, transcriptDir, meta })
       : issueKind(trigger, { defaultBranch, identity: BOT_IDENTITY, transcriptDir, meta });
+  const shown = groupedProgress(rt, (t) => redactor.redact(t));
   const world: StoryWorld = {
     github,
     policy: loaded.policy,
@@ -195,8 +219,14 @@ async function action(rt: ActionsRuntime, env: NodeJS.ProcessEnv, overrides: Run
     appendSummary: (md) => rt.appendSummary(md),
     runId: runIdFromEnv(env),
     runUrl: rt.runUrl,
+    progress: shown,
+    progressIntervalMs: overrides.progressIntervalMs,
     // A cancellation's report is final: its outputs are written before the process exits.
     onCancel: (handler) => onCancel(async (signal) => finish(outputsOf(await handler(signal))), overrides.exit),
   };
-  return outputsOf(await runStory(kind, world));
+  try {
+    return outputsOf(await runStory(kind, world));
+  } finally {
+    shown.close();
+  }
 }

@@ -20,6 +20,9 @@ import { renderFailureComment, renderLeftBehind } from '../report/failure.js';
 import { commentMarker, renderStoppedSummary } from '../report/render.js';
 import { Transcript } from '../transcript.js';
 import type { Prepared, StoryKind, StoryResult, StoryWorld, YieldPoint } from './kind.js';
+import type { ProgressEvent } from '../fix/progress.js';
+import { applyProgress, EMPTY_CHECKLIST, renderChecklist, type Checklist } from '../report/progress.js';
+import { LiveComment, PROGRESS_INTERVAL_MS } from './live-comment.js';
 
 /** How long a cancellation waits for a comment, push or PR update under way before it reports. */
 const CANCEL_SETTLE_MS = 2500;
@@ -28,9 +31,9 @@ const CANCEL_SETTLE_MS = 2500;
 export function withDelivery(report: RunReport, d: Delivered): RunReport {
   switch (d.kind) {
     case 'pull-request':
-      return { ...report, branch: d.branch, prNumber: d.prNumber, prUrl: d.prUrl };
+      return { ...report, branch: d.branch, headSha: d.sha, prOperation: d.pr, prNumber: d.prNumber, prUrl: d.prUrl };
     case 'local-branch':
-      return { ...report, branch: d.branch };
+      return { ...report, branch: d.branch, headSha: d.sha };
     case 'superseded':
       return { ...report, status: 'skipped', reason: 'superseded', detail: d.detail };
     case 'human-commits':
@@ -56,6 +59,20 @@ interface Progress {
   /** The comment write, push or PR update under way, if any. */
   busy: Promise<unknown>;
   cancelled: NodeJS.Signals | null;
+  /** The sticky comment's live checklist while the run works. */
+  live?: LiveComment;
+}
+
+/** One line for the publish phase. */
+function deliveredLine(d: Delivered): string {
+  switch (d.kind) {
+    case 'pull-request':
+      return `pull request #${d.prNumber} ${d.pr} from ${d.branch}`;
+    case 'local-branch':
+      return `local branch ${d.branch}`;
+    default:
+      return d.detail.split('\n')[0];
+  }
 }
 
 export async function runStory(kind: StoryKind, world: StoryWorld): Promise<StoryResult> {
@@ -81,6 +98,7 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
   };
   /** A stop (cancellation or error): the comment (claimed) and the summary say why and what exists. */
   const reportStop = async (heading: 'Cancelled' | 'Error', why: string, summary: string): Promise<void> => {
+    await progress.live?.stop();
     const destination = progress.prepared?.destination;
     // A push whose PR update did not happen may still have updated an existing PR of the branch.
     if (progress.pushed && !progress.prUrl && github && destination?.prBase) {
@@ -125,6 +143,7 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
   };
   /** Yields to a newer run: publishes nothing, leaves the comment to it; the summary says so. */
   const yieldTo = async (p: Prepared, by: RunId, when: YieldPoint, report?: RunReport, detail?: string): Promise<StoryResult> => {
+    await progress.live?.stop();
     log(detail ?? `A newer agent-fix run (${by.id}, attempt ${by.attempt}) has taken over this task; this run${runId ? ` (${runId.id}, attempt ${runId.attempt})` : ''} yields ${when} and publishes nothing.`);
     const written = report ? transcript.write(transcriptPath, redact, { ...report, status: 'skipped', reason: 'superseded', ...(detail ? { detail } : {}) }) : undefined;
     await world.appendSummary?.(redact(p.texts.superseded({ by, mine: runId, when, report, detail })));
@@ -153,11 +172,23 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
 
     const early = await newerRun(prepared);
     if (early) return await yieldTo(prepared, early, 'before starting');
+    let checklist: Checklist = EMPTY_CHECKLIST;
     if (github && destination.commentOn !== null) {
       progress.marker = commentMarker(task.key);
-      progress.comment = new StickyComment(github, destination.commentOn, progress.marker);
-      await publishing(progress.comment.set(claim(texts.start(world.runUrl))));
+      const comment = new StickyComment(github, destination.commentOn, progress.marker);
+      progress.comment = comment;
+      await publishing(comment.set(claim(texts.start(world.runUrl))));
+      const live = new LiveComment((body) => comment.set(body), world.progressIntervalMs ?? PROGRESS_INTERVAL_MS, log);
+      live.wrote();
+      progress.live = live;
     }
+    /** Every progress event goes to the entry; phases also update the comment's checklist. */
+    const tell = (e: ProgressEvent): void => {
+      world.progress?.(e);
+      if (!progress.live || e.type === 'waiting') return;
+      checklist = applyProgress(checklist, e, Date.now());
+      if (e.type === 'phase') progress.live.show(claim(redact(`${texts.start(world.runUrl).trimEnd()}\n\n${renderChecklist(checklist, Date.now())}\n`)));
+    };
 
     fix = await (prepared.fix ?? ((deps) => runFix(task, deps)))({
       git,
@@ -171,6 +202,8 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
       sandbox: world.sandbox,
       scripted: world.scripted,
       acceptBaseline: prepared.acceptBaseline,
+      progress: tell,
+      wording: world.wording,
     });
     let report: RunReport = world.runUrl ? { ...fix.report, runUrl: world.runUrl } : fix.report;
     progress.iterations = report.iterations;
@@ -182,6 +215,7 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
       if (newer) return await yieldTo(prepared, newer, 'before publishing', report);
       if (progress.cancelled) return cancelledResult(progress.cancelled, report);
       if (report.status === 'fixed' && fix.tree) {
+        tell({ type: 'phase', phase: { kind: 'publish' }, state: 'running' });
         const delivered = await publishing(
           destination.deliver(fix, {
             claim: runId,
@@ -194,12 +228,16 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
         // A newer run pushed the branch in the meantime (seen on the very tip the leased push would replace).
         if (delivered.kind === 'superseded') return await yieldTo(prepared, delivered.by, 'at push', report, delivered.detail);
         report = withDelivery(report, delivered);
+        tell({ type: 'phase', phase: { kind: 'publish' }, state: delivered.kind === 'pull-request' || delivered.kind === 'local-branch' ? 'done' : 'failed', detail: deliveredLine(delivered) });
+      } else {
+        tell({ type: 'phase', phase: { kind: 'publish' }, state: 'skipped', detail: `nothing to publish (${report.reason})` });
       }
     } finally {
       await destination.release?.(fix);
     }
     if (progress.cancelled) return cancelledResult(progress.cancelled, report);
 
+    await progress.live?.stop();
     if (progress.comment) await publishing(progress.comment.set(claim(redact(texts.final(report)))));
     const summary = texts.summary(report);
     if (summary && world.appendSummary) await world.appendSummary(redact(summary));
@@ -226,6 +264,7 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
     }
     return { status: 'error', reason: 'internal-error', error: why, thrown: e, branch: progress.pushed, prUrl: progress.prUrl, iterations: progress.iterations, transcriptPath };
   } finally {
+    await progress.live?.stop();
     dispose?.();
   }
 }
