@@ -169,7 +169,6 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     });
 
   if (commands.setup) {
-    log(`Setup: ${commands.setup}`);
     progress({ type: 'phase', phase: { kind: 'setup' }, state: 'running', detail: commands.setup });
     progress({ type: 'waiting', on: `the setup command` });
     const r = await run(commands.setup, 'setup');
@@ -186,7 +185,6 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
   if (commands.setup) progress({ type: 'phase', phase: { kind: 'setup' }, state: 'done', detail: `${commands.setup} passed` });
   else progress({ type: 'phase', phase: { kind: 'setup' }, state: 'skipped', detail: 'no setup command' });
 
-  log(`Baseline: ${testCommand}`);
   progress({ type: 'phase', phase: { kind: 'baseline' }, state: 'running', detail: testCommand });
   progress({ type: 'waiting', on: 'the tests (baseline, untouched code)' });
   const baselineTree = await git.snapshot();

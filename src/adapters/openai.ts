@@ -34,7 +34,7 @@ export interface ChatModelOptions {
   maxRetryAfterMs?: number;
   /** How error messages name the settings to fix (default: the action's inputs). */
   wording?: Pick<Wording, 'setting' | 'keyHelp'>;
-  /** Per request of the endpoint check (`check()`), default 60 000 ms. */
+  /** Per request of the endpoint check (`check()`), default 120 000 ms (or `timeoutMs` when shorter: a model server still loading its weights may be slow to answer). */
   checkTimeoutMs?: number;
 }
 
@@ -119,12 +119,12 @@ export function makeChatModel(opts: ChatModelOptions): CheckableModel {
   async function check(): Promise<EndpointCheck> {
     const started = Date.now();
     const params: ChatCompletionCreateParamsNonStreaming = { model: opts.model, messages: [{ role: 'user', content: 'Reply with OK.' }], max_tokens: 1 };
-    const options = { headers: { [CHECK_HEADER]: '1' }, timeout: opts.checkTimeoutMs ?? 60_000, maxRetries: Math.min(1, opts.maxRetries ?? 1) };
+    const options = { headers: { [CHECK_HEADER]: '1' }, timeout: opts.checkTimeoutMs ?? Math.min(120_000, opts.timeoutMs ?? 120_000), maxRetries: Math.min(1, opts.maxRetries ?? 1) };
     for (;;) {
       try {
         const c = await client.chat.completions.create(params, options);
         fromCompletion(c, [], [], where);
-        return { ok: true, detail: `${where} answered (${Date.now() - started} ms)` };
+        return { ok: true, detail: `${where} answered in ${Date.now() - started} ms` };
       } catch (e) {
         // Reasoning models refuse max_tokens; the check then asks without a cap (still one short reply).
         if (params.max_tokens !== undefined && e instanceof APIError && e.status === 400 && /max_tokens|max_completion_tokens/i.test(serverMessage(e))) {
