@@ -190,8 +190,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       },
     });
   } catch (e) {
-    // parseArgs' own words ("Unknown option '--foo'"), with the way to the list of flags
-    throw new UsageError(`${e instanceof Error ? e.message : String(e)}. Run agent-fix --help for the options.`);
+    const text = e instanceof Error ? e.message : String(e);
+    const unknown = /^Unknown option '([^']+)'/.exec(text);
+    throw new UsageError(`${unknown ? `Unknown option ${unknown[1]}` : text.replace(/\.$/, '')}. Run agent-fix --help for the options.`);
   }
   const { values, positionals } = parsed;
   const [command, ...rest] = positionals;
