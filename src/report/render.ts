@@ -52,7 +52,18 @@ export const GITHUB_BODY_LIMIT = 65_536;
 export function escapeMarkdown(text: string): string {
   return text
     .split(/(`+[^`]*?`+)/g)
-    .map((part, i) => (i % 2 === 1 && /^(`+)[^`]*\1$/.test(part) ? part : escapePlain(part)))
+    .map((part, i) => (i % 2 === 1 && /^(`+)[^`]*\1$/.test(part) ? part : escapeText(part)))
+    .join('');
+}
+
+/** What GitHub would turn into a link by itself (GFM autolinks): URLs, `www.` hosts, e-mail addresses. */
+const AUTOLINK = /((?:https?:\/\/|www\.)[^\s<>`()]*[^\s<>`().,;:!?'"]|[\w.+-]{1,64}@[\w-]{1,63}\.[\w.-]{0,190}\w)/gi;
+
+/** Plain text outside code spans: autolinks become inline code (never a link), the rest is escaped. */
+function escapeText(text: string): string {
+  return text
+    .split(AUTOLINK)
+    .map((part, i) => (i % 2 === 1 ? `\`${part}\`` : escapePlain(part)))
     .join('');
 }
 
@@ -207,11 +218,21 @@ export function renderReportMarkdown(r: RunReport, opts: { diff?: boolean; limit
   const head: string[] = [];
   head.push(`### agent-fix: ${STATUS_TITLE[r.status]}`);
   head.push(escapeMarkdown(r.detail));
-  head.push(evidenceTable(r));
-  head.push(diffStats(r, published || r.status === 'fixed'));
+  // A run stopped before its baseline (setup failed, the endpoint check failed): no evidence to show.
+  const ran = r.baseline !== null || r.attempts.length > 0;
+  if (ran) {
+    head.push(evidenceTable(r));
+    head.push(diffStats(r, published || r.status === 'fixed'));
+  } else {
+    head.push('**No test ran and nothing was published.**');
+  }
   if (opts.firstScreen) return [...head, r.runUrl ? `[Workflow run](${r.runUrl})` : ''].filter(Boolean).join('\n\n');
 
   const folds: Fold[] = [];
+  if (!ran) {
+    if (r.safety) folds.push({ summary: 'Safety', body: safetyBlock(r.safety) });
+    return [...head, ...folds.map(details), r.runUrl ? `[Workflow run](${r.runUrl})` : ''].filter(Boolean).join('\n\n');
+  }
   const testParts = [`The harness ran these commands itself; the model's word is not evidence.\n\n${commandTable(r)}`];
   if (r.tests) testParts.push(renderTestSection(r));
   else {
