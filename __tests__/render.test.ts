@@ -50,9 +50,7 @@ test('the PR body, as a whole: first screen = outcome, evidence table, diff stat
   expect(renderPrBody({ ...base, branch: 'agent-fix/issue-7' })).toBe(
     [
       '<!-- agent-fix:issue-7 -->',
-      'Fixes #7',
-      '',
-      '> Opened by agent-fix for a human to review. It is not merged automatically.',
+      'Fixes #7. Opened by agent-fix for a human to review; it is not merged automatically.',
       '',
       '### agent-fix: Fixed: the tests confirm it',
       '',

@@ -30,6 +30,7 @@ import { ciSkipReport } from './run/ci-report-only.js';
 import { renderStoppedSummary } from './report/render.js';
 import type { StoryKind, StoryResult, StoryWorld } from './run/kind.js';
 import { groupedProgress } from './run/action-progress.js';
+import { ACTION_WORDING } from './settings/wording.js';
 
 /** The identity of commits made with the workflow token; also what "the bot's own commits" means. */
 export const BOT_IDENTITY: Identity = { name: 'github-actions[bot]', email: '41898282+github-actions[bot]@users.noreply.github.com' };
@@ -209,7 +210,7 @@ async function action(rt: ActionsRuntime, env: NodeJS.ProcessEnv, overrides: Run
     policy: loaded.policy,
     openGit: () => openGit(env.GITHUB_WORKSPACE || process.cwd(), { log: say }),
     shell: makeShell(),
-    makeModel: () => makeChatModel({ baseUrl: settings.baseUrl, apiKey: settings.apiKey, model: settings.model, log: say, ...overrides.model }),
+    makeModel: () => makeChatModel({ baseUrl: settings.baseUrl, apiKey: settings.apiKey, model: settings.model, log: say, wording: ACTION_WORDING, ...overrides.model }),
     sandbox: overrides.sandbox,
     settings,
     redactor,

@@ -16,7 +16,6 @@ import type {
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
 import { CHECK_HEADER, type ChatMessage, type CheckableModel, type EndpointCheck, type ModelReply, type ToolCall, type ToolSpec } from '../ports/llm.js';
-import { ACTION_WORDING, type Wording } from '../settings/wording.js';
 
 export interface ChatModelOptions {
   baseUrl: string;
@@ -32,11 +31,19 @@ export interface ChatModelOptions {
   log?: (m: string) => void;
   /** A 429 whose retry-after exceeds this is reported instead of waited for. Default 60 000 ms. */
   maxRetryAfterMs?: number;
-  /** How error messages name the settings to fix (default: the action's inputs). */
-  wording?: Pick<Wording, 'setting' | 'keyHelp'>;
+  /** How error messages name the settings to fix (the entry's words: settings/wording.ts; default: plain names). */
+  wording?: ErrorWords;
   /** Per request of the endpoint check (`check()`), default 120 000 ms (or `timeoutMs` when shorter: a model server still loading its weights may be slow to answer). */
   checkTimeoutMs?: number;
 }
+
+/** The words of the entry for what to fix (settings/wording.ts `Wording` has them). */
+export interface ErrorWords {
+  setting(input: string): string;
+  keyHelp: string;
+}
+
+const PLAIN_WORDS: ErrorWords = { setting: (input) => `\`${input}\``, keyHelp: 'check the API key and that it belongs to this endpoint' };
 
 /** Failures of the endpoint check that end the run before anything runs (the rest may pass: rate limits, server hiccups). */
 const FATAL_CHECK: ReadonlySet<ModelErrorKind> = new Set(['auth', 'forbidden', 'not-found', 'connection', 'bad-request', 'bad-response', 'quota']);
@@ -72,7 +79,7 @@ export function makeChatModel(opts: ChatModelOptions): CheckableModel {
   const log = opts.log ?? (() => {});
   const maxRetryAfterMs = opts.maxRetryAfterMs ?? 60_000;
   const where = `${safeUrl(opts.baseUrl)} (model "${opts.model}")`;
-  const words = opts.wording ?? ACTION_WORDING;
+  const words = opts.wording ?? PLAIN_WORDS;
   const client = new OpenAI({
     baseURL: opts.baseUrl,
     apiKey: opts.apiKey,
@@ -246,7 +253,7 @@ function retryAfterMs(h: Headers): number | undefined {
 
 // ---------------------------------------------------------------- errors
 
-function toModelError(e: unknown, where: string, sentTools: boolean, apiKey: string, words: Pick<Wording, 'setting' | 'keyHelp'>): ModelError {
+function toModelError(e: unknown, where: string, sentTools: boolean, apiKey: string, words: ErrorWords): ModelError {
   const desc = describe(e, where, sentTools, words);
   return new ModelError(redact(desc.message, apiKey), desc.kind, desc.status);
 }
@@ -258,7 +265,7 @@ export function describeModelError(e: unknown): string {
   return redact(`model request failed: ${String(e)}`);
 }
 
-function describe(e: unknown, where: string, sentTools: boolean, words: Pick<Wording, 'setting' | 'keyHelp'> = ACTION_WORDING): { message: string; kind: ModelErrorKind; status?: number } {
+function describe(e: unknown, where: string, sentTools: boolean, words: ErrorWords = PLAIN_WORDS): { message: string; kind: ModelErrorKind; status?: number } {
   if (e instanceof APIUserAbortError) return { message: `model request to ${where} was aborted`, kind: 'unknown' };
   if (e instanceof APIConnectionTimeoutError) {
     return { message: `model request to ${where} timed out (after the SDK's retries); the model may be overloaded or the timeout too short`, kind: 'timeout' };

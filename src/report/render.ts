@@ -95,7 +95,7 @@ export function codeCell(text: string, max = 160): string {
  * passing, newly failing, still failing), before and after (the last attempt when nothing was
  * accepted), then the whole command.
  */
-function evidenceTable(r: RunReport, maxRows = 10): string {
+function evidenceTable(r: RunReport, maxRows = 3): string {
   const v = r.attempts[r.attempts.length - 1]?.verdict;
   const rows: [string, string, string][] = [];
   const seen = new Set<string>();
@@ -117,8 +117,14 @@ function evidenceTable(r: RunReport, maxRows = 10): string {
   }
   const after = r.status === 'fixed' ? 'after' : 'last attempt';
   const out = [`| test | before | ${after} |`, '| --- | --- | --- |'];
-  for (const [id, b, a] of rows.slice(0, maxRows)) out.push(`| ${codeCell(id)} | ${b} | ${a} |`);
-  if (rows.length > maxRows) out.push(`| … and ${rows.length - maxRows} more (in the test report) | | |`);
+  // More than fit on the first screen: the first few, then one row for the rest (the test report has them all).
+  const shown = rows.length > maxRows + 1 ? rows.slice(0, maxRows) : rows;
+  for (const [id, b, a] of shown) out.push(`| ${codeCell(id)} | ${b} | ${a} |`);
+  const more = rows.slice(shown.length);
+  if (more.length) {
+    const same = more.every(([, b, a]) => b === more[0][1] && a === more[0][2]);
+    out.push(`| … ${more.length} more tests (all in the test report) | ${same ? more[0][1] : ''} | ${same ? more[0][2] : ''} |`);
+  }
   out.push(`| whole command ${codeCell(r.testCommand ?? 'none', 100)} | ${describeRun(r.baseline)} | ${describeRun(r.final)} |`);
   return out.join('\n');
 }
@@ -278,9 +284,10 @@ export function renderPrTitle(task: Task): string {
 }
 
 export function renderPrBody(r: RunReport): string {
-  const head = r.task.issueNumber ? `Fixes #${r.task.issueNumber}\n\n` : '';
-  const review = '> Opened by agent-fix for a human to review. It is not merged automatically.';
-  return `${commentMarker(r.task.key)}\n${head}${review}\n\n${renderReportMarkdown(r, { diff: false })}\n`;
+  // One line: the closing keyword and who opened it (a line of the first screen saved).
+  const fixes = r.task.issueNumber ? `Fixes #${r.task.issueNumber}. ` : '';
+  const review = `${fixes}Opened by agent-fix for a human to review; it is not merged automatically.`;
+  return `${commentMarker(r.task.key)}\n${review}\n\n${renderReportMarkdown(r, { diff: false })}\n`;
 }
 
 export function renderStartComment(task: Task, runUrl?: string): string {
