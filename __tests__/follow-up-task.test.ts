@@ -1,5 +1,6 @@
 import type { ReviewCommentData, ReviewData } from '../src/ports/review.js';
-import { commandInstructions, parseFollowUpCommand, reviewInstructions } from '../src/task/follow-up.js';
+import { commandInstructions, reviewInstructions } from '../src/task/follow-up.js';
+import { parseFollowUpCommand } from '../src/trigger/command.js';
 
 describe('parseFollowUpCommand', () => {
   test.each([

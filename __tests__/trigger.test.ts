@@ -1,4 +1,5 @@
-import { parseTrigger, parseCommand } from '../src/trigger/parse.js';
+import { parseTrigger } from '../src/trigger/parse.js';
+import { parseCommand } from '../src/trigger/command.js';
 
 const NOW = '2024-05-01T12:00:00Z';
 const opts = { label: 'agent-fix', selfLogin: 'agent-fix-app[bot]', now: NOW };
@@ -135,7 +136,7 @@ describe('issues', () => {
     expect(parseTrigger('issues', labeled('bug'), opts)).toEqual({ kind: 'skip', reason: 'label "bug" is not the trigger label "agent-fix".' });
   });
 
-  test.each(['opened', 'edited', 'unlabeled', 'closed'])('action %s -> skip', (action) => {
+  test.each(['opened', 'edited', 'unlabeled', 'reopened'])('action %s -> skip', (action) => {
     const t = parseTrigger('issues', { ...labeled(), action }, opts);
     expect(t.kind).toBe('skip');
     expect(t.kind === 'skip' && t.reason).toContain(`issues action "${action}" is not handled`);
@@ -215,23 +216,18 @@ describe('issue_comment', () => {
     }
   });
 
-  test('comment on a pull request is accepted (via comment)', () => {
-    const prIssue = issue({
-      number: 57,
-      html_url: 'https://github.com/octo-org/widgets/pull/57',
-      pull_request: {
-        url: 'https://api.github.com/repos/octo-org/widgets/pulls/57',
-        html_url: 'https://github.com/octo-org/widgets/pull/57',
-        diff_url: 'https://github.com/octo-org/widgets/pull/57.diff',
-        patch_url: 'https://github.com/octo-org/widgets/pull/57.patch',
-        merged_at: null,
-      },
-    });
-    expect(parseTrigger('issue_comment', commented('/agent-fix address the review', { issue: prIssue }), opts)).toMatchObject({
-      kind: 'issue',
+  test('comment on a pull request -> a pull trigger (whose pull request it is is read from the API)', () => {
+    expect(parseTrigger('issue_comment', commented('/agent-fix address the review', { issue: prIssue() }), opts)).toEqual({
+      kind: 'pull',
       via: 'comment',
-      issueNumber: 57,
-      extraInstructions: 'address the review',
+      prNumber: 57,
+      headRef: null,
+      actor: 'maintainer',
+      triggeredAt: '2024-05-01T11:58:00Z',
+      command: { verb: 'instructions', text: 'address the review' },
+      commentId: 2088000001,
+      reviewId: null,
+      bodyAtTrigger: expect.any(String),
     });
   });
 
@@ -244,6 +240,209 @@ describe('issue_comment', () => {
     expect(parseCommand('/agent-fix')).toBe('');
     expect(parseCommand('/agent-fix\tdo it')).toBe('do it');
     expect(parseCommand('/agent-fixes')).toBeUndefined();
+  });
+});
+
+// ---------------------------------------------------------------- a conversation on agent-fix's own pull request
+
+function prIssue(over: Record<string, unknown> = {}) {
+  return issue({
+    number: 57,
+    html_url: 'https://github.com/octo-org/widgets/pull/57',
+    pull_request: {
+      url: 'https://api.github.com/repos/octo-org/widgets/pulls/57',
+      html_url: 'https://github.com/octo-org/widgets/pull/57',
+      diff_url: 'https://github.com/octo-org/widgets/pull/57.diff',
+      patch_url: 'https://github.com/octo-org/widgets/pull/57.patch',
+      merged_at: null,
+    },
+    ...over,
+  });
+}
+
+function pullRequest(headRef = 'agent-fix/issue-42', over: Record<string, unknown> = {}, headRepo: unknown = repository) {
+  return {
+    url: 'https://api.github.com/repos/octo-org/widgets/pulls/57',
+    id: 1876543210,
+    number: 57,
+    state: 'open',
+    title: 'agent-fix: parseDate throws on ISO week dates',
+    user: user('github-actions[bot]', 'Bot'),
+    body: 'report',
+    head: { label: `octo-org:${headRef}`, ref: headRef, sha: 'a'.repeat(40), user: user('octo-org'), repo: headRepo },
+    base: { label: 'octo-org:main', ref: 'main', sha: 'b'.repeat(40), user: user('octo-org'), repo: repository },
+    ...over,
+  };
+}
+
+function reviewed(state: string, over: Record<string, unknown> = {}, pr = pullRequest()) {
+  return {
+    action: 'submitted',
+    review: {
+      id: 80,
+      node_id: 'PRR_kwDOA',
+      user: user('maintainer'),
+      body: 'Please also handle week 53.',
+      state,
+      html_url: 'https://github.com/octo-org/widgets/pull/57#pullrequestreview-80',
+      pull_request_url: 'https://api.github.com/repos/octo-org/widgets/pulls/57',
+      submitted_at: '2024-05-01T11:57:00Z',
+      commit_id: 'a'.repeat(40),
+      author_association: 'MEMBER',
+    },
+    pull_request: pr,
+    repository,
+    sender: user('maintainer'),
+    ...over,
+  };
+}
+
+function reviewCommented(body: string, over: Record<string, unknown> = {}, pr = pullRequest()) {
+  return {
+    action: 'created',
+    comment: {
+      id: 2100000001,
+      pull_request_review_id: 81,
+      diff_hunk: '@@ -1,3 +1,4 @@',
+      path: 'src/date.js',
+      line: 12,
+      user: user('maintainer'),
+      body,
+      created_at: '2024-05-01T11:56:00Z',
+      updated_at: '2024-05-01T11:56:00Z',
+      in_reply_to_id: undefined,
+    },
+    pull_request: pr,
+    repository,
+    sender: user('maintainer'),
+    ...over,
+  };
+}
+
+describe('pull request conversation', () => {
+  test('a review requesting changes on its own pull request -> pull trigger via review', () => {
+    expect(parseTrigger('pull_request_review', reviewed('changes_requested'), opts)).toEqual({
+      kind: 'pull',
+      via: 'review',
+      prNumber: 57,
+      headRef: 'agent-fix/issue-42',
+      actor: 'maintainer',
+      triggeredAt: '2024-05-01T11:57:00Z',
+      command: { verb: 'instructions', text: '' },
+      commentId: null,
+      reviewId: 80,
+    });
+  });
+
+  test.each(['approved', 'commented', 'dismissed'])('a review in state %s -> skip', (state) => {
+    const t = parseTrigger('pull_request_review', reviewed(state), opts);
+    expect(t).toEqual({ kind: 'skip', reason: `the review's state is "${state}"; only a review that requests changes triggers a follow-up.` });
+  });
+
+  test.each(['edited', 'dismissed'])('review action %s -> skip', (action) => {
+    const t = parseTrigger('pull_request_review', reviewed('changes_requested', { action }), opts);
+    expect(t.kind === 'skip' && t.reason).toContain(`pull_request_review action "${action}" is not handled`);
+  });
+
+  test("a human's pull request, a fork's agent-fix/* branch, or a missing head repository -> skip", () => {
+    const fork = { ...repository, full_name: 'mallory/widgets' };
+    for (const pr of [pullRequest('feature/dates'), pullRequest('agent-fix/issue-42', {}, fork), pullRequest('agent-fix/issue-42', {}, null)]) {
+      const t = parseTrigger('pull_request_review', reviewed('changes_requested', {}, pr), opts);
+      expect(t.kind === 'skip' && t.reason).toContain("is not agent-fix's own");
+      const c = parseTrigger('pull_request_review_comment', reviewCommented('/agent-fix rename it', {}, pr), opts);
+      expect(c.kind === 'skip' && c.reason).toContain("is not agent-fix's own");
+    }
+  });
+
+  test('a closed pull request -> skip', () => {
+    const t = parseTrigger('pull_request_review', reviewed('changes_requested', {}, pullRequest('agent-fix/issue-42', { state: 'closed' })), opts);
+    expect(t).toEqual({ kind: 'skip', reason: 'pull request #57 is closed.' });
+  });
+
+  test('a review by a bot (agent-fix itself included) -> skip: its own comments never trigger it', () => {
+    for (const sender of [user('github-actions[bot]', 'Bot'), user('agent-fix-app[bot]', 'Bot')]) {
+      expect(parseTrigger('pull_request_review', reviewed('changes_requested', { sender }), opts).kind).toBe('skip');
+      expect(parseTrigger('pull_request_review_comment', reviewCommented('/agent-fix again', { sender }), opts).kind).toBe('skip');
+      expect(parseTrigger('issue_comment', commented('/agent-fix again', { issue: prIssue(), sender }), opts).kind).toBe('skip');
+    }
+  });
+
+  test('an inline /agent-fix review comment -> pull trigger via review-comment with its ids', () => {
+    expect(parseTrigger('pull_request_review_comment', reviewCommented('/agent-fix use a named constant here'), opts)).toEqual({
+      kind: 'pull',
+      via: 'review-comment',
+      prNumber: 57,
+      headRef: 'agent-fix/issue-42',
+      actor: 'maintainer',
+      triggeredAt: '2024-05-01T11:56:00Z',
+      command: { verb: 'instructions', text: 'use a named constant here' },
+      commentId: 2100000001,
+      reviewId: 81,
+    });
+  });
+
+  test('an inline comment that is not the command, or an edit -> skip', () => {
+    expect(parseTrigger('pull_request_review_comment', reviewCommented('nit: rename'), opts)).toEqual({ kind: 'skip', reason: 'the review comment does not start with /agent-fix.' });
+    const t = parseTrigger('pull_request_review_comment', reviewCommented('/agent-fix x', { action: 'edited' }), opts);
+    expect(t.kind === 'skip' && t.reason).toContain('pull_request_review_comment action "edited" is not handled');
+  });
+
+  test('/agent-fix rebase and continue on a pull request -> pull triggers with the verb', () => {
+    expect(parseTrigger('issue_comment', commented('/agent-fix rebase', { issue: prIssue() }), opts)).toMatchObject({ kind: 'pull', via: 'comment', command: { verb: 'rebase' } });
+    expect(parseTrigger('pull_request_review_comment', reviewCommented('/agent-fix rebase'), opts)).toMatchObject({ kind: 'pull', via: 'review-comment', command: { verb: 'rebase' } });
+    expect(parseTrigger('issue_comment', commented('/agent-fix continue budget=$3', { issue: prIssue() }), opts)).toMatchObject({
+      kind: 'pull',
+      command: { verb: 'continue', budgetUsd: 3 },
+    });
+  });
+
+  test('/agent-fix stop on an issue, a pull request and inline -> stop trigger, even when closed', () => {
+    expect(parseTrigger('issue_comment', commented('/agent-fix stop'), opts)).toEqual({
+      kind: 'stop',
+      number: 42,
+      onPullRequest: false,
+      actor: 'maintainer',
+      triggeredAt: '2024-05-01T11:58:00Z',
+      commentId: 2088000001,
+    });
+    expect(parseTrigger('issue_comment', commented('/agent-fix stop', { issue: prIssue({ state: 'closed' }) }), opts)).toMatchObject({ kind: 'stop', number: 57, onPullRequest: true });
+    expect(parseTrigger('pull_request_review_comment', reviewCommented('/agent-fix stop'), opts)).toMatchObject({ kind: 'stop', number: 57, onPullRequest: true, commentId: 2100000001 });
+  });
+
+  test('/agent-fix continue on an issue -> the issue story resuming, with the raised budget', () => {
+    expect(parseTrigger('issue_comment', commented('/agent-fix continue budget=$2.50'), opts)).toMatchObject({
+      kind: 'issue',
+      via: 'comment',
+      issueNumber: 42,
+      extraInstructions: '',
+      resume: { budgetUsd: 2.5 },
+    });
+    expect(parseTrigger('issue_comment', commented('/agent-fix continue'), opts)).toMatchObject({ kind: 'issue', resume: { budgetUsd: null } });
+    const words = parseTrigger('issue_comment', commented('/agent-fix continue please'), opts);
+    expect(words.kind === 'skip' && words.reason).toContain('use `/agent-fix continue` or `/agent-fix continue budget=$3`');
+  });
+
+  test('a malformed lifecycle command -> skip that says how to write it; rebase on an issue -> skip', () => {
+    const bad = parseTrigger('issue_comment', commented('/agent-fix stop now'), opts);
+    expect(bad.kind === 'skip' && bad.reason).toContain('`/agent-fix stop` takes no arguments');
+    const budget = parseTrigger('issue_comment', commented('/agent-fix continue budget=$5000'), opts);
+    expect(budget.kind === 'skip' && budget.reason).toContain('out of range');
+    const rebase = parseTrigger('issue_comment', commented('/agent-fix rebase'), opts);
+    expect(rebase).toEqual({ kind: 'skip', reason: "`/agent-fix rebase` works on agent-fix's own pull request, not on issue #42." });
+  });
+
+  test('an issue closed -> issue-closed trigger with its reason; a pull request closed -> skip', () => {
+    const closed = { ...labeled(), action: 'closed', label: undefined, issue: issue({ state: 'closed', state_reason: 'not_planned', closed_at: '2024-05-01T11:59:00Z' }) };
+    expect(parseTrigger('issues', closed, opts)).toEqual({ kind: 'issue-closed', issueNumber: 42, actor: 'maintainer', stateReason: 'not_planned', triggeredAt: '2024-05-01T11:59:00Z' });
+    const pr = parseTrigger('issues', { ...closed, issue: prIssue({ state: 'closed' }) }, opts);
+    expect(pr.kind).toBe('skip');
+  });
+
+  test('malformed review payloads never throw', () => {
+    for (const p of [{ action: 'submitted', sender: user('maintainer') }, reviewed('changes_requested', { review: { state: 'changes_requested' } }), reviewCommented('/agent-fix x', { comment: { body: '/agent-fix x' } })]) {
+      expect(parseTrigger('pull_request_review', p, opts).kind).toBe('skip');
+      expect(parseTrigger('pull_request_review_comment', p, opts).kind).toBe('skip');
+    }
   });
 });
 
@@ -286,7 +485,7 @@ describe('other events', () => {
   test.each(['push', 'pull_request', 'schedule'])('%s -> skip', (name) => {
     expect(parseTrigger(name, { ref: 'refs/heads/main', sender: user('maintainer') }, opts)).toEqual({
       kind: 'skip',
-      reason: `event "${name}" is not handled (agent-fix reacts to issues, issue_comment, workflow_dispatch and workflow_run).`,
+      reason: `event "${name}" is not handled (agent-fix reacts to issues, issue_comment, pull_request_review, pull_request_review_comment, workflow_dispatch and workflow_run).`,
     });
   });
 

@@ -24,8 +24,7 @@ import { runIdFromEnv } from './publish/claim.js';
 import { Redactor, secretsFromEnv } from './redact.js';
 import { onCancel } from './run/cancel.js';
 import { runStory } from './run/story.js';
-import { issueKind } from './run/issue.js';
-import { ciKind } from './run/ci.js';
+import { selectKind } from './run/select.js';
 import { ciSkipReport } from './run/ci-report-only.js';
 import { renderStoppedSummary } from './report/render.js';
 import type { StoryKind, StoryResult, StoryWorld } from './run/kind.js';
@@ -200,10 +199,13 @@ async function action(rt: ActionsRuntime, env: NodeJS.ProcessEnv, overrides: Run
 
   const transcriptDir = path.join(env.RUNNER_TEMP || os.tmpdir(), 'agent-fix');
   const meta = { event: rt.eventName, repository: `${rt.owner}/${rt.repo}`, runUrl: rt.runUrl };
-  const kind: StoryKind =
-    trigger.kind === 'ci'
-      ? ciKind(trigger, { identity: BOT_IDENTITY, repoName: rt.repo, repository: `${rt.owner}/${rt.repo}`, transcriptDir, meta })
-      : issueKind(trigger, { defaultBranch, identity: BOT_IDENTITY, transcriptDir, meta });
+  const selected = await selectKind(trigger, github, { defaultBranch, identity: BOT_IDENTITY, owner: rt.owner, repo: rt.repo, transcriptDir, meta });
+  if ('skip' in selected) {
+    const note = `agent-fix skipped: ${selected.skip}`;
+    say(note);
+    return { status: 'skipped', reason: 'not-applicable', note: redactor.redact(note) };
+  }
+  const kind: StoryKind = selected;
   const shown = groupedProgress(rt, (t) => redactor.redact(t));
   const world: StoryWorld = {
     github,

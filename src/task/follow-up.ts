@@ -2,8 +2,6 @@
  * What a maintainer asks of agent-fix on its own pull request, read from the API at run time
  * (never from the event payload) and turned into the follow-up task's instructions.
  *
- * - `/agent-fix <verb> ...`: `rebase`, `stop`, `continue [budget=$N]` are lifecycle verbs;
- *   anything else is free-form instructions.
  * - A review that requested changes: its body and its inline comments, each with its file and
  *   line, are the instructions; every one is a request the run answers in its thread.
  * - A single `/agent-fix` review comment: that comment, with its file and line.
@@ -12,35 +10,7 @@
  * all of it is sanitized and fenced as untrusted data, like an issue's text. Pure.
  */
 import type { ReviewCommentData, ReviewData } from '../ports/review.js';
-import { parseCommand } from '../trigger/parse.js';
 import { fenceUntrusted, sanitizeOneLine, sanitizeUntrusted } from './sanitize.js';
-
-export type FollowUpCommand =
-  | { verb: 'instructions'; text: string }
-  | { verb: 'rebase' }
-  | { verb: 'stop' }
-  | { verb: 'continue'; budgetUsd: number | null };
-
-/** Parses the text after `/agent-fix`; null when the body is not the command at all. */
-export function parseFollowUpCommand(body: string): FollowUpCommand | { verb: 'invalid'; reason: string } | null {
-  const rest = parseCommand(body);
-  if (rest === undefined) return null;
-  const [first = '', ...more] = rest.split(/\s+/).filter(Boolean);
-  const word = first.toLowerCase();
-  if (word === 'rebase' || word === 'stop') {
-    if (more.length) return { verb: 'invalid', reason: `\`/agent-fix ${word}\` takes no arguments (got "${sanitizeOneLine(more.join(' '), 80)}").` };
-    return { verb: word };
-  }
-  if (word === 'continue') {
-    if (!more.length) return { verb: 'continue', budgetUsd: null };
-    const m = /^budget=\$?(\d+(?:\.\d{1,2})?)$/i.exec(more.join(' '));
-    if (!m || more.length > 1) return { verb: 'invalid', reason: 'use `/agent-fix continue` or `/agent-fix continue budget=$3` (a dollar amount).' };
-    const usd = Number(m[1]);
-    if (!(usd > 0) || usd > 1000) return { verb: 'invalid', reason: `budget=$${m[1]} is out of range (more than $0, at most $1000).` };
-    return { verb: 'continue', budgetUsd: usd };
-  }
-  return { verb: 'instructions', text: rest };
-}
 
 /** One thing the maintainer asked; `commentId` is the thread to answer in, when it is an inline comment. */
 export interface FollowUpRequest {

@@ -16,7 +16,7 @@
 import type { CommentData, GitHubPort } from '../ports/github.js';
 import type { Task } from './types.js';
 import type { Trigger } from '../trigger/types.js';
-import { parseCommand } from '../trigger/parse.js';
+import { parseCommand } from '../trigger/command.js';
 import { fenceBlock, fenceUntrusted, sanitizeOneLine, sanitizeUntrusted } from './sanitize.js';
 
 export const GOAL_BUDGET = 24_000;

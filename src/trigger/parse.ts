@@ -5,8 +5,10 @@
  * every field is read defensively and a malformed payload becomes a skip, never a throw.
  * Authorization (does the actor have write access?) is a separate step: authorize.ts.
  */
-import type { Trigger } from './types.js';
+import type { IssueClosedTrigger, PullTrigger, StopTrigger, Trigger } from './types.js';
 import { parseCiDispatch, parseWorkflowRun } from './workflow-run.js';
+import { COMMAND, parseFollowUpCommand } from './command.js';
+import { BRANCH_PREFIX } from '../publish/branch.js';
 
 export interface ParseTriggerOptions {
   /** The label that triggers a fix (Settings.label). Compared case-insensitively, like GitHub does. */
@@ -20,8 +22,6 @@ export interface ParseTriggerOptions {
   /** workflow_run: names of the workflows whose failures count (Settings.workflows; empty: all). */
   workflows?: string[];
 }
-
-export const COMMAND = '/agent-fix';
 
 type IssueTrigger = Extract<Trigger, { kind: 'issue' }>;
 
@@ -56,28 +56,13 @@ function botReason(sender: Record<string, any> | undefined, selfLogin: string | 
   return isBot ? `sender ${login} is a bot; agent-fix ignores bots to avoid loops.` : undefined;
 }
 
-/**
- * If `body` is a `/agent-fix` command, the instructions after it (the rest of the first
- * line plus the following lines, trimmed); otherwise undefined. `/agent-fixed` or
- * `/agent-fix:` are not the command: it must be followed by whitespace or the end.
- */
-export function parseCommand(body: string): string | undefined {
-  const text = body.replace(/\r\n?/g, '\n').trimStart();
-  if (!text.startsWith(COMMAND)) return undefined;
-  const rest = text.slice(COMMAND.length);
-  if (rest !== '' && !/^\s/.test(rest)) return undefined;
-  const newline = rest.indexOf('\n');
-  const firstLine = (newline === -1 ? rest : rest.slice(0, newline)).trim();
-  const following = newline === -1 ? '' : rest.slice(newline + 1);
-  return [firstLine, following].filter((s) => s.trim() !== '').join('\n').trim();
-}
-
 function parseIssues(payload: Record<string, any>, opts: ParseTriggerOptions): Trigger {
   const action = str(payload.action) ?? '(none)';
   const issue = obj(payload.issue);
   const issueNumber = positiveInt(issue?.number);
+  if (action === 'closed') return parseIssueClosed(payload);
   if (action !== 'labeled') {
-    return skip(`issues action "${action}" is not handled (agent-fix reacts when the "${opts.label}" label is added).`);
+    return skip(`issues action "${action}" is not handled (agent-fix reacts when the "${opts.label}" label is added, and closes its pull request when the issue is closed).`);
   }
   const labelName = str(obj(payload.label)?.name) ?? '';
   if (labelName.trim().toLowerCase() !== opts.label.trim().toLowerCase()) {
@@ -103,6 +88,30 @@ function parseIssues(payload: Record<string, any>, opts: ParseTriggerOptions): T
   return trigger;
 }
 
+function parseIssueClosed(payload: Record<string, any>): Trigger {
+  const issue = obj(payload.issue);
+  const issueNumber = positiveInt(issue?.number);
+  if (issueNumber === undefined) return skip('the issues payload has no issue number.');
+  if (obj(issue?.pull_request)) return skip(`#${issueNumber} is a pull request; only closing an issue closes agent-fix's pull request for it.`);
+  const trigger: IssueClosedTrigger = {
+    kind: 'issue-closed',
+    issueNumber,
+    actor: str(obj(payload.sender)?.login) ?? '',
+    stateReason: str(issue?.state_reason) ?? null,
+    triggeredAt: isIsoTime(issue?.closed_at) ? issue.closed_at : isIsoTime(issue?.updated_at) ? issue.updated_at : new Date(0).toISOString(),
+  };
+  return trigger;
+}
+
+/** `sender.login`, else the comment's or review's author. */
+function actorOf(payload: Record<string, any>, written: Record<string, any> | undefined): string {
+  return str(obj(payload.sender)?.login) ?? str(obj(written?.user)?.login) ?? '';
+}
+
+function createdAt(c: Record<string, any> | undefined): string {
+  return isIsoTime(c?.created_at) ? c.created_at : isIsoTime(c?.updated_at) ? c.updated_at : new Date(0).toISOString();
+}
+
 function parseIssueComment(payload: Record<string, any>): Trigger {
   const action = str(payload.action) ?? '(none)';
   if (action !== 'created') {
@@ -110,23 +119,126 @@ function parseIssueComment(payload: Record<string, any>): Trigger {
   }
   const comment = obj(payload.comment);
   const issue = obj(payload.issue);
-  const body = str(comment?.body) ?? '';
-  const instructions = parseCommand(body);
-  if (instructions === undefined) return skip(`the comment does not start with ${COMMAND}.`);
+  const command = parseFollowUpCommand(str(comment?.body) ?? '');
+  if (command === null) return skip(`the comment does not start with ${COMMAND}.`);
   const issueNumber = positiveInt(issue?.number);
   if (issueNumber === undefined) return skip('the issue_comment payload has no issue number.');
-  const kind = obj(issue?.pull_request) ? 'pull request' : 'issue';
+  const onPullRequest = obj(issue?.pull_request) !== undefined;
+  const kind = onPullRequest ? 'pull request' : 'issue';
+  if (command.verb === 'invalid') return skip(`the ${COMMAND} command is not understood: ${command.reason}`);
+  const actor = actorOf(payload, comment);
+  const triggeredAt = createdAt(comment);
+  const commentId = positiveInt(comment?.id) ?? null;
+  // `stop` is served on a closed thread too: a run may still be working on it.
+  if (command.verb === 'stop') {
+    const stop: StopTrigger = { kind: 'stop', number: issueNumber, onPullRequest, actor, triggeredAt, commentId };
+    return stop;
+  }
   if (issue?.state === 'closed') return skip(`${kind} #${issueNumber} is closed.`);
-  const sender = obj(payload.sender);
+  const bodyAtTrigger = typeof issue?.body === 'string' ? { issueBodyAtTrigger: issue.body } : issue && issue.body === null ? { issueBodyAtTrigger: '' } : {};
+  if (onPullRequest) {
+    const pull: PullTrigger = {
+      kind: 'pull',
+      via: 'comment',
+      prNumber: issueNumber,
+      headRef: null,
+      actor,
+      triggeredAt,
+      command,
+      commentId,
+      reviewId: null,
+      ...(bodyAtTrigger.issueBodyAtTrigger !== undefined ? { bodyAtTrigger: bodyAtTrigger.issueBodyAtTrigger } : {}),
+    };
+    return pull;
+  }
+  if (command.verb === 'rebase') return skip(`\`${COMMAND} rebase\` works on agent-fix's own pull request, not on issue #${issueNumber}.`);
   const trigger: IssueTrigger = {
     kind: 'issue',
-    // Comments on pull requests are accepted too; the task builder sees isPullRequest from the API.
     via: 'comment',
     issueNumber,
-    actor: str(sender?.login) ?? str(obj(comment?.user)?.login) ?? '',
-    extraInstructions: instructions,
-    triggeredAt: isIsoTime(comment?.created_at) ? comment.created_at : isIsoTime(comment?.updated_at) ? comment.updated_at : new Date(0).toISOString(),
-    ...(typeof issue?.body === 'string' ? { issueBodyAtTrigger: issue.body } : issue && issue.body === null ? { issueBodyAtTrigger: '' } : {}),
+    actor,
+    extraInstructions: command.verb === 'instructions' ? command.text : '',
+    triggeredAt,
+    ...bodyAtTrigger,
+    ...(command.verb === 'continue' ? { resume: { budgetUsd: command.budgetUsd } } : {}),
+  };
+  return trigger;
+}
+
+/**
+ * The pull request of a review event, when it is agent-fix's own and open: its number and head
+ * branch; otherwise the reason to skip. Own = head branch `agent-fix/*` in this repository (a
+ * fork's branch of that name is not ours).
+ */
+function ownPullRequest(payload: Record<string, any>, event: string): { prNumber: number; headRef: string } | { skip: string } {
+  const pr = obj(payload.pull_request);
+  const prNumber = positiveInt(pr?.number);
+  if (prNumber === undefined) return { skip: `the ${event} payload has no pull request number.` };
+  const head = obj(pr?.head);
+  const headRef = str(head?.ref) ?? '';
+  const headRepo = str(obj(head?.repo)?.full_name);
+  const repo = str(obj(payload.repository)?.full_name);
+  if (!headRef.startsWith(BRANCH_PREFIX) || headRepo === undefined || repo === undefined || headRepo.toLowerCase() !== repo.toLowerCase()) {
+    return { skip: `pull request #${prNumber} is not agent-fix's own (its head is not an ${BRANCH_PREFIX}* branch of this repository); agent-fix follows up only on its own pull requests.` };
+  }
+  if (pr?.state === 'closed') return { skip: `pull request #${prNumber} is closed.` };
+  return { prNumber, headRef };
+}
+
+function parseReview(payload: Record<string, any>): Trigger {
+  const action = str(payload.action) ?? '(none)';
+  if (action !== 'submitted') return skip(`pull_request_review action "${action}" is not handled (only a submitted review that requests changes triggers a follow-up).`);
+  const review = obj(payload.review);
+  const state = (str(review?.state) ?? '').toLowerCase();
+  if (state !== 'changes_requested') return skip(`the review's state is "${state || '(none)'}"; only a review that requests changes triggers a follow-up.`);
+  const own = ownPullRequest(payload, 'pull_request_review');
+  if ('skip' in own) return skip(own.skip);
+  const reviewId = positiveInt(review?.id);
+  if (reviewId === undefined) return skip('the pull_request_review payload has no review id.');
+  const trigger: PullTrigger = {
+    kind: 'pull',
+    via: 'review',
+    prNumber: own.prNumber,
+    headRef: own.headRef,
+    actor: actorOf(payload, review),
+    triggeredAt: isIsoTime(review?.submitted_at) ? review.submitted_at : new Date(0).toISOString(),
+    command: { verb: 'instructions', text: '' },
+    commentId: null,
+    reviewId,
+  };
+  return trigger;
+}
+
+function parseReviewComment(payload: Record<string, any>): Trigger {
+  const action = str(payload.action) ?? '(none)';
+  if (action !== 'created') return skip(`pull_request_review_comment action "${action}" is not handled (only new ${COMMAND} review comments trigger a run; edits do not).`);
+  const comment = obj(payload.comment);
+  const command = parseFollowUpCommand(str(comment?.body) ?? '');
+  if (command === null) return skip(`the review comment does not start with ${COMMAND}.`);
+  if (command.verb === 'invalid') return skip(`the ${COMMAND} command is not understood: ${command.reason}`);
+  const own = ownPullRequest(payload, 'pull_request_review_comment');
+  if ('skip' in own && command.verb !== 'stop') return skip(own.skip);
+  const commentId = positiveInt(comment?.id) ?? null;
+  if (commentId === null) return skip('the pull_request_review_comment payload has no comment id.');
+  const actor = actorOf(payload, comment);
+  const triggeredAt = createdAt(comment);
+  if (command.verb === 'stop') {
+    const prNumber = positiveInt(obj(payload.pull_request)?.number);
+    if (prNumber === undefined) return skip('the pull_request_review_comment payload has no pull request number.');
+    const stop: StopTrigger = { kind: 'stop', number: prNumber, onPullRequest: true, actor, triggeredAt, commentId };
+    return stop;
+  }
+  if ('skip' in own) return skip(own.skip);
+  const trigger: PullTrigger = {
+    kind: 'pull',
+    via: 'review-comment',
+    prNumber: own.prNumber,
+    headRef: own.headRef,
+    actor,
+    triggeredAt,
+    command,
+    commentId,
+    reviewId: positiveInt(comment?.pull_request_review_id) ?? null,
   };
   return trigger;
 }
@@ -159,11 +271,11 @@ function parseDispatch(payload: Record<string, any>, opts: ParseTriggerOptions):
   return trigger;
 }
 
-const HANDLED = new Set(['issues', 'issue_comment', 'workflow_dispatch', 'workflow_run']);
+const HANDLED = new Set(['issues', 'issue_comment', 'pull_request_review', 'pull_request_review_comment', 'workflow_dispatch', 'workflow_run']);
 
 export function parseTrigger(eventName: string, payload: any, opts: ParseTriggerOptions): Trigger {
   if (!HANDLED.has(eventName)) {
-    return skip(`event "${eventName}" is not handled (agent-fix reacts to issues, issue_comment, workflow_dispatch and workflow_run).`);
+    return skip(`event "${eventName}" is not handled (agent-fix reacts to issues, issue_comment, pull_request_review, pull_request_review_comment, workflow_dispatch and workflow_run).`);
   }
   const p = obj(payload);
   if (p === undefined) return skip(`the ${eventName} event has no payload.`);
@@ -174,9 +286,29 @@ export function parseTrigger(eventName: string, payload: any, opts: ParseTrigger
       return parseIssues(p, opts);
     case 'issue_comment':
       return parseIssueComment(p);
+    case 'pull_request_review':
+      return parseReview(p);
+    case 'pull_request_review_comment':
+      return parseReviewComment(p);
     case 'workflow_run':
       return parseWorkflowRun(p, { workflows: opts.workflows });
     default:
       return parseDispatch(p, opts);
   }
+}
+
+/**
+ * A `/agent-fix` comment on somebody else's pull request is what it was before follow-ups
+ * existed: the issue story on that pull request's thread (the fix goes to a new branch).
+ */
+export function issueTriggerOf(pull: PullTrigger & { command: { verb: 'instructions' } }): IssueTrigger {
+  return {
+    kind: 'issue',
+    via: 'comment',
+    issueNumber: pull.prNumber,
+    actor: pull.actor,
+    extraInstructions: pull.command.text,
+    triggeredAt: pull.triggeredAt,
+    ...(pull.bodyAtTrigger !== undefined ? { issueBodyAtTrigger: pull.bodyAtTrigger } : {}),
+  };
 }

@@ -1,0 +1,52 @@
+/**
+ * Which story a trigger starts. Most triggers name their kind; a `/agent-fix` comment on a pull
+ * request is a follow-up only on agent-fix's own pull request (head `agent-fix/*` of this
+ * repository, read from the API: the comment's payload does not name the head); on anybody
+ * else's it is the issue story on that thread, as before.
+ */
+import type { Identity } from '../ports/git.js';
+import type { ReviewGitHubPort } from '../ports/review.js';
+import type { Trigger } from '../trigger/types.js';
+import { issueTriggerOf } from '../trigger/parse.js';
+import { isAgentBranch } from '../publish/branch.js';
+import { issueKind } from './issue.js';
+import { ciKind } from './ci.js';
+import type { StoryKind } from './kind.js';
+
+export interface KindContext {
+  defaultBranch: string;
+  identity: Identity;
+  owner: string;
+  repo: string;
+  transcriptDir: string;
+  meta: Record<string, unknown>;
+}
+
+export type Selected = StoryKind | { skip: string };
+
+export async function selectKind(trigger: Exclude<Trigger, { kind: 'skip' }>, github: ReviewGitHubPort, c: KindContext): Promise<Selected> {
+  switch (trigger.kind) {
+    case 'ci':
+      return ciKind(trigger, { identity: c.identity, repoName: c.repo, repository: `${c.owner}/${c.repo}`, transcriptDir: c.transcriptDir, meta: c.meta });
+    case 'issue':
+      if (trigger.resume) return { skip: '`/agent-fix continue` is not handled by this version of agent-fix.' };
+      return issueKind(trigger, { defaultBranch: c.defaultBranch, identity: c.identity, transcriptDir: c.transcriptDir, meta: c.meta });
+    case 'pull': {
+      if (trigger.via === 'comment') {
+        const pr = await github.getPullRequest(trigger.prNumber);
+        const own = isAgentBranch(pr.head) && (pr.headRepository ?? '').toLowerCase() === `${c.owner}/${c.repo}`.toLowerCase();
+        if (!own) {
+          if (trigger.command.verb !== 'instructions') {
+            return { skip: `\`/agent-fix ${trigger.command.verb}\` works on agent-fix's own pull requests; #${trigger.prNumber} is not one (its head is not an agent-fix/* branch of this repository).` };
+          }
+          return issueKind(issueTriggerOf({ ...trigger, command: trigger.command }), { defaultBranch: c.defaultBranch, identity: c.identity, transcriptDir: c.transcriptDir, meta: c.meta });
+        }
+      }
+      return { skip: `a ${trigger.via === 'review' ? 'review' : `\`/agent-fix ${trigger.command.verb}\``} on pull request #${trigger.prNumber} is not handled by this version of agent-fix.` };
+    }
+    case 'stop':
+      return { skip: '`/agent-fix stop` is not handled by this version of agent-fix.' };
+    case 'issue-closed':
+      return { skip: `issue #${trigger.issueNumber} was closed; closing its pull request is not handled by this version of agent-fix.` };
+  }
+}
