@@ -127,7 +127,7 @@ describe('the checklist', () => {
       '- ✅ Model check: answered (400 ms)',
       '- ➖ Setup: no setup command (0 ms)',
       '- ✅ Baseline: npm test \\| tee log: fails (exit 1; 1 passed, 1 failed) (3.0 s)',
-      '- ❌ Attempt 1: rejected: 1 failing: ping `@octo/team` \\!\\[x\\](http://e/x.png) &lt;b&gt; (1 min 0 s)',
+      '- ❌ Attempt 1: rejected: 1 failing: ping `@octo/team` \\!\\[x\\](`http://e/x.png`) &lt;b&gt; (1 min 0 s)',
       '- ⏳ **Attempt 2** (running for 30.0 s)',
       '- ⬜ Publish',
       '',

@@ -170,7 +170,7 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
 
   if (commands.setup) {
     progress({ type: 'phase', phase: { kind: 'setup' }, state: 'running', detail: commands.setup });
-    progress({ type: 'waiting', on: `the setup command` });
+    progress({ type: 'waiting', on: 'the setup command' });
     const r = await run(commands.setup, 'setup');
     const setupRun = toTestRun(r, redactor);
     const { output: _output, ...meta } = r;

@@ -45,8 +45,8 @@ interface Outputs {
   failed?: string;
   /** Status `skipped`: why, in one line (for the step summary when nothing else wrote one). */
   note?: string;
-  /** Why, as a code (output `reason`): a report's reason, or how the run ended before one. */
-  reason: string;
+  /** Why, as a code (output `reason`): a report's reason, or how the run ended before one (absent: from the status). */
+  reason?: string;
   headSha?: string;
   prOperation?: 'created' | 'updated';
   costUsd?: number | null;
@@ -60,7 +60,7 @@ function writeOutputs(rt: ActionsRuntime, o: Outputs): void {
   rt.setOutput('branch', o.branch ?? '');
   rt.setOutput('iterations', o.iterations ?? 0);
   rt.setOutput('transcript-path', o.transcriptPath ?? '');
-  rt.setOutput('reason', o.reason);
+  rt.setOutput('reason', o.reason ?? (o.status === 'skipped' ? 'not-applicable' : o.status === 'error' ? 'internal-error' : ''));
   rt.setOutput('head-sha', o.headSha ?? '');
   rt.setOutput('pull-request-operation', o.prOperation ?? 'none');
   rt.setOutput('cost-usd', typeof o.costUsd === 'number' ? o.costUsd.toFixed(4) : '');

@@ -10,9 +10,9 @@ export interface ActionsRuntime {
   warning(message: string): void;
   setFailed(message: string): void;
   appendSummary(markdown: string): Promise<void>;
-  /** A collapsible section of the log (`::group::`); groups do not nest. */
-  startGroup(name: string): void;
-  endGroup(): void;
+  /** A collapsible section of the log (`::group::`); groups do not nest. Absent: plain lines. */
+  startGroup?(name: string): void;
+  endGroup?(): void;
   eventName: string;
   payload: Record<string, unknown>;
   owner: string;

@@ -7,8 +7,9 @@ import { phaseTitle, samePhase, type Phase, type ProgressEvent, type ProgressSin
 
 export interface GroupedLog {
   info(message: string): void;
-  startGroup(name: string): void;
-  endGroup(): void;
+  /** Absent: the phase's title is an ordinary line. */
+  startGroup?(name: string): void;
+  endGroup?(): void;
 }
 
 const MARK = { done: '✓', failed: '✗', skipped: '–' } as const;
@@ -16,7 +17,7 @@ const MARK = { done: '✓', failed: '✗', skipped: '–' } as const;
 export function groupedProgress(out: GroupedLog, redact: (t: string) => string): ProgressSink & { close(): void } {
   let open: Phase | null = null;
   const close = () => {
-    if (open) out.endGroup();
+    if (open) out.endGroup?.();
     open = null;
   };
   const sink = (e: ProgressEvent): void => {
@@ -28,7 +29,9 @@ export function groupedProgress(out: GroupedLog, redact: (t: string) => string):
     const title = phaseTitle(e.phase);
     if (e.state === 'running') {
       close();
-      out.startGroup(redact(`agent-fix: ${title}${e.detail ? `: ${e.detail}` : ''}`));
+      const name = redact(`agent-fix: ${title}${e.detail ? `: ${e.detail}` : ''}`);
+      if (out.startGroup) out.startGroup(name);
+      else out.info(name);
       open = e.phase;
       return;
     }
