@@ -88,6 +88,7 @@ const many = Array.from({ length: 24 }, (_, i) => `parses date format #${i + 1} 
 export const FIXED_MANY: RunReport = {
   ...FIXED,
   baseline: failing(many, 180),
+  final: run({ counts: { passed: 204, failed: 0, skipped: 0 } }),
   attempts: [{ iteration: 1, summary: 'Fix the parser.', verdict: { ok: true, newlyFailing: [], nowPassing: many, stillFailing: [], summary: '180 passing → 204 passing, 24 failing → 0 failing' }, changedFiles: ['src/parse.js', 'src/format.js', 'src/locale/en.js'], rolledBack: false }],
   iterations: 1,
   changes: [

@@ -117,13 +117,13 @@ function evidenceTable(r: RunReport, maxRows = 3): string {
   }
   const after = r.status === 'fixed' ? 'after' : 'last attempt';
   const out = [`| test | before | ${after} |`, '| --- | --- | --- |'];
-  // More than fit on the first screen: the first few, then one row for the rest (the test report has them all).
+  // More than fit on the first screen: the first few, then one row for the rest (the transcript has them all).
   const shown = rows.length > maxRows + 1 ? rows.slice(0, maxRows) : rows;
   for (const [id, b, a] of shown) out.push(`| ${codeCell(id)} | ${b} | ${a} |`);
   const more = rows.slice(shown.length);
   if (more.length) {
     const same = more.every(([, b, a]) => b === more[0][1] && a === more[0][2]);
-    out.push(`| … ${more.length} more tests (all in the test report) | ${same ? more[0][1] : ''} | ${same ? more[0][2] : ''} |`);
+    out.push(`| … ${more.length} more tests (all in the transcript) | ${same ? more[0][1] : ''} | ${same ? more[0][2] : ''} |`);
   }
   out.push(`| whole command ${codeCell(r.testCommand ?? 'none', 100)} | ${describeRun(r.baseline)} | ${describeRun(r.final)} |`);
   return out.join('\n');
