@@ -106,7 +106,9 @@ function runLocal(o: Omit<LocalOptions, 'openGit' | 'shell' | 'makeModel' | 'wor
 /** What the run shows on stderr while it works: nothing with --json, else the phase line (a spinner on a TTY). */
 function display(json: boolean, verbose: boolean): { log?: (m: string) => void; progress?: LocalOptions['progress']; stop(): void } {
   if (json) return { stop: () => undefined };
-  const tp = new TerminalProgress(process.stderr, { verbose });
+  // A terminal that cannot move the cursor (TERM=dumb) gets the plain lines of a pipe.
+  const out = process.env.TERM === 'dumb' ? { write: (t: string) => process.stderr.write(t) } : process.stderr;
+  const tp = new TerminalProgress(out, { verbose });
   return { log: (m) => tp.log(m), progress: (e) => tp.event(e), stop: () => tp.stop() };
 }
 
