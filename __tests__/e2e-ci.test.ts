@@ -242,6 +242,42 @@ describe('CI repair end to end (workflow_run, dist/index.js under node 24)', () 
     w.github.assertNoViolations();
   });
 
+  test('propose → publish: the repair proposed with a read-only token (no write call), published by a job without a model key', async () => {
+    const w = await world();
+    w.repo.git('push', '-q', 'origin', `${w.brokenSha}:refs/heads/feature/discounts`);
+    w.repo.git('push', '-q', '-f', 'origin', `${w.goodSha}:refs/heads/main`);
+    const origin = w.github.addPull({ number: 12, title: 'Discounts', head: 'feature/discounts', base: 'main', author: 'maintainer', headSha: w.brokenSha });
+    const payload = failedRun(w, { headSha: w.brokenSha, headBranch: 'feature/discounts', event: 'pull_request', pullRequests: [origin.number] });
+    const bundles = tempDir('agent-fix-ci-bundles-');
+
+    w.github.setReadOnly(true);
+    const proposed = await w.run(payload, { inputs: { mode: 'propose', candidate: '1', bundles } });
+    w.github.setReadOnly(false);
+    expect(proposed.code).toBe(0);
+    expect(proposed.outputs.status).toBe('fixed');
+    expect(proposed.outputs['bundle-path']).toBe(bundles);
+    expect(w.github.writeAttempts).toEqual([]);
+    expect(w.github.comments).toEqual([]);
+    expect(w.github.pulls).toHaveLength(1); // the originating PR only
+    const branches = () => gitIn(w.repo.remoteDir)('for-each-ref', '--format=%(refname)', 'refs/heads/agent-fix');
+    expect(branches()).toBe('');
+
+    const published = await w.run(payload, { inputs: { mode: 'publish', bundles, 'api-key': '', 'base-url': 'http://127.0.0.1:9/v1' } });
+    expect(published.outputs.status).toBe('fixed');
+    const fix = w.github.pulls.find((p) => p.head === published.outputs.branch)!;
+    expect(fix).toMatchObject({ base: 'feature/discounts', state: 'open' });
+    expect(fix.body).toContain('applies a percentage discount');
+    expect(fix.body).toMatch(/\*\*Candidates\*\*: 1 bundle\(s\); candidate `1` is published/);
+    const sha = remoteSha(w.repo, `refs/heads/${published.outputs.branch}`)!;
+    expect(gitIn(w.repo.remoteDir)('rev-parse', `${sha}^`)).toBe(w.brokenSha);
+    expect(gitIn(w.repo.remoteDir)('diff', '--name-only', w.brokenSha, sha)).toBe('src/cart.js');
+    const key = published.outputs.branch.slice('agent-fix/'.length);
+    const comments = w.github.comments.filter((c) => c.issueNumber === 12 && c.body.includes(`<!-- agent-fix:${key} -->`));
+    expect(comments).toHaveLength(1);
+    expect(comments[0].body).toContain(`/pull/${fix.number}`);
+    w.github.assertNoViolations();
+  });
+
   test('a failure that does not reproduce locally (flaky or environment-only) changes nothing, and the report says so', async () => {
     const w = await world();
     // CI says the test failed on the green commit: here it passes

@@ -214,6 +214,35 @@ describe('readSettings', () => {
   });
 });
 
+describe('mode, candidate, bundles', () => {
+  test('run is the default and adds nothing; propose and publish are read in any case', () => {
+    const s = readSettings(inputs({ mode: 'run' }));
+    expect(s.mode).toBeUndefined();
+    expect(readSettings(inputs({ mode: 'Propose', candidate: '3' }))).toMatchObject({ mode: 'propose', candidate: '3', apiKey: SECRET });
+    expect(readSettings(inputs({ mode: 'publish', bundles: 'bundles' }))).toMatchObject({ mode: 'publish', bundles: 'bundles' });
+  });
+
+  test('an unknown mode names the three modes', () => {
+    const e = errorOf({ mode: 'dry-run' });
+    expect(e.problems).toEqual([expect.stringContaining('Input "mode" must be run (one job fixes and publishes), propose')]);
+    expect(e.message).toContain('got "dry-run"');
+  });
+
+  test('publish needs no model key: the key is dropped (never handed to a model), and bundles is required', () => {
+    const s = readSettings(inputs({ mode: 'publish', bundles: '/tmp/b', 'api-key': 'sk-unused-key' }));
+    expect(s.apiKey).toBe('');
+    const e = errorOf({ mode: 'publish' });
+    expect(e.problems).toEqual([expect.stringContaining('Input "bundles" is required with mode: publish')]);
+  });
+
+  test('a candidate id that cannot name a directory is refused with an example', () => {
+    for (const bad of ['../x', 'a b', '-1', 'x'.repeat(65)]) {
+      expect(errorOf({ mode: 'propose', candidate: bad }).problems[0]).toMatch(/^Input "candidate" must be 1 to 64 letters.*such as "1"/);
+    }
+    expect(readSettings(inputs({ candidate: 'strong-model.2' })).candidate).toBe('strong-model.2');
+  });
+});
+
 describe('action.yml', () => {
   /** Input names and defaults, read with a small line parser (the file's layout is simple and fixed). */
   function actionDefaults(): Map<string, string> {
@@ -244,7 +273,7 @@ describe('action.yml', () => {
 
   test('declares the outputs and the node24 runtime', () => {
     const text = readFileSync(new URL('../action.yml', import.meta.url), 'utf8');
-    for (const output of ['status', 'pr-number', 'pr-url', 'branch', 'iterations', 'transcript-path']) {
+    for (const output of ['status', 'pr-number', 'pr-url', 'branch', 'iterations', 'transcript-path', 'bundle-path']) {
       expect(text).toMatch(new RegExp(`\\n  ${output}:\\n    description: `));
     }
     expect(text).toMatch(/runs:\n  using: node24\n  main: dist\/index.js/);

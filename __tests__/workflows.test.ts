@@ -82,22 +82,52 @@ test('every agent-fix step uses real inputs of action.yml and the released major
 });
 
 test('examples: nothing at workflow level; each job filters events, has its own concurrency and exact permissions', () => {
-  expect(examples.sort()).toEqual(['examples/ci-repair.yml', 'examples/issue.yml', 'examples/manual.yml']);
+  expect(examples.sort()).toEqual(['examples/ci-repair.yml', 'examples/issue.yml', 'examples/manual.yml', 'examples/propose-publish-ci.yml', 'examples/propose-publish-issue.yml']);
   for (const rel of examples) {
     const wf = workflow(rel);
+    const ci = 'workflow_run' in wf.on;
     expect({ rel, concurrency: wf.concurrency }).toEqual({ rel, concurrency: undefined });
     expect({ rel, permissions: wf.permissions }).toEqual({ rel, permissions: {} });
     for (const [id, job] of Object.entries(wf.jobs)) {
       expect({ rel, id, hasIf: typeof job.if === 'string' }).toEqual({ rel, id, hasIf: true });
       expect({ rel, id, cancel: job.concurrency?.['cancel-in-progress'] }).toEqual({ rel, id, cancel: false });
       expect(job.concurrency?.group).toMatch(/\$\{\{/);
-      expect(job.permissions).toEqual(expect.objectContaining({ contents: 'write', 'pull-requests': 'write', issues: 'write', 'models': 'read' }));
-      const extra = Object.keys(job.permissions ?? {}).filter((p) => !['contents', 'pull-requests', 'issues', 'models', 'actions'].includes(p));
-      expect({ rel, extra }).toEqual({ rel, extra: [] });
       // actions: read only where a failed run's logs are read
-      expect({ rel, actions: job.permissions?.actions }).toEqual({ rel, actions: 'workflow_run' in wf.on || rel.includes('manual') ? 'read' : undefined });
+      const actions = ci || rel.includes('manual') ? { actions: 'read' } : {};
+      if (rel.includes('propose-publish') && id === 'propose') {
+        // the job that runs the model's code can write nothing
+        expect({ rel, id, permissions: job.permissions }).toEqual({ rel, id, permissions: { contents: 'read', models: 'read', ...(ci ? {} : { issues: 'read' }), ...actions } });
+      } else if (rel.includes('propose-publish') && id === 'publish') {
+        // the job that holds the write token asks no model and runs nothing of the repository
+        expect({ rel, id, permissions: job.permissions }).toEqual({ rel, id, permissions: { contents: 'write', 'pull-requests': 'write', issues: 'write', ...actions } });
+        const stepsText = JSON.stringify(job.steps);
+        expect({ rel, id, setup: /setup-|"run"/.test(stepsText) }).toEqual({ rel, id, setup: false });
+      } else {
+        expect({ rel, id, permissions: job.permissions }).toEqual({ rel, id, permissions: { contents: 'write', 'pull-requests': 'write', issues: 'write', models: 'read', ...actions } });
+      }
     }
   }
+});
+
+const ppIssue = workflow('examples/propose-publish-issue.yml').jobs as Record<string, Job & { needs?: string; strategy?: { matrix: { candidate: unknown[] } } }>;
+const ppCi = workflow('examples/propose-publish-ci.yml').jobs as typeof ppIssue;
+
+test('propose/publish examples: the same event filters as the single-job examples, one group per matrix cell, publish after every candidate', () => {
+  const single = workflow('examples/issue.yml').jobs.fix;
+  expect(ppIssue.propose.if).toBe(single.if);
+  expect(ppCi.propose.if).toBe(workflow('examples/ci-repair.yml').jobs.repair.if);
+  for (const jobs of [ppIssue, ppCi]) {
+    expect(jobs.propose.strategy?.matrix.candidate).toEqual([1, 2, 3]);
+    expect(jobs.publish.needs).toBe('propose');
+    const publishes = (result: string) => truthy(evaluate(jobs.publish.if!, { needs: { propose: { result } } }));
+    expect(publishes('success')).toBe(true);
+    expect(publishes('failure')).toBe(true); // one candidate failed: the others may still be published
+    expect(publishes('skipped')).toBe(false); // the event was filtered out
+  }
+  const cell = (candidate: number) => evaluate(ppIssue.propose.concurrency!.group!, { ...issueEvent('agent-fix', 7), matrix: { candidate } });
+  expect(cell(1)).toBe('agent-fix-issue-7-propose-1');
+  expect(cell(2)).toBe('agent-fix-issue-7-propose-2');
+  expect(evaluate(ppIssue.publish.concurrency!.group!, issueEvent('agent-fix', 7))).toBe('agent-fix-issue-7');
 });
 
 const issueJob = workflow('examples/issue.yml').jobs.fix;

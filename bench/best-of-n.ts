@@ -11,6 +11,12 @@
  *     each running its N candidates for real (runFix with the real test command, bundles written,
  *     read, validated and selected). A trial is fixed when the selection publishes a verified
  *     candidate. Nothing is computed from other trials' outcomes.
+ * `--path action` measures both through the real modes instead, the bundled action
+ * (dist/index.js under node 24, `npm run build` first) against the fake GitHub API: (a) one
+ * `mode: run` job against N `mode: propose` jobs started together (each its own process, own
+ * checkout, own scripted model, a read-only token) followed by one `mode: publish` job (no model
+ * key); (b) per trial, N propose jobs and one publish job; a trial is fixed when publish opened a
+ * pull request. Slower (a process per job), so fewer trials.
  * Prints JSON (raw samples included) and writes it to --out.
  */
 import { spawn } from 'node:child_process';
@@ -25,6 +31,11 @@ import { openPatchGit } from '../src/adapters/patch.js';
 import { publishProtections, readBundles } from '../src/bundle/read.js';
 import { selectBundle } from '../src/bundle/select.js';
 import { candidateSampling, fnv1a } from '../src/bundle/candidate.js';
+import { startFakeGitHub } from '../test-support/fake-github.js';
+import { startScriptedModel } from '../src/scripted/server.js';
+import type { Script } from '../src/scripted/script.js';
+import { actionInputs, runAction, type ActionRun } from '../test-support/run-action.js';
+import { cpSync } from 'node:fs';
 
 const arg = (name: string, dflt: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -34,6 +45,7 @@ const reps = Number(arg('reps', '3'));
 const trials = Number(arg('trials', '30'));
 const outFile = arg('out', 'bench/results/best-of-n.json');
 const only = arg('only', 'ab');
+const via = arg('path', 'library');
 const NS = [1, 3, 5];
 const PS = [0.3, 0.5];
 const RIGHT = 'return a + b;';
@@ -128,6 +140,131 @@ async function wallTime() {
   return { fixture: '12 node:test files (1 failing), test command `node --test`, one scripted attempt per candidate', summary, samples };
 }
 
+// ------------------------------------------------------------------------------- through the action
+
+const GH_TOKEN = 'ghs_benchBestOfNToken0123456789';
+
+/** A fresh repository and fake GitHub with issue 7, and the three kinds of job of the workflow, each a dist/index.js process. */
+async function actionWorld(files: Record<string, string>, testCommand: string) {
+  const repo = makeRepo(files);
+  const github = await startFakeGitHub({ owner: 'octo', repo: 'adder', token: GH_TOKEN, gitDir: repo.remoteDir });
+  github.setPermission('maintainer', 'write');
+  github.addIssue({ number: 7, title: 'add is wrong', body: 'add(2, 3) returns -1', author: 'reporter', labels: ['agent-fix'] });
+  const payload = {
+    action: 'labeled',
+    label: { name: 'agent-fix' },
+    issue: { number: 7, title: 'add is wrong', body: 'add(2, 3) returns -1', state: 'open', user: { login: 'reporter', type: 'User' }, updated_at: new Date().toISOString() },
+    repository: { name: 'adder', full_name: 'octo/adder', owner: { login: 'octo' } },
+    sender: { login: 'maintainer', type: 'User' },
+  };
+  const job = async (inputs: Record<string, string>, script: Script | null): Promise<ActionRun & { ms: number }> => {
+    const model = script ? await startScriptedModel(script) : null;
+    const t0 = performance.now();
+    try {
+      const r = await runAction({
+        workspace: cloneShallow(repo.remoteUrl).dir,
+        tempDir: tempDir('agent-fix-bench-runner-'),
+        eventName: 'issues',
+        payload,
+        repository: 'octo/adder',
+        apiUrl: github.url,
+        inputs: actionInputs({ token: GH_TOKEN, apiKey: model ? 'sk-bench-key-0123456789' : '', baseUrl: model?.url ?? 'http://127.0.0.1:9/v1' }, { 'test-command': testCommand, 'max-iterations': '1', ...inputs }),
+      });
+      return { ...r, ms: performance.now() - t0 };
+    } finally {
+      await model?.close();
+    }
+  };
+  /** N propose jobs started together (read-only token), their bundles merged, then one publish job. */
+  const proposeAndPublish = async (scripts: Script[]) => {
+    const merged = tempDir('agent-fix-bench-merged-');
+    github.setReadOnly(true);
+    const t0 = performance.now();
+    const proposed = await Promise.all(scripts.map((sc, i) => job({ mode: 'propose', candidate: String(i + 1), bundles: tempDir('agent-fix-bench-out-') }, sc)));
+    const proposeMs = performance.now() - t0;
+    github.setReadOnly(false);
+    if (github.writeAttempts.length > 0) throw new Error(`a propose job attempted ${github.writeAttempts.length} write(s)`);
+    for (const r of proposed) if (r.outputs['bundle-path']) cpSync(r.outputs['bundle-path'], merged, { recursive: true });
+    const published = await job({ mode: 'publish', bundles: merged }, null);
+    return { proposed, proposeMs, published };
+  };
+  return { repo, github, job, proposeAndPublish, close: () => github.close() };
+}
+
+async function wallTimeAction() {
+  const samples: Record<string, { wallMs: number[]; proposeMs: number[]; publishMs: number[]; perCandidateMs: number[][]; status: string[] }> = {};
+  const add = (k: string) => (samples[k] ??= { wallMs: [], proposeMs: [], publishMs: [], perCandidateMs: [], status: [] });
+  for (let rep = 0; rep < reps; rep++) {
+    // one job, mode: run
+    const one = await actionWorld(suiteFixture(), 'node --test');
+    try {
+      const r = await one.job({}, editScript(RIGHT, 'run'));
+      if (r.outputs.status !== 'fixed') throw new Error(`mode run ended ${r.outputs.status}: ${r.stderr.slice(-500)}`);
+      add('run').wallMs.push(Math.round(r.ms));
+      samples.run.status.push(r.outputs.status);
+      process.stderr.write(`(a/action) rep ${rep + 1} run: ${Math.round(r.ms)} ms\n`);
+    } finally {
+      await one.close();
+    }
+    for (const n of NS) {
+      const w = await actionWorld(suiteFixture(), 'node --test');
+      try {
+        const r = await w.proposeAndPublish(Array.from({ length: n }, (_, i) => editScript(RIGHT, `candidate ${i + 1}`)));
+        if (r.published.outputs.status !== 'fixed') throw new Error(`N=${n}: publish ended ${r.published.outputs.status}: ${r.published.stdout.slice(-800)}`);
+        const k = add(`N=${n}`);
+        k.proposeMs.push(Math.round(r.proposeMs));
+        k.publishMs.push(Math.round(r.published.ms));
+        k.wallMs.push(Math.round(r.proposeMs + r.published.ms));
+        k.perCandidateMs.push(r.proposed.map((p) => Math.round(p.ms)));
+        k.status.push(r.published.outputs.status);
+        process.stderr.write(`(a/action) rep ${rep + 1} N=${n}: propose ${Math.round(r.proposeMs)} ms + publish ${Math.round(r.published.ms)} ms\n`);
+      } finally {
+        await w.close();
+      }
+    }
+  }
+  const base = median(samples.run.wallMs);
+  const summary = Object.fromEntries(
+    Object.entries(samples).map(([k, v]) => [
+      k,
+      { medianWallMs: median(v.wallMs), vsOneRun: +(median(v.wallMs) / base).toFixed(2), ...(v.proposeMs.length ? { medianProposeMs: median(v.proposeMs), medianPublishMs: median(v.publishMs), medianCandidateMs: median(v.perCandidateMs.flat()) } : {}) },
+    ]),
+  );
+  return { path: 'action (dist/index.js under node 24, fake GitHub)', fixture: '12 node:test files (1 failing), test command `node --test`, one scripted attempt per candidate', summary, samples };
+}
+
+async function fixRateAction() {
+  const rows: { p: number; n: number; fixed: number; trials: number; candidatesVerified: number; rate: number; ci95: [number, number]; expected: number; trialsRaw: { trial: number; verified: boolean[]; pr: boolean }[] }[] = [];
+  for (const p of PS) {
+    for (const n of NS) {
+      let fixed = 0;
+      let verifiedRuns = 0;
+      const raw: { trial: number; verified: boolean[]; pr: boolean }[] = [];
+      for (let t = 0; t < trials; t++) {
+        const salt = fnv1a(`p=${p} n=${n} trial=${t}`);
+        const rights = Array.from({ length: n }, (_, i) => draw(((candidateSampling(String(i + 1)).seed ?? 0) ^ salt) >>> 0) < p);
+        const w = await actionWorld(ADDER, 'node test.js');
+        try {
+          const r = await w.proposeAndPublish(rights.map((right, i) => editScript(right ? RIGHT : WRONG, `candidate ${i + 1}`)));
+          const verified = r.proposed.map((x) => x.outputs.status === 'fixed');
+          verified.forEach((v, i) => {
+            if (v !== rights[i]) throw new Error(`p=${p} n=${n} trial ${t} candidate ${i + 1}: scripted ${rights[i] ? 'right' : 'wrong'} edit ended ${r.proposed[i].outputs.status}`);
+          });
+          verifiedRuns += verified.filter(Boolean).length;
+          const pr = w.github.pulls.length === 1 && r.published.outputs.status === 'fixed';
+          if (pr) fixed++;
+          raw.push({ trial: t, verified, pr });
+        } finally {
+          await w.close();
+        }
+      }
+      rows.push({ p, n, fixed, trials, candidatesVerified: verifiedRuns, rate: +(fixed / trials).toFixed(3), ci95: wilson(fixed, trials), expected: +(1 - (1 - p) ** n).toFixed(3), trialsRaw: raw });
+      process.stderr.write(`(b/action) p=${p} N=${n}: ${fixed}/${trials} fixed (expected ${(1 - (1 - p) ** n).toFixed(3)})\n`);
+    }
+  }
+  return { path: 'action (dist/index.js under node 24, fake GitHub)', fixture: 'ADDER (test command `node test.js`), max-iterations 1', rows };
+}
+
 // ------------------------------------------------------------------------------- (b)
 
 /** mulberry32: a small seeded PRNG, one draw. */
@@ -190,15 +327,15 @@ async function fixRate() {
 }
 
 const started = new Date().toISOString();
-const result: Record<string, unknown> = { date: started, machine: { nproc: os.cpus().length, node: process.version, platform: `${os.platform()} ${os.release()}` }, command: `node scripts/run-ts.mjs bench/best-of-n.ts ${process.argv.slice(2).join(' ')}`.trim(), reps, trials };
+const result: Record<string, unknown> = { date: started, machine: { nproc: os.cpus().length, node: process.version, platform: `${os.platform()} ${os.release()}` }, command: `node scripts/run-ts.mjs bench/best-of-n.ts ${process.argv.slice(2).join(' ')}`.trim(), path: via, reps, trials };
 const load = () => os.loadavg().map((x) => +x.toFixed(2));
 if (only.includes('a')) {
   const before = load();
-  result.wallTime = { loadAverageBefore: before, ...(await wallTime()), loadAverageAfter: load() };
+  result.wallTime = { loadAverageBefore: before, ...(await (via === 'action' ? wallTimeAction() : wallTime())), loadAverageAfter: load() };
 }
 if (only.includes('b')) {
   const before = load();
-  result.fixRate = { loadAverageBefore: before, ...(await fixRate()), loadAverageAfter: load() };
+  result.fixRate = { loadAverageBefore: before, ...(await (via === 'action' ? fixRateAction() : fixRate())), loadAverageAfter: load() };
 }
 cleanupFixtures();
 writeFileSync(outFile, `${JSON.stringify(result, null, 1)}\n`);

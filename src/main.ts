@@ -10,6 +10,9 @@ import { makeGitHub, type MakeGitHubOptions } from './adapters/github.js';
 import { openGit } from './adapters/git.js';
 import { makeShell } from './adapters/shell.js';
 import { makeChatModel, type ChatModelOptions } from './adapters/openai.js';
+import { openPatchGit } from './adapters/patch.js';
+import type { ChatModel } from './ports/llm.js';
+import { candidateSampling } from './bundle/candidate.js';
 import type { SandboxProbe } from './sandbox/sandbox.js';
 import type { Identity } from './ports/git.js';
 import type { Settings } from './settings/types.js';
@@ -25,6 +28,8 @@ import { Redactor, secretsFromEnv } from './redact.js';
 import { onCancel } from './run/cancel.js';
 import { runStory } from './run/story.js';
 import { selectKind } from './run/select.js';
+import { proposeKind } from './run/propose.js';
+import { publishKind } from './run/publish.js';
 import { ciSkipReport } from './run/ci-report-only.js';
 import { renderStoppedSummary } from './report/render.js';
 import type { StoryKind, StoryResult, StoryWorld } from './run/kind.js';
@@ -41,6 +46,8 @@ interface Outputs {
   branch?: string;
   iterations?: number;
   transcriptPath?: string;
+  /** propose: the directory holding the bundle. */
+  bundlePath?: string;
   /** Status `error`: the message the step fails with. */
   failed?: string;
   /** Status `skipped`: why, in one line (for the step summary when nothing else wrote one). */
@@ -65,6 +72,7 @@ function writeOutputs(rt: ActionsRuntime, o: Outputs): void {
   rt.setOutput('pull-request-operation', o.prOperation ?? 'none');
   rt.setOutput('cost-usd', typeof o.costUsd === 'number' ? o.costUsd.toFixed(4) : '');
   rt.setOutput('tokens', o.tokens ?? 0);
+  rt.setOutput('bundle-path', o.bundlePath ?? '');
 }
 
 function message(e: unknown): string {
@@ -110,7 +118,9 @@ function outputsOf(r: StoryResult): Outputs {
     branch: r.branch,
     iterations: r.iterations,
     transcriptPath: r.transcriptPath,
-    failed: r.status === 'error' ? `agent-fix: ${r.error ?? r.reason}` : undefined,
+    bundlePath: r.bundlePath,
+    // propose: an error the bundle records (setup failed...) is the publish job's to report; the step succeeds so the bundle is uploaded
+    failed: r.status === 'error' && !r.bundlePath ? `agent-fix: ${r.error ?? r.reason}` : undefined,
     note: r.note,
   };
 }
@@ -198,21 +208,39 @@ async function action(rt: ActionsRuntime, env: NodeJS.ProcessEnv, overrides: Run
   say(`Policy: ${loaded.source}`);
 
   const transcriptDir = path.join(env.RUNNER_TEMP || os.tmpdir(), 'agent-fix');
-  const meta = { event: rt.eventName, repository: `${rt.owner}/${rt.repo}`, runUrl: rt.runUrl };
-  const selected = await selectKind(trigger, github, { defaultBranch, identity: BOT_IDENTITY, owner: rt.owner, repo: rt.repo, transcriptDir, meta });
+  const mode = settings.mode ?? 'run';
+  const meta = { event: rt.eventName, repository: `${rt.owner}/${rt.repo}`, runUrl: rt.runUrl, ...(mode !== 'run' ? { mode } : {}), ...(settings.candidate ? { candidate: settings.candidate } : {}) };
+  const workspace = env.GITHUB_WORKSPACE || process.cwd();
+  const openPatches = (root: string) => openPatchGit(root);
+  // publish: the trigger's kind ends its PR body, comment and summary with the candidates
+  const candidates = { markdown: '' };
+  const appendix = mode === 'publish' ? () => candidates.markdown : undefined;
+  const selected = await selectKind(trigger, github, { defaultBranch, identity: BOT_IDENTITY, owner: rt.owner, repo: rt.repo, transcriptDir, meta, appendix });
   if ('skip' in selected) {
     const note = `agent-fix skipped: ${selected.skip}`;
     say(note);
     return { status: 'skipped', reason: 'not-applicable', note: redactor.redact(note) };
   }
-  const kind: StoryKind = selected;
+  let kind: StoryKind = selected;
+  if (mode === 'propose') {
+    const id = settings.candidate ?? 'default';
+    const outDir = path.resolve(workspace, settings.bundles ?? path.join(env.RUNNER_TEMP || os.tmpdir(), 'agent-fix-bundle'));
+    kind = proposeKind(selected, { candidate: { id, ...candidateSampling(settings.candidate) }, outDir, openPatches });
+  } else if (mode === 'publish') {
+    if (rt.getInput('api-key').trim() !== '') rt.warning('agent-fix: mode publish asks no model: the api-key input is not used; remove it from this job so the key is not exposed to it.');
+    kind = publishKind(selected, { bundlesDir: path.resolve(workspace, settings.bundles as string), openPatches, candidates });
+  }
+  say(`Mode: ${mode}${settings.candidate ? ` (candidate ${settings.candidate})` : ''}`);
   const shown = groupedProgress(rt, (t) => redactor.redact(t));
   const world: StoryWorld = {
     github,
     policy: loaded.policy,
-    openGit: () => openGit(env.GITHUB_WORKSPACE || process.cwd(), { log: say }),
+    openGit: () => openGit(workspace, { log: say }),
     shell: makeShell(),
-    makeModel: () => makeChatModel({ baseUrl: settings.baseUrl, apiKey: settings.apiKey, model: settings.model, log: say, wording: ACTION_WORDING, ...overrides.model }),
+    makeModel: () =>
+      mode === 'publish'
+        ? noModel(settings.model)
+        : makeChatModel({ baseUrl: settings.baseUrl, apiKey: settings.apiKey, model: settings.model, log: say, wording: ACTION_WORDING, ...candidateSampling(settings.candidate), ...overrides.model }),
     sandbox: overrides.sandbox,
     settings,
     redactor,
@@ -227,9 +255,20 @@ async function action(rt: ActionsRuntime, env: NodeJS.ProcessEnv, overrides: Run
     // A cancellation's report is final: its outputs are written before the process exits.
     onCancel: (handler) => onCancel(async (signal) => finish(outputsOf(await handler(signal))), overrides.exit),
   };
+  let result: StoryResult;
   try {
-    return outputsOf(await runStory(kind, world));
+    result = await runStory(kind, world);
   } finally {
     shown.close();
   }
+  if (result.bundlePath && result.status === 'error') rt.warning(redactor.redact(`agent-fix: ${result.error ?? result.reason} (recorded in the bundle for the publish job; this step does not fail so the bundle is uploaded)`));
+  return outputsOf(result);
+}
+
+/** publish asks no model: one that is never called, and says so if it were. */
+function noModel(model: string): ChatModel {
+  return {
+    model,
+    complete: () => Promise.reject(new Error('internal error: mode publish asked the model (it never should)')),
+  };
 }

@@ -44,6 +44,12 @@ export async function workflowErrors(name: string, content: string): Promise<str
   return [...(template.errors ?? []).map((e) => e.Message), ...parsed.context.errors.getErrors().map((e) => e.message)];
 }
 
+/** The job-status functions of an `if:`, for a run that is not cancelled (`success()`/`failure()` need the needed jobs' results: not modelled). */
+const STATUS_FUNCTIONS = [
+  { name: 'cancelled', minArgs: 0, maxArgs: 0, call: () => new data.BooleanData(false) },
+  { name: 'always', minArgs: 0, maxArgs: 0, call: () => new data.BooleanData(true) },
+];
+
 /**
  * Evaluates a workflow expression (with or without `${{ }}`) against the given contexts, as the
  * runner does before a job starts. A template string like `a-${{ x }}` gives the joined string.
@@ -51,12 +57,15 @@ export async function workflowErrors(name: string, content: string): Promise<str
 export function evaluate(expression: string, contexts: Record<string, unknown>): unknown {
   const one = (expr: string): unknown => {
     const lexed = new Lexer(expr).lex();
-    const ast = new Parser(lexed.tokens, Object.keys(contexts), []).parse();
+    const ast = new Parser(lexed.tokens, Object.keys(contexts), STATUS_FUNCTIONS).parse();
     const ctx = JSON.parse(JSON.stringify(contexts), data.reviver) as InstanceType<typeof data.Dictionary>;
-    const result = new Evaluator(ast, ctx).evaluate();
+    const result = new Evaluator(ast, ctx, new Map(STATUS_FUNCTIONS.map((f) => [f.name, f]))).evaluate();
     return JSON.parse(JSON.stringify(result, data.replacer));
   };
   if (!expression.includes('${{')) return one(expression);
+  // `${{ expr }}` alone (an `if:` may be written so) is the value itself, not a string
+  const whole = /^\s*\$\{\{([\s\S]*?)\}\}\s*$/.exec(expression);
+  if (whole && !whole[1].includes('}}')) return one(whole[1].trim());
   return expression.replace(/\$\{\{([\s\S]*?)\}\}/g, (_, e: string) => {
     const v = one(e.trim());
     return v === null || v === undefined ? '' : String(v);

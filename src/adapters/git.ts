@@ -7,6 +7,14 @@
  *   (LC_ALL=C) so rejections can be recognised; prompts are disabled.
  * - Hooks and an fsmonitor never run: every command gets `-c core.hooksPath=/dev/null -c core.fsmonitor=false` (a setup script run by the
  *   harness could otherwise install hooks, e.g. husky) and push gets `--no-verify`.
+ * - Filter drivers never run either: `.gitattributes` can route files through `filter.<name>.clean`,
+ *   `.smudge` or `.process`, commands that a setup script (or the model's tests) can define in
+ *   `.git/config`, and `add -A` (snapshot), `checkout-index` (restore), `update-index --refresh`
+ *   and `checkout` would run them. Before each snapshot and checkout the defined drivers are read
+ *   (`git config --get-regexp`) and every one is blanked through `GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_<n>`/`GIT_CONFIG_VALUE_<n>`
+ *   (`filter.x.clean` = ``, ...; an empty command is no filter to git; the environment form, unlike
+ *   `-c`, takes a driver name holding `=` verbatim), except Git LFS's own exact commands (`git-lfs
+ *   clean -- %f`, ...), whose files the guard protects anyway (workspace/repo-state.ts).
  * - Error messages are redacted: `scheme://user:pass@host` becomes `scheme://***@host`.
  * - Tree arguments accept any tree-ish (`<commit>^{tree}` works too).
  */
@@ -16,6 +24,9 @@ import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { CommitInfo, FileChange, GitPort, Identity, PushResult, ReplayResult } from '../ports/git.js';
+import { FILTER_CONFIG_ARGS, filterOverrides } from '../ports/git-filters.js';
+
+export { filterOverrides };
 
 export interface OpenGitOptions {
   log?: (m: string) => void;
@@ -127,6 +138,8 @@ export async function openGit(root: string, opts: OpenGitOptions = {}): Promise<
 class CliGit implements GitPort {
   /** Remote of the last fetchBranch; used to deepen a shallow clone. */
   private lastRemote = 'origin';
+  /** Configuration blanking the filter drivers defined when last looked (refreshFilters), on every command. */
+  private filterOff: Record<string, string> = {};
 
   constructor(
     readonly root: string,
@@ -135,7 +148,7 @@ class CliGit implements GitPort {
 
   // ------------------------------------------------------------------ plumbing
   private async run(args: string[], o: RunOptions = {}): Promise<RunResult> {
-    const env = { ...baseEnv(), ...(o.env ?? {}) };
+    const env = { ...baseEnv(), ...this.filterOff, ...(o.env ?? {}) };
     let r;
     try {
       r = await execa('git', [...GLOBAL_CONFIG, ...args], {
@@ -194,11 +207,19 @@ class CliGit implements GitPort {
    * files), then kept in step with the working tree, so each later snapshot costs two git calls.
    */
   async snapshot(): Promise<string> {
+    await this.refreshFilters();
     const env = await this.snapshotIndex();
     await this.run(['add', '-A', '--', '.'], { env });
     const tree = await this.out(['write-tree'], { env });
     this.knownTrees.add(tree);
     return tree;
+  }
+
+  /** Reads the filter drivers defined now (a setup script or a test may have added one since) and blanks them. */
+  private async refreshFilters(): Promise<void> {
+    // the configuration as defined (files, includes), without the blanks of the last look
+    const r = await this.run(FILTER_CONFIG_ARGS, { ok: [0, 1], env: { GIT_CONFIG_COUNT: '0' } });
+    this.filterOff = filterOverrides(r.stdout);
   }
 
   private snapshotEnv: Record<string, string> | null = null;
@@ -511,6 +532,7 @@ class CliGit implements GitPort {
         );
       }
     }
+    await this.refreshFilters();
     const r = await this.run(['-c', 'advice.detachedHead=false', 'checkout', '-q', '--detach', sha, '--'], { ok: [0, 1, 128] });
     if (r.exitCode !== 0) {
       throw new GitCommandError(redactUrls(`could not check out ${sha} (exit ${r.exitCode}): ${r.stderr.trim()}. The checkout must be clean.`), r.exitCode, redactUrls(r.stderr));

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { languageOf, type CodeLanguage } from '../code/parser.js';
 import { extractSymbols, mapsLanguage, type FileSymbols } from './extract.js';
+import { FILTER_CONFIG_ARGS, filterOverrides } from '../ports/git-filters.js';
 
 const run = promisify(execFile);
 
@@ -42,10 +43,14 @@ interface TrackedFile {
 
 /** Tracked files with a content key: the index's blob hash, or a hash of the worktree content when modified. */
 export async function trackedFiles(root: string): Promise<TrackedFile[]> {
-  const opts = { cwd: root, maxBuffer: 256 << 20, encoding: 'utf8' as const };
+  // `status` may hash modified files through a filter driver or ask an fsmonitor: neither may run
+  // a command the checkout defines (a setup script could have written one), as in adapters/git.ts.
+  const safe = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false'];
+  const drivers = await run('git', [...safe, ...FILTER_CONFIG_ARGS], { cwd: root, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_COUNT: '0' } }).catch(() => ({ stdout: '' }));
+  const opts = { cwd: root, maxBuffer: 256 << 20, encoding: 'utf8' as const, env: { ...process.env, ...filterOverrides(drivers.stdout) } };
   const [staged, status] = await Promise.all([
-    run('git', ['ls-files', '-s', '-z'], opts),
-    run('git', ['status', '--porcelain', '-z', '--untracked-files=no'], opts),
+    run('git', [...safe, 'ls-files', '-s', '-z'], opts),
+    run('git', [...safe, 'status', '--porcelain', '-z', '--untracked-files=no'], opts),
   ]);
   const modified = new Set(
     status.stdout

@@ -16,6 +16,8 @@ import type { RunId } from './claim.js';
 export type Delivered =
   | { kind: 'pull-request'; branch: string; prNumber: number; prUrl: string; pr: 'created' | 'updated'; sha: string }
   | { kind: 'local-branch'; branch: string; sha: string }
+  /** propose: the result (verified or not) written as a bundle for a publish job; nothing on GitHub. */
+  | { kind: 'bundle'; path: string; candidate: string }
   /** A newer run of the bot pushed the branch: this run yields and publishes nothing. */
   | { kind: 'superseded'; by: RunId; detail: string }
   /** The branch holds commits agent-fix did not make: they are never overwritten. */

@@ -23,11 +23,11 @@ import { deliverPullRequest } from '../publish/deliver.js';
 import { newerRunOnBranch } from '../publish/push.js';
 import { renderStoppedSummary } from '../report/render.js';
 import { renderCiFinalComment, renderCiPrBody, renderCiPrTitle, renderCiSkipSummary, renderCiStartComment, renderCiSummary } from '../report/ci.js';
-import type { StoryKind } from './kind.js';
+import { withAppendix, type StoryKind } from './kind.js';
 
 const RETRY_HINT = 're-run the failed workflow';
 
-export function ciKind(given: CiTrigger, o: { identity: Identity; repoName: string; repository: string; transcriptDir: string; meta: Record<string, unknown> }): StoryKind {
+export function ciKind(given: CiTrigger, o: { identity: Identity; repoName: string; repository: string; transcriptDir: string; meta: Record<string, unknown>; appendix?: () => string }): StoryKind {
   let trigger = given;
   let failure: CiFailure | undefined;
   return {
@@ -99,7 +99,7 @@ export function ciKind(given: CiTrigger, o: { identity: Identity; repoName: stri
               commitMessage: `agent-fix: repair ${f.workflowName} on ${f.headBranch}\n\n${fix.report.summary}\n\nFailed run: ${f.runUrl}`.trim(),
               identity: o.identity,
               prTitle: renderCiPrTitle(f),
-              prBody: (b) => renderCiPrBody({ ...fix.report, runUrl: world.runUrl, branch: b }, f),
+              prBody: (b) => withAppendix(renderCiPrBody({ ...fix.report, runUrl: world.runUrl, branch: b }, f), o.appendix),
               draft: world.settings.draft,
               redact,
               log,
@@ -110,8 +110,8 @@ export function ciKind(given: CiTrigger, o: { identity: Identity; repoName: stri
         },
         texts: {
           start: (runUrl) => renderCiStartComment(task.key, f, runUrl),
-          final: (report) => renderCiFinalComment(report, f),
-          summary: (report) => renderCiSummary(report, f),
+          final: (report) => withAppendix(renderCiFinalComment(report, f), o.appendix),
+          summary: (report) => withAppendix(renderCiSummary(report, f), o.appendix, Infinity),
           superseded: ({ by, mine, when, detail }) => {
             const what =
               detail ??

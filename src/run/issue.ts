@@ -10,11 +10,11 @@ import { buildIssueTask } from '../task/issue-task.js';
 import { branchForTask } from '../publish/branch.js';
 import { deliverPullRequest } from '../publish/deliver.js';
 import { renderFinalComment, renderPrBody, renderPrTitle, renderReportMarkdown, renderStartComment, renderStoppedSummary } from '../report/render.js';
-import type { StoryKind } from './kind.js';
+import { withAppendix, type StoryKind } from './kind.js';
 
 const RETRY_HINT = 'trigger again';
 
-export function issueKind(trigger: IssueTrigger, o: { defaultBranch: string; identity: Identity; transcriptDir: string; meta: Record<string, unknown> }): StoryKind {
+export function issueKind(trigger: IssueTrigger, o: { defaultBranch: string; identity: Identity; transcriptDir: string; meta: Record<string, unknown>; appendix?: () => string }): StoryKind {
   const issueNumber = trigger.issueNumber;
   return {
     name: 'issue',
@@ -44,7 +44,7 @@ export function issueKind(trigger: IssueTrigger, o: { defaultBranch: string; ide
               commitMessage: `agent-fix: ${task.title}\n\n${fix.report.summary}\n\n${task.issueNumber ? `Fixes #${task.issueNumber}` : ''}`.trim(),
               identity: o.identity,
               prTitle: renderPrTitle(task),
-              prBody: (branch) => renderPrBody({ ...fix.report, runUrl: world.runUrl, branch }),
+              prBody: (branch) => withAppendix(renderPrBody({ ...fix.report, runUrl: world.runUrl, branch }), o.appendix),
               draft: world.settings.draft,
               redact,
               log: world.log,
@@ -55,8 +55,8 @@ export function issueKind(trigger: IssueTrigger, o: { defaultBranch: string; ide
         },
         texts: {
           start: (runUrl) => renderStartComment(task, runUrl),
-          final: (report) => renderFinalComment(report),
-          summary: (report) => renderReportMarkdown(report, { diff: true }),
+          final: (report) => withAppendix(renderFinalComment(report), o.appendix),
+          summary: (report) => withAppendix(renderReportMarkdown(report, { diff: true }), o.appendix, Infinity),
           superseded: ({ mine, report }) => {
             const own = report ? ` (its own result: ${report.status}, ${report.reason})` : '';
             const what = `A newer agent-fix run has taken over issue #${issueNumber}; this run${mine ? ` (${mine.id}, attempt ${mine.attempt})` : ''} yields to it${own}.`;

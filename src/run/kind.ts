@@ -74,6 +74,8 @@ export interface StoryResult {
   error?: string;
   /** The exception that stopped the story, if one did (the CLI reports a usage error as such). */
   thrown?: unknown;
+  /** propose: the directory holding the written bundle (output `bundle-path`). */
+  bundlePath?: string;
 }
 
 export interface StoryKind {
@@ -113,6 +115,8 @@ export interface Destination {
   prBase?: string;
   /** A newer run seen other than by its claim in the comment (CI repair: its commit on the fix branch). */
   newerRun?(mine: RunId): Promise<RunId | null>;
+  /** deliver() gets every finished fix, verified or not (propose: a bundle carries the evidence either way); absent: only a verified one. */
+  deliverEveryOutcome?: boolean;
   /** Publishes the verified change; the outcome is a value. */
   deliver(fix: FixResult, hooks: { claim: RunId | null; onPushed: (branch: string) => void }): Promise<Delivered>;
   /** Runs after the fix whatever happened next (local: the user's working tree is put back). */
@@ -130,4 +134,15 @@ export interface ReportTexts {
   summary(report: RunReport): string | null;
   /** The step summary of a run that yields to a newer one (`detail`: the delivery's own words). */
   superseded(s: { by: RunId; mine: RunId | null; when: YieldPoint; report?: RunReport; detail?: string }): string;
+}
+
+/** The most characters an appendix adds to a report (the renderers keep 2,000 under GitHub's body limit). */
+const APPENDIX_MAX = 1_800;
+
+/** `text` with a kind's appendix (publish: one line per candidate) after it, capped at `max` characters (a step summary: Infinity). Pure. */
+export function withAppendix(text: string, appendix?: () => string, max = APPENDIX_MAX): string {
+  const extra = appendix?.().trim();
+  if (!extra) return text;
+  const capped = extra.length > max ? `${extra.slice(0, max - 60).replace(/\n[^\n]*$/, '')}\n- … (more candidates in the step summary)` : extra;
+  return `${text.replace(/\s+$/, '')}\n\n${capped}\n`;
 }

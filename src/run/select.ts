@@ -20,6 +20,8 @@ export interface KindContext {
   repo: string;
   transcriptDir: string;
   meta: Record<string, unknown>;
+  /** Appended to the PR body, final comment and summary (publish: the candidates). */
+  appendix?: () => string;
 }
 
 export type Selected = StoryKind | { skip: string };
@@ -27,10 +29,10 @@ export type Selected = StoryKind | { skip: string };
 export async function selectKind(trigger: Exclude<Trigger, { kind: 'skip' }>, github: ReviewGitHubPort, c: KindContext): Promise<Selected> {
   switch (trigger.kind) {
     case 'ci':
-      return ciKind(trigger, { identity: c.identity, repoName: c.repo, repository: `${c.owner}/${c.repo}`, transcriptDir: c.transcriptDir, meta: c.meta });
+      return ciKind(trigger, { identity: c.identity, repoName: c.repo, repository: `${c.owner}/${c.repo}`, transcriptDir: c.transcriptDir, meta: c.meta, appendix: c.appendix });
     case 'issue':
       if (trigger.resume) return { skip: '`/agent-fix continue` is not handled by this version of agent-fix.' };
-      return issueKind(trigger, { defaultBranch: c.defaultBranch, identity: c.identity, transcriptDir: c.transcriptDir, meta: c.meta });
+      return issueKind(trigger, { defaultBranch: c.defaultBranch, identity: c.identity, transcriptDir: c.transcriptDir, meta: c.meta, appendix: c.appendix });
     case 'pull': {
       if (trigger.via === 'comment') {
         const pr = await github.getPullRequest(trigger.prNumber);
@@ -39,7 +41,7 @@ export async function selectKind(trigger: Exclude<Trigger, { kind: 'skip' }>, gi
           if (trigger.command.verb !== 'instructions') {
             return { skip: `\`/agent-fix ${trigger.command.verb}\` works on agent-fix's own pull requests; #${trigger.prNumber} is not one (its head is not an agent-fix/* branch of this repository).` };
           }
-          return issueKind(issueTriggerOf({ ...trigger, command: trigger.command }), { defaultBranch: c.defaultBranch, identity: c.identity, transcriptDir: c.transcriptDir, meta: c.meta });
+          return issueKind(issueTriggerOf({ ...trigger, command: trigger.command }), { defaultBranch: c.defaultBranch, identity: c.identity, transcriptDir: c.transcriptDir, meta: c.meta, appendix: c.appendix });
         }
       }
       return { skip: `a ${trigger.via === 'review' ? 'review' : `\`/agent-fix ${trigger.command.verb}\``} on pull request #${trigger.prNumber} is not handled by this version of agent-fix.` };

@@ -34,6 +34,8 @@ export function withDelivery(report: RunReport, d: Delivered): RunReport {
       return { ...report, branch: d.branch, headSha: d.sha, prOperation: d.pr, prNumber: d.prNumber, prUrl: d.prUrl };
     case 'local-branch':
       return { ...report, branch: d.branch, headSha: d.sha };
+    case 'bundle':
+      return report;
     case 'superseded':
       return { ...report, status: 'skipped', reason: 'superseded', detail: d.detail };
     case 'human-commits':
@@ -70,6 +72,8 @@ function deliveredLine(d: Delivered): string {
       return `pull request #${d.prNumber} ${d.pr} from ${d.branch}`;
     case 'local-branch':
       return `local branch ${d.branch}`;
+    case 'bundle':
+      return `bundle of candidate ${d.candidate} written to ${d.path}`;
     default:
       return d.detail.split('\n')[0];
   }
@@ -151,6 +155,7 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
   };
 
   let fix: FixResult | null = null;
+  let bundlePath: string | undefined;
   try {
     if (kind.actor !== null) {
       if (!github || !world.policy) throw new Error(`the ${kind.name} story needs the GitHub API and the policy to authorize @${kind.actor}`);
@@ -214,7 +219,7 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
       const newer = await newerRun(prepared);
       if (newer) return await yieldTo(prepared, newer, 'before publishing', report);
       if (progress.cancelled) return cancelledResult(progress.cancelled, report);
-      if (report.status === 'fixed' && fix.tree) {
+      if ((report.status === 'fixed' && fix.tree) || destination.deliverEveryOutcome) {
         tell({ type: 'phase', phase: { kind: 'publish' }, state: 'running' });
         const delivered = await publishing(
           destination.deliver(fix, {
@@ -225,10 +230,11 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
           }),
         );
         if (delivered.kind === 'pull-request') progress.prUrl = delivered.prUrl;
+        if (delivered.kind === 'bundle') bundlePath = delivered.path;
         // A newer run pushed the branch in the meantime (seen on the very tip the leased push would replace).
         if (delivered.kind === 'superseded') return await yieldTo(prepared, delivered.by, 'at push', report, delivered.detail);
         report = withDelivery(report, delivered);
-        tell({ type: 'phase', phase: { kind: 'publish' }, state: delivered.kind === 'pull-request' || delivered.kind === 'local-branch' ? 'done' : 'failed', detail: deliveredLine(delivered) });
+        tell({ type: 'phase', phase: { kind: 'publish' }, state: delivered.kind === 'pull-request' || delivered.kind === 'local-branch' || delivered.kind === 'bundle' ? 'done' : 'failed', detail: deliveredLine(delivered) });
       } else {
         tell({ type: 'phase', phase: { kind: 'publish' }, state: 'skipped', detail: `nothing to publish (${report.reason})` });
       }
@@ -252,6 +258,7 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
       prUrl: report.prUrl,
       iterations: report.iterations,
       transcriptPath: written,
+      ...(bundlePath ? { bundlePath } : {}),
       ...(report.status === 'error' ? { error: report.detail } : {}),
     };
   } catch (e) {

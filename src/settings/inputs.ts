@@ -10,8 +10,9 @@
  */
 import { z } from 'zod';
 import { parse as parseYaml } from 'yaml';
-import type { Settings } from './types.js';
+import type { Mode, Settings } from './types.js';
 import { ALWAYS_PROTECTED } from '../workspace/paths.js';
+import { CandidateIdSchema } from '../bundle/schema.js';
 
 export class SettingsError extends Error {
   /** One sentence per invalid input. */
@@ -166,6 +167,24 @@ const fields = {
       .pipe(z.array(z.enum([...TEST_INTEGRITY_CATEGORIES, 'all', 'none']))),
     expected: `a comma-separated list of ${TEST_INTEGRITY_CATEGORIES.join(', ')}, or all, or none`,
   },
+  mode: {
+    input: 'mode',
+    schema: z
+      .string()
+      .transform((s) => s.toLowerCase())
+      .pipe(z.enum(['run', 'propose', 'publish'])),
+    expected: 'run (one job fixes and publishes), propose (fix and write a bundle, read-only) or publish (publish the best bundle, no model)',
+  },
+  candidate: {
+    input: 'candidate',
+    schema: CandidateIdSchema,
+    expected: '1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit, such as "1" or "${{ matrix.candidate }}"',
+  },
+  bundles: {
+    input: 'bundles',
+    schema: z.string().refine((s) => !s.includes('\0') && !/[\r\n]/.test(s)),
+    expected: 'a directory path on one line',
+  },
   command: {
     input: '', // set per use
     schema: z.string().refine((s) => !s.includes('\0')),
@@ -230,6 +249,7 @@ export function readSettings(getInput: (name: string) => string, opts: ReadOptio
     return fallback;
   }
 
+  const mode = parse<Mode>(fields.mode, 'run');
   // Secrets: validated without ever echoing them.
   let githubToken = read('github-token');
   if (githubToken === '' && opts.requireGithubToken !== false) {
@@ -252,9 +272,19 @@ export function readSettings(getInput: (name: string) => string, opts: ReadOptio
     return v === '' ? null : v;
   };
 
+  const candidate = parse<string>(fields.candidate, '');
+  const bundles = parse<string>(fields.bundles, '');
+  if (mode === 'publish' && bundles === '') {
+    problems.push(
+      'Input "bundles" is required with mode: publish: the directory the propose jobs\' bundles were downloaded to ' +
+        '(actions/download-artifact with `pattern: agent-fix-bundle-*`, `merge-multiple: true` and the same `path`).',
+    );
+  }
+
   const settings: Settings = {
     githubToken,
-    apiKey: apiKey === '' ? githubToken : apiKey,
+    // publish runs no model: no key is needed, and the token is not handed to one
+    apiKey: mode === 'publish' ? '' : apiKey === '' ? githubToken : apiKey,
     baseUrl: parse(fields.baseUrl, DEFAULTS.baseUrl),
     model: parse(fields.model, DEFAULTS.model),
     testCommand: commandField('test-command'),
@@ -278,6 +308,9 @@ export function readSettings(getInput: (name: string) => string, opts: ReadOptio
     preexistingFailures: parse<'allow' | 'block'>(fields.preexistingFailures, DEFAULTS.preexistingFailures),
     testIntegrityAllow: parse<string[]>(fields.testIntegrityAllow, []).filter((c) => c !== 'none'),
     workflows: parseNameList(read('workflows')),
+    ...(mode !== 'run' ? { mode } : {}),
+    ...(candidate !== '' ? { candidate } : {}),
+    ...(bundles !== '' ? { bundles } : {}),
   };
 
   if (problems.length > 0) throw new SettingsError(problems);

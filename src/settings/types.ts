@@ -28,6 +28,15 @@ export interface Settings {
   testIntegrityAllow: string[];
   /** CI repair: names of the workflows whose failed runs count (empty: all). */
   workflows: string[];
+  /**
+   * `run` (absent: one job fixes and publishes), `propose` (fix and write a bundle, no write to
+   * GitHub) or `publish` (validate the bundles, publish the best verified one, run nothing of the repository).
+   */
+  mode?: Mode;
+  /** The candidate id of a propose job (its seed and temperature, bundle/candidate.ts); absent: none. */
+  candidate?: string;
+  /** Directory of the bundles: written by propose, read by publish (absent: propose's default). */
+  bundles?: string;
   /** Caps of one run (see docs/security.md). */
   budget: BudgetLimits;
   // Set only by the repository's policy (policy/apply.ts); absent: the action inputs alone apply.
@@ -37,6 +46,8 @@ export interface Settings {
   /** Which policy applied, for the report. */
   policySource?: string;
 }
+
+export type Mode = 'run' | 'propose' | 'publish';
 
 /** Hard caps of one run; 0 means no cap. */
 export interface BudgetLimits {
