@@ -13,7 +13,7 @@ test('dist/ is fresh: rebuilding the sources gives the committed bundle byte for
     const grammars = readdirSync(path.join(out, 'grammars')).map((f) => `grammars/${f}`);
     expect(grammars).toContain('grammars/tree-sitter.wasm');
     expect(readdirSync(path.join(root, 'dist', 'grammars')).sort()).toEqual(readdirSync(path.join(out, 'grammars')).sort());
-    for (const file of ['index.js', 'cli.js', ...grammars]) {
+    for (const file of ['index.js', 'cli.js', 'map-worker.js', ...grammars]) {
       const fresh = readFileSync(path.join(out, file));
       const committed = readFileSync(path.join(root, 'dist', file));
       if (!fresh.equals(committed)) {

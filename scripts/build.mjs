@@ -13,6 +13,8 @@ const requireShim = "import { createRequire as __afCreateRequire } from 'node:mo
 for (const [entry, out, banner] of [
   ['src/index.ts', 'index.js', requireShim],
   ['src/cli.ts', 'cli.js', `#!/usr/bin/env node\n${requireShim}`],
+  // the repository map's parser threads (src/context/map.ts)
+  ['src/context/map-worker.ts', 'map-worker.js', requireShim],
 ]) {
   await build({
     absWorkingDir: root,

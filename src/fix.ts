@@ -32,6 +32,7 @@ import { repoStateProtections } from './workspace/repo-state.js';
 import { loopProgress, type ProgressSink } from './fix/progress.js';
 import { ACTION_WORDING, type Wording } from './settings/wording.js';
 import { isCheckable } from './ports/llm.js';
+import { createDiagnostics } from './diagnostics/watch.js';
 
 export interface FixDeps {
   git: GitPort;
@@ -114,6 +115,7 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
       attempts: loop?.attempts ?? [],
       ...(found.tests ? { tests: found.tests } : {}),
       ...(loop ? { proof: acceptedProof(loop) } : {}),
+      ...(loop?.diagnostics ? { diagnostics: loop.diagnostics } : {}),
       changes: found.changes ?? [],
       diff: found.diff ?? '',
       usage: loop?.usage ?? { promptTokens: 0, completionTokens: 0, requests: 0 },
@@ -210,7 +212,20 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
   const extraProtected = [...allowListAsProtected(settings.allowedPaths ?? []), ...(await repoStateProtections(git.root))];
   const repoContext = await prepareRepoContext(git.root, task, baseline, settings.contextTokens ?? DEFAULT_CONTEXT_TOKENS, log);
   const focus = (rel: string) => repoContext?.localization.regions.filter((r) => r.file === rel) ?? [];
-  const tools = new ToolBox({ root: git.root, listFiles: () => git.listFiles(), protectedPaths: [...settings.protectedPaths, ...extraProtected], focus });
+  // The repository's own tsc/ESLint, run like its tests (environment, sandbox, memory limit), with their own timeout.
+  const diagnostics = createDiagnostics({
+    root: git.root,
+    exec: (command, o) =>
+      shell.run(command, { cwd: git.root, timeoutMs: Math.max(1000, Math.min(o.timeoutMs, budget.remainingMs())), env, maxOutputChars: o.maxOutputChars, wrapper: testIso.wrapper, memoryMb: sb.memoryMb }),
+  });
+  if (diagnostics) log(`Type and lint feedback after edits: ${diagnostics.stats.checkers.join(' and ')}`);
+  const tools = new ToolBox({
+    root: git.root,
+    listFiles: () => git.listFiles(),
+    protectedPaths: [...settings.protectedPaths, ...extraProtected],
+    focus,
+    ...(diagnostics ? { beforeWrite: (rel: string) => diagnostics.beforeWrite(rel) } : {}),
+  });
   const runWithoutFix = async (testFiles: string[]): Promise<TestRun> => {
     const current = await git.snapshot();
     await composeChange(git, baselineTree, testFiles);
@@ -248,7 +263,8 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     feedback: intel.feedback,
     context: repoContext ?? undefined,
     contextTokens: settings.contextTokens ?? DEFAULT_CONTEXT_TOKENS,
-  });
+    diagnostics: diagnostics ?? undefined,
+  }).finally(() => diagnostics?.dispose());
   attempts.end(`stopped: ${loop.reason}${loop.stopDetail ? ` (${redactor.redact(loop.stopDetail)})` : ''}`);
   // Publish exactly the files the model wrote, on top of the checkout as it was: whatever setup
   // or the test runs left in the working tree stays out of the change.
@@ -368,7 +384,7 @@ async function prepareRepoContext(root: string, task: Task, baseline: TestRun, b
     const ctx = await prepareContext(root, `${task.title}\n${task.goal}`, baseline);
     const s = ctx.map.stats;
     const top = ctx.localization.ranked.slice(0, 3).map((r) => r.file.path);
-    log(`Repository map: ${s.mapped} files (${s.cached} from cache, ${s.parsed} parsed) in ${s.ms} ms; most likely: ${top.join(', ') || 'none'}`);
+    log(`Repository map: ${s.mapped} files (${s.cached} from cache, ${s.parsed} parsed${s.threads > 1 ? ` in ${s.threads} threads` : ''}) in ${s.ms} ms; most likely: ${top.join(', ') || 'none'}`);
     return ctx;
   } catch (e) {
     log(`Repository map skipped: ${e instanceof Error ? e.message : String(e)}`);

@@ -16,6 +16,7 @@ import { compactMessages, compactionNote } from '../context/compact.js';
 import { compareRuns, describeTaskFailures, type GateRule } from '../verify/compare.js';
 import { isTestFile } from '../guard/test-integrity.js';
 import { failureFeedback } from '../verify/test-run.js';
+import type { DiagnosticsStats, DiagnosticsWatcher } from '../diagnostics/watch.js';
 
 export type LoopEvent =
   | { type: 'model-request'; turn: number; newMessages: ChatMessage[] }
@@ -27,6 +28,8 @@ export type LoopEvent =
   | { type: 'verifying'; iteration: number }
   /** The verdict on an attempt, as recorded. */
   | { type: 'attempt'; attempt: Attempt }
+  /** The repository's own tsc/ESLint after an edit batch: how many new errors, how many were shown to the model. */
+  | { type: 'diagnostics'; turn: number; ran: string[]; found: number; shown: number; ms: number; text: string }
   | { type: 'note'; message: string };
 
 export interface LoopLimits {
@@ -71,6 +74,12 @@ export interface LoopDeps {
   contextTokens?: number;
   /** The conversation is compacted once it passes this many tokens (default: twice the context budget, at least 12,000). */
   compactTokens?: number;
+  /**
+   * The repository's own tsc/ESLint (src/diagnostics): after each batch of edits, the errors the edits
+   * introduced are appended to the last edit's result; a run_tests or finish in the same batch as
+   * edits that introduced errors is answered with them instead of running the tests.
+   */
+  diagnostics?: Pick<DiagnosticsWatcher, 'warmUp' | 'check' | 'stats'>;
 }
 
 export interface LoopBudget {
@@ -85,6 +94,8 @@ export interface LoopOutput extends LoopResult {
   touched: string[];
   /** Why the loop stopped early, for reasons 'budget-exhausted' and 'model-error' (one sentence, redacted). */
   stopDetail?: string;
+  /** Type and lint checks after edits, when the repository has tsc or ESLint. */
+  diagnostics?: DiagnosticsStats;
 }
 
 /** The best state so far: its tree and its score (fewer failures is better). */
@@ -149,7 +160,26 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
     usage,
     tree,
     touched,
+    ...(deps.diagnostics ? { diagnostics: { ...deps.diagnostics.stats } } : {}),
   });
+
+  // The result message of the last successful edit of the current reply that no check has seen yet, and the files of those edits.
+  let uncheckedEdit: number | null = null;
+  let uncheckedFiles: string[] = [];
+  /** Runs the type and lint check after edits and appends what it found to the last edit's result; the new errors' count. */
+  const checkEdits = async (turn: number): Promise<number> => {
+    if (uncheckedEdit === null || !deps.diagnostics) return 0;
+    const at = uncheckedEdit;
+    const batch = uncheckedFiles;
+    uncheckedEdit = null;
+    uncheckedFiles = [];
+    const c = await deps.diagnostics.check(touched, batch);
+    if (c.ran.length === 0 && !c.text) return 0;
+    emit({ type: 'diagnostics', turn, ran: c.ran, found: c.fresh.length, shown: c.shown, ms: c.ms, text: c.text });
+    if (c.text) messages[at] = { ...messages[at], content: `${messages[at].content ?? ''}\n\n${deps.redact(c.text)}` };
+    return c.fresh.length;
+  };
+  deps.diagnostics?.warmUp();
 
   for (let turn = 1; ; turn++) {
     if (turn > limits.maxTurns || (limits.maxTokens > 0 && usage.promptTokens + usage.completionTokens >= limits.maxTokens)) {
@@ -212,6 +242,13 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
         messages.push(toolMessage(call, 'Not executed: finish was called earlier in the same reply.'));
         continue;
       }
+      if ((call.name === 'finish' || call.name === 'run_tests') && (await checkEdits(turn)) > 0) {
+        // The model has not seen these errors yet: a test run is not spent on them.
+        const what = call.name === 'finish' ? 'Not verified, and not counted as an attempt' : 'The tests were not run';
+        messages.push(toolMessage(call, `${what}: the edits of this reply introduced new type or lint errors, listed in the result of the last edit above. Fix them, or call ${call.name} again if they are intended.`));
+        emit({ type: 'tool', turn, name: call.name, arguments: call.arguments, ok: false, display: `${call.name}: held back (new type or lint errors)`, result: '' });
+        continue;
+      }
       if (call.name === 'finish') {
         finished = true;
         iteration++;
@@ -241,7 +278,12 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
       if (result.changedPath && !touched.includes(result.changedPath)) touched.push(result.changedPath);
       emit({ type: 'tool', turn, name: call.name, arguments: call.arguments, ok: result.ok, display: result.display, result: result.content });
       messages.push(toolMessage(call, deps.redact(result.content)));
+      if (result.changedPath) {
+        uncheckedEdit = messages.length - 1;
+        uncheckedFiles.push(result.changedPath);
+      }
     }
+    await checkEdits(turn);
   }
 
   /**

@@ -353,6 +353,8 @@ export interface ToolBoxOptions {
   maxFileBytes?: number;
   /** The regions of a file that matter for the task (src/context): a read of a long file without a range shows them first. */
   focus?: (rel: string) => { start: number; end: number; label: string }[];
+  /** Awaited right before the model's change to a file is written (src/diagnostics keeps the baseline and the original content). */
+  beforeWrite?: (rel: string) => Promise<void>;
 }
 
 export class ToolBox {
@@ -361,9 +363,11 @@ export class ToolBox {
   private readonly protectedPaths: string[];
   private readonly maxFileBytes: number;
   private readonly focus?: ToolBoxOptions['focus'];
+  private readonly beforeWrite?: ToolBoxOptions['beforeWrite'];
 
   constructor(opts: ToolBoxOptions) {
     this.focus = opts.focus;
+    this.beforeWrite = opts.beforeWrite;
     this.root = opts.root;
     this.listFilesFn = opts.listFiles;
     this.protectedPaths = opts.protectedPaths;
@@ -649,6 +653,7 @@ export class ToolBox {
     }
     const syntax = await syntaxGate(r.rel, before, res.content, res.line);
     if (syntax.error) return fail(`${r.note}edit_file "${r.rel}": ${syntax.error}`, `${label}: refused (syntax error)`);
+    await this.beforeWrite?.(r.rel);
     await fsp.writeFile(r.abs, res.content);
 
     const lines = displayLines(res.content);
@@ -697,6 +702,7 @@ export class ToolBox {
     const previousLines = previous === null ? 0 : displayLines(previous).length;
     const syntax = await syntaxGate(r.rel, previous, args.content);
     if (syntax.error) return fail(`write_file "${r.rel}": ${syntax.error.replace('The file after the edit would read', 'The content reads').replace('Fix the edit', 'Fix the content')}`, `${label}: refused (syntax error)`);
+    await this.beforeWrite?.(r.rel);
     await fsp.mkdir(path.dirname(r.abs), { recursive: true });
     await fsp.writeFile(r.abs, args.content);
     const n = displayLines(args.content).length;

@@ -104,8 +104,8 @@ const MAX_REFS = 300;
  */
 export function usedNames(text: string, own: Set<string>): Record<string, number> {
   const counts = new Map<string, number>();
-  for (const m of text.matchAll(/[A-Za-z_$][\w$]{2,}/g)) {
-    const w = m[0];
+  // match() yields plain strings: no match objects for the hundreds of thousands of words of a large repository
+  for (const w of text.match(/[A-Za-z_$][\w$]{2,}/g) ?? []) {
     if (KEYWORDS.has(w) || own.has(w)) continue;
     counts.set(w, (counts.get(w) ?? 0) + 1);
   }
@@ -113,14 +113,15 @@ export function usedNames(text: string, own: Set<string>): Record<string, number
   return Object.fromEntries(top);
 }
 
-const compiled = new Map<CodeLanguage, Promise<{ defs: Query; refs: Query }>>();
+const compiled = new Map<CodeLanguage, Promise<Query>>();
 
-function queriesFor(language: CodeLanguage): Promise<{ defs: Query; refs: Query }> | null {
+/** Definitions and imports in one query: one walk of the tree instead of two (the walk costs as much as the parse). */
+function queryFor(language: CodeLanguage): Promise<Query> | null {
   const src = QUERIES[language];
   if (!src) return null;
   let q = compiled.get(language);
   if (!q) {
-    q = loadLanguage(language).then((lang: Language) => ({ defs: new Query(lang, src.defs), refs: new Query(lang, src.refs) }));
+    q = loadLanguage(language).then((lang: Language) => new Query(lang, `${src.defs}\n${src.refs}`));
     compiled.set(language, q);
   }
   return q;
@@ -134,13 +135,19 @@ export function mapsLanguage(language: CodeLanguage | null): language is CodeLan
 const METHOD_PARENTS = new Set(['class_body', 'class_declaration', 'class_definition', 'object', 'interface_body', 'object_type']);
 
 export async function extractSymbols(language: CodeLanguage, text: string): Promise<FileSymbols> {
-  const queries = await queriesFor(language);
-  if (!queries) return { defs: [], refs: {}, imports: [] };
+  const query = await queryFor(language);
+  if (!query) return { defs: [], refs: {}, imports: [] };
   const tree = await parseCode(language, text);
   try {
     const defs: Definition[] = [];
+    const imports: string[] = [];
     const seen = new Map<string, number>();
-    for (const m of queries.defs.matches(tree.rootNode)) {
+    for (const m of query.matches(tree.rootNode)) {
+      const imported = m.captures.find((c) => c.name === 'import');
+      if (imported) {
+        imports.push(imported.node.text.replace(/^["'`]|["'`]$/g, ''));
+        continue;
+      }
       const name = m.captures.find((c) => c.name === 'name')?.node;
       const def = m.captures.find((c) => c.name.startsWith('def.'));
       if (!name || !def) continue;
@@ -175,7 +182,6 @@ export async function extractSymbols(language: CodeLanguage, text: string): Prom
       defs.push(entry);
     }
     defs.sort((a, b) => a.line - b.line || b.endLine - a.endLine);
-    const imports = queries.refs.captures(tree.rootNode).filter((c) => c.name === 'import').map((c) => c.node.text.replace(/^["'`]|["'`]$/g, ''));
     return { defs, refs: usedNames(text, new Set(defs.map((d) => d.name))), imports };
   } finally {
     tree.delete();

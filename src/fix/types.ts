@@ -3,6 +3,7 @@ import type { FileChange } from '../ports/git.js';
 import type { Task } from '../task/types.js';
 import type { TestIntel, TestRun } from '../verify/types.js';
 import type { Attempt, FailToPassProof, Reason, TokenUsage } from '../agent/types.js';
+import type { DiagnosticsStats } from '../diagnostics/watch.js';
 
 export type Outcome = 'fixed' | 'not-fixed' | 'skipped' | 'error';
 
@@ -39,6 +40,8 @@ export interface RunReport {
   runUrl?: string;
   /** Test intelligence: runner, commands run, fail-to-pass proof, guard refusals. */
   tests?: TestIntel;
+  /** Type and lint checks after the model's edits (the repository's own tsc/ESLint): how many ran, how many new errors were fed back. */
+  diagnostics?: DiagnosticsStats;
   /** Safety facts for the report: which policy applied, how commands were isolated, what the budget was. */
   safety?: SafetyFacts;
 }
