@@ -116,6 +116,17 @@ describe('pull requests', () => {
     ]);
   });
 
+  test('close: the PR is closed unmerged and is no longer found as open; a missing PR is a 404', async () => {
+    const created = await client.createPullRequest(pr);
+    const closed = await client.closePullRequest(created.number);
+    expect(closed).toEqual({ ...created, state: 'closed' });
+    expect(gh.pulls[0]).toMatchObject({ state: 'closed', merged: false, title: pr.title, body: pr.body });
+    expect(await client.findOpenPullRequest(pr.head, 'main')).toBeNull();
+    const patch = gh.requests.filter((r) => r.method === 'PATCH');
+    expect(patch.map((r) => r.body)).toEqual([{ state: 'closed' }]);
+    expect(((await client.closePullRequest(999).catch((e: unknown) => e)) as GitHubApiError).status).toBe(404);
+  });
+
   test('a second create for the same head fails with GitHub\'s "already exists" message', async () => {
     await client.createPullRequest(pr);
     const error = (await client.createPullRequest(pr).catch((e: unknown) => e)) as GitHubApiError;

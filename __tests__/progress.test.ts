@@ -104,6 +104,32 @@ describe('LiveComment', () => {
   });
 });
 
+test('LiveComment: once the comment is no longer ours (a newer claim, a stop request), no update overwrites it', async () => {
+  const c = manualClock();
+  const written: string[] = [];
+  let ours = true;
+  const live = new LiveComment(
+    async (b) => {
+      if (!ours) return false;
+      written.push(b);
+      return true;
+    },
+    0,
+    () => undefined,
+    c.clock,
+  );
+  live.show('A');
+  await c.advance(0);
+  ours = false; // e.g. `/agent-fix stop` wrote its marker into the comment
+  live.show('B');
+  await c.advance(0);
+  ours = true;
+  live.show('C');
+  await c.advance(0);
+  expect(written).toEqual(['A']);
+  expect(c.pending()).toEqual([]);
+});
+
 describe('the checklist', () => {
   const fold = (events: ProgressEvent[], times: number[]): Checklist => events.reduce((l, e, i) => applyProgress(l, e, times[i]), EMPTY_CHECKLIST);
 

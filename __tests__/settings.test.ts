@@ -69,6 +69,7 @@ describe('readSettings', () => {
       preexistingFailures: 'allow',
       testIntegrityAllow: [],
       workflows: [],
+      closeOnIssueClose: true,
     });
   });
 

@@ -92,8 +92,8 @@ test('examples: nothing at workflow level; each job filters events, has its own 
       expect({ rel, id, hasIf: typeof job.if === 'string' }).toEqual({ rel, id, hasIf: true });
       expect({ rel, id, cancel: job.concurrency?.['cancel-in-progress'] }).toEqual({ rel, id, cancel: false });
       expect(job.concurrency?.group).toMatch(/\$\{\{/);
-      // actions: read only where a failed run's logs are read
-      const actions = ci || rel.includes('manual') ? { actions: 'read' } : {};
+      // actions: read only where a failed run's logs are read, or where /agent-fix stop reads whether a run is in progress
+      const actions = ci || rel.includes('manual') || rel === 'examples/issue.yml' ? { actions: 'read' } : {};
       if (rel.includes('propose-publish') && id === 'propose') {
         // the job that runs the model's code can write nothing
         expect({ rel, id, permissions: job.permissions }).toEqual({ rel, id, permissions: { contents: 'read', models: 'read', ...(ci ? {} : { issues: 'read' }), ...actions } });
@@ -114,7 +114,10 @@ const ppCi = workflow('examples/propose-publish-ci.yml').jobs as typeof ppIssue;
 
 test('propose/publish examples: the same event filters as the single-job examples, one group per matrix cell, publish after every candidate', () => {
   const single = workflow('examples/issue.yml').jobs.fix;
-  expect(ppIssue.propose.if).toBe(single.if);
+  // the fix triggers; the lifecycle ones (a closed issue, stop) stay with the single-job workflow
+  const fixTriggers = single.if!.replace("(github.event.label.name == 'agent-fix' || github.event.action == 'closed')", "github.event.label.name == 'agent-fix'");
+  expect(fixTriggers).not.toBe(single.if);
+  expect(ppIssue.propose.if).toBe(fixTriggers);
   expect(ppCi.propose.if).toBe(workflow('examples/ci-repair.yml').jobs.repair.if);
   for (const jobs of [ppIssue, ppCi]) {
     expect(jobs.propose.strategy?.matrix.candidate).toEqual([1, 2, 3]);
@@ -134,6 +137,8 @@ const issueJob = workflow('examples/issue.yml').jobs.fix;
 const ciJob = workflow('examples/ci-repair.yml').jobs.repair;
 const manualJob = workflow('examples/manual.yml').jobs.fix;
 const issueEvent = (label: string, issue = 7) => ({ github: { event_name: 'issues', event: { action: 'labeled', label: { name: label }, issue: { number: issue } } } });
+const closedEvent = (issue = 7) => ({ github: { event_name: 'issues', event: { action: 'closed', issue: { number: issue } } } });
+const otherIssueEvent = (action: string, issue = 7) => ({ github: { event_name: 'issues', event: { action, issue: { number: issue } } } });
 const commentEvent = (body: string, type = 'User', issue = 7) => ({
   github: { event_name: 'issue_comment', event: { action: 'created', comment: { body, user: { type } }, issue: { number: issue } } },
 });
@@ -152,6 +157,13 @@ test('issue example: a runner starts only for the agent-fix label or a /agent-fi
   expect(runs(commentEvent('thanks, looks good'))).toBe(false);
   expect(runs(commentEvent('please run /agent-fix'))).toBe(false);
   expect(runs(commentEvent('/agent-fix', 'Bot'))).toBe(false);
+  // lifecycle: a closed issue (its open PR is closed), stop and continue commands
+  expect(runs(closedEvent())).toBe(true);
+  expect(runs(otherIssueEvent('reopened'))).toBe(false);
+  expect(runs(otherIssueEvent('edited'))).toBe(false);
+  expect(runs(commentEvent('/agent-fix stop'))).toBe(true);
+  expect(runs(commentEvent('/agent-fix continue budget=$3'))).toBe(true);
+  expect(runs(commentEvent('/agent-fix stop', 'Bot'))).toBe(false);
 });
 
 test('issue example: the label run and a comment on the same issue share one concurrency group; other issues do not', () => {
@@ -159,6 +171,11 @@ test('issue example: the label run and a comment on the same issue share one con
   expect(group(issueEvent('agent-fix', 7))).toBe('agent-fix-issue-7');
   expect(group(commentEvent('/agent-fix', 'User', 7))).toBe('agent-fix-issue-7');
   expect(group(commentEvent('/agent-fix', 'User', 8))).toBe('agent-fix-issue-8');
+  // closing the issue waits for the running fix (then closes the PR it opened); continue queues like a fix
+  expect(group(closedEvent(7))).toBe('agent-fix-issue-7');
+  expect(group(commentEvent('/agent-fix continue', 'User', 7))).toBe('agent-fix-issue-7');
+  // stop must reach the running run: a group of its own
+  expect(group(commentEvent('/agent-fix stop', 'User', 7))).toBe('agent-fix-issue-7-stop');
   // a manual run for the same issue queues behind it too (concurrency groups span workflows)
   expect(evaluate(manualJob.concurrency!.group!, dispatch({ 'issue-number': '7', 'run-id': '' }))).toBe('agent-fix-issue-7');
 });

@@ -15,14 +15,14 @@ import type { Settings } from './settings/types.js';
 import type { Task } from './task/types.js';
 import type { TestIntel, TestRun } from './verify/types.js';
 import { ToolBox } from './agent/tools.js';
-import { runAgentLoop, type LoopEvent, type LoopOutput } from './agent/loop.js';
+import { runAgentLoop, type LoopEvent, type LoopOutput, type LoopStart } from './agent/loop.js';
 import { DEFAULT_CONTEXT_TOKENS } from './agent/prompt.js';
 import { prepareContext, type RepoContext } from './context/index.js';
 import { detectCommands } from './verify/detect.js';
 import { childEnv } from './verify/env.js';
 import { toTestRun } from './verify/test-run.js';
 import { createTestIntel } from './verify/intel.js';
-import { taskTargets, type GateRule } from './verify/compare.js';
+import { compareRuns, taskTargets, type GateRule } from './verify/compare.js';
 import type { Redactor } from './redact.js';
 import { Budget, DEFAULT_BUDGET } from './budget/budget.js';
 import { isolationFor, probeSandbox, type SandboxProbe } from './sandbox/sandbox.js';
@@ -53,6 +53,13 @@ export interface FixDeps {
   progress?: ProgressSink;
   /** How messages name settings and what was not published (default: the action's words). */
   wording?: Wording;
+  /**
+   * `/agent-fix continue`: start from an earlier run's best attempt, `tree` (the checkout's commit
+   * plus the attempt), with `note` (what was tried, for the model) added to the first message.
+   */
+  resume?: { tree: string; note: string };
+  /** The story's checkpoint inside the loop (a stop request, a newer run): why to stop now, or null (see LoopDeps.interrupt). */
+  checkpoint?: (at: 'turn' | 'attempt') => Promise<string | null>;
 }
 
 export interface FixResult {
@@ -63,6 +70,11 @@ export interface FixResult {
   baseSha: string;
   /** The checkout as it was before the run (to put the working tree back). */
   pristineTree: string;
+  /**
+   * A run that stopped on its budget: its best attempt (the base plus the model's change of the
+   * best state reached, as a tree) for `/agent-fix continue` to resume from; absent otherwise.
+   */
+  bestAttempt?: { tree: string };
 }
 
 const OUTPUT_CAP = 400_000;
@@ -96,7 +108,7 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
    * The report is made once, here, from what the fix found on the way (values, never a
    * report edited along the way); every return of runFix goes through it.
    */
-  const finish = (status: RunReport['status'], reason: Reason, detail: string, found: Found = {}, tree: string | null = null): FixResult => {
+  const finish = (status: RunReport['status'], reason: Reason, detail: string, found: Found = {}, tree: string | null = null, bestAttempt?: { tree: string }): FixResult => {
     const loop = found.loop;
     const report: RunReport = {
       status,
@@ -128,7 +140,7 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
         ...(reason === 'budget-exhausted' && loop?.reason === 'budget-exhausted' && loop.stopDetail ? { budgetStop: loop.stopDetail } : {}),
       },
     };
-    return { report, tree, baseSha, pristineTree };
+    return { report, tree, baseSha, pristineTree, ...(bestAttempt ? { bestAttempt } : {}) };
   };
   if (sb.requireIsolation && (setupIso.unavailable || testIso.unavailable)) {
     return finish('error', 'not-applicable', `The policy requires network isolation (sandbox.require-isolation) but none is available here: ${sandbox.description}. Nothing was run.`);
@@ -235,6 +247,19 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
       await git.restore(current);
     }
   };
+  // `/agent-fix continue`: the earlier best attempt on top of the checkout as the tests left it, tested once.
+  let start: LoopStart | undefined;
+  if (deps.resume) {
+    const paths = [...new Set((await git.changes(`${baseSha}^{tree}`, deps.resume.tree)).flatMap((c) => (c.oldPath ? [c.path, c.oldPath] : [c.path])))];
+    await git.restore(deps.resume.tree);
+    const startTree = await composeChange(git, baselineTree, paths);
+    const run = await runTests();
+    const verdict = compareRuns(baseline, run, gate);
+    emit({ type: 'test-run', purpose: 'verify', iteration: 0, run, verdict });
+    log(`Resumed from the best attempt (${paths.length} file(s)): ${verdict.summary}`);
+    const state = run.succeeded ? 'The test command succeeds on it.' : `The test run on it (by the harness, now): ${verdict.summary}\n\n${intel.feedback(run, verdict)}`;
+    start = { tree: startTree, run, touched: paths, note: `${deps.resume.note}\n\n${state}` };
+  }
   const attempts = loopProgress(progress);
   const loop = await runAgentLoop(task, {
     model: deps.model,
@@ -264,6 +289,8 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     context: repoContext ?? undefined,
     contextTokens: settings.contextTokens ?? DEFAULT_CONTEXT_TOKENS,
     diagnostics: diagnostics ?? undefined,
+    interrupt: deps.checkpoint,
+    start,
   }).finally(() => diagnostics?.dispose());
   attempts.end(`stopped: ${loop.reason}${loop.stopDetail ? ` (${redactor.redact(loop.stopDetail)})` : ''}`);
   // Publish exactly the files the model wrote, on top of the checkout as it was: whatever setup
@@ -315,13 +342,16 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     case 'tests-still-failing':
       return finish('not-fixed', loop.reason, `No attempt passed verification in ${loop.iterations} iteration(s); ${words.nothingPublished}.`, after);
     case 'budget-exhausted':
-      return finish('not-fixed', loop.reason, `Stopped because ${loop.stopDetail ?? 'the budget ran out'}, after ${loop.usage.requests} model request(s) and ${loop.iterations} attempt(s), without a verified fix; ${words.nothingPublished}. The report below is partial.`, after);
+      // The best state reached is kept for `/agent-fix continue` (the caller decides where).
+      return finish('not-fixed', loop.reason, `Stopped because ${loop.stopDetail ?? 'the budget ran out'}, after ${loop.usage.requests} model request(s) and ${loop.iterations} attempt(s), without a verified fix; ${words.nothingPublished}. The report below is partial.`, after, null, changes.length > 0 ? { tree } : undefined);
     case 'model-error':
       return finish('not-fixed', loop.reason, `Stopped because the model could not be reached or answered with an error (after retries): ${loop.stopDetail ?? 'unknown error'}. No verified fix was found before that; ${words.nothingPublished}.`, after);
     case 'model-gave-up':
       return finish('not-fixed', loop.reason, `The model stopped calling tools without a verified fix; ${words.nothingPublished}.`, after);
     case 'no-changes':
       return finish('not-fixed', loop.reason, `The model made no change; ${words.nothingPublished}.`, after);
+    case 'stopped':
+      return finish('not-fixed', loop.reason, `Stopped because ${loop.stopDetail ?? 'the run was stopped'}, after ${loop.iterations} attempt(s), without a verified fix; ${words.nothingPublished}.`, after);
     default:
       return finish('not-fixed', loop.reason, `Stopped: ${loop.reason}.`, after);
   }

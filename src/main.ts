@@ -28,6 +28,7 @@ import { Redactor, secretsFromEnv } from './redact.js';
 import { onCancel } from './run/cancel.js';
 import { runStory } from './run/story.js';
 import { selectKind } from './run/select.js';
+import { runLifecycle } from './run/lifecycle.js';
 import { proposeKind } from './run/propose.js';
 import { publishKind } from './run/publish.js';
 import { ciSkipReport } from './run/ci-report-only.js';
@@ -221,14 +222,20 @@ async function action(rt: ActionsRuntime, env: NodeJS.ProcessEnv, overrides: Run
     say(note);
     return { status: 'skipped', reason: 'not-applicable', note: redactor.redact(note) };
   }
-  let kind: StoryKind = selected;
-  if (mode === 'propose') {
+  // A lifecycle command (stop, issue closed) fixes nothing and writes to GitHub: not in a propose job.
+  if ('act' in selected && mode === 'propose') {
+    const note = `agent-fix skipped: \`${selected.name}\` writes to GitHub, so it runs in mode run or publish, not in this propose job.`;
+    say(note);
+    return { status: 'skipped', note: redactor.redact(note) };
+  }
+  let kind: StoryKind | null = 'act' in selected ? null : selected;
+  if (kind && mode === 'propose') {
     const id = settings.candidate ?? 'default';
     const outDir = path.resolve(workspace, settings.bundles ?? path.join(env.RUNNER_TEMP || os.tmpdir(), 'agent-fix-bundle'));
-    kind = proposeKind(selected, { candidate: { id, ...candidateSampling(settings.candidate) }, outDir, openPatches });
-  } else if (mode === 'publish') {
+    kind = proposeKind(kind, { candidate: { id, ...candidateSampling(settings.candidate) }, outDir, openPatches });
+  } else if (kind && mode === 'publish') {
     if (rt.getInput('api-key').trim() !== '') rt.warning('agent-fix: mode publish asks no model: the api-key input is not used; remove it from this job so the key is not exposed to it.');
-    kind = publishKind(selected, { bundlesDir: path.resolve(workspace, settings.bundles as string), openPatches, candidates });
+    kind = publishKind(kind, { bundlesDir: path.resolve(workspace, settings.bundles as string), openPatches, candidates });
   }
   say(`Mode: ${mode}${settings.candidate ? ` (candidate ${settings.candidate})` : ''}`);
   const shown = groupedProgress(rt, (t) => redactor.redact(t));
@@ -255,9 +262,11 @@ async function action(rt: ActionsRuntime, env: NodeJS.ProcessEnv, overrides: Run
     // A cancellation's report is final: its outputs are written before the process exits.
     onCancel: (handler) => onCancel(async (signal) => finish(outputsOf(await handler(signal))), overrides.exit),
   };
+  // A lifecycle command needs no model and no checkout (run/lifecycle.ts).
+  if ('act' in selected) return outputsOf(await runLifecycle(selected, world));
   let result: StoryResult;
   try {
-    result = await runStory(kind, world);
+    result = await runStory(kind as StoryKind, world);
   } finally {
     shown.close();
   }

@@ -111,4 +111,12 @@ export class FakeGitHubPort implements GitHubPort {
     if (!pr) throw new Error(`Not Found: pull request #${prNumber}`);
     return { ...pr };
   }
+
+  async closePullRequest(prNumber: number): Promise<PullRequestData> {
+    this.record('closePullRequest', [prNumber]);
+    const pr = this.pulls.find((x) => x.number === prNumber);
+    if (!pr) throw new Error(`Not Found: pull request #${prNumber}`);
+    pr.state = 'closed';
+    return { ...pr };
+  }
 }

@@ -42,6 +42,8 @@
  * - Reviews: `addReview` seeds a submitted review with inline comments, `addReviewComment` a
  *   single inline comment (filed under a review of its own, like GitHub). A reply made through
  *   the replies endpoint joins the thread of the first comment (`in_reply_to_id`), by the bot.
+ * - PATCH .../pulls/{n} with `state: closed` closes a PR unmerged (`merged` stays false; a test
+ *   sets `merged` on a seeded closed PR); a closed PR is no longer listed as open.
  *
  * Read-only token (`readOnly: true` or `setReadOnly(true)`): every POST, PATCH, PUT and DELETE
  * (after validation) gets GitHub's 403 "Resource not accessible by integration" and is recorded

@@ -378,6 +378,12 @@ export function makeGitHub(opts: MakeGitHubOptions): GitHubClient {
       return toPull(data);
     },
 
+    async closePullRequest(prNumber) {
+      const route = 'PATCH /repos/{owner}/{repo}/pulls/{pull_number}';
+      const { data } = await call(route, () => octokit.request(route, { owner, repo, pull_number: prNumber, state: 'closed' }));
+      return toPull(data);
+    },
+
     async getFileContent(path, ref) {
       const route = 'GET /repos/{owner}/{repo}/contents/{path}';
       try {

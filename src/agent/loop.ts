@@ -80,6 +80,26 @@ export interface LoopDeps {
    * edits that introduced errors is answered with them instead of running the tests.
    */
   diagnostics?: Pick<DiagnosticsWatcher, 'warmUp' | 'check' | 'stats'>;
+  /**
+   * The story's checkpoint: called before every model request (`turn`, cheap: the caller rate-limits
+   * its API reads) and before an attempt is verified (`attempt`); a sentence ends the loop with
+   * reason `stopped` (a `/agent-fix stop`, a newer run that took the task over).
+   */
+  interrupt?: (at: 'turn' | 'attempt') => Promise<string | null>;
+  /** Resume from an earlier best attempt instead of the untouched code. */
+  start?: LoopStart;
+}
+
+/** Where a resumed run starts (`/agent-fix continue`): an earlier best attempt, already in the working tree. */
+export interface LoopStart {
+  /** Snapshot of the working tree with the attempt applied: the best state so far. */
+  tree: string;
+  /** The harness's test run on it. */
+  run: TestRun;
+  /** The files the attempt changed (they belong to the change like files the model writes). */
+  touched: string[];
+  /** For the model, after the task: what was tried and what still fails. */
+  note: string;
 }
 
 export interface LoopBudget {
@@ -134,16 +154,16 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
   const usage: TokenUsage = { promptTokens: 0, completionTokens: 0, requests: 0 };
   const feedback = (run: TestRun, verdict?: Verdict) => (deps.feedback ? deps.feedback(run, verdict) : failureFeedback(run));
   const attempts: Attempt[] = [];
-  const touched: string[] = [];
+  const touched: string[] = [...(deps.start?.touched ?? [])];
   const system = systemPrompt(limits);
-  const first = firstUserMessage(task, deps.baseline, feedback(deps.baseline), deps.gate);
+  const first = firstUserMessage(task, deps.baseline, feedback(deps.baseline), deps.gate) + (deps.start ? `\n\n${deps.start.note}` : '');
   const context = deps.context ? { repo: deps.context, budgetTokens: deps.contextTokens ?? DEFAULT_CONTEXT_TOKENS } : undefined;
   const messages: ChatMessage[] = [
     { role: 'system', content: system },
     { role: 'user', content: deps.redact(firstMessageWithContext(first, system, TOOL_SPECS, context).text) },
   ];
   let sent = 0;
-  let best: Best = { tree: deps.baselineTree, score: score(deps.baseline) };
+  let best: Best = deps.start ? { tree: deps.start.tree, score: score(deps.start.run) } : { tree: deps.baselineTree, score: score(deps.baseline) };
   let iteration = 0;
   let nudges = 0;
   let lastSummary = '';
@@ -163,6 +183,12 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
     ...(deps.diagnostics ? { diagnostics: { ...deps.diagnostics.stats } } : {}),
   });
 
+  const interrupted = async (why: string): Promise<LoopOutput> => {
+    emit({ type: 'note', message: `stopped: ${why}` });
+    await git.restore(best.tree);
+    stopDetail = why;
+    return done('stopped', best.tree);
+  };
   // The result message of the last successful edit of the current reply that no check has seen yet, and the files of those edits.
   let uncheckedEdit: number | null = null;
   let uncheckedFiles: string[] = [];
@@ -195,6 +221,8 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
       stopDetail = over.message;
       return done('budget-exhausted', best.tree);
     }
+    const halt = await deps.interrupt?.('turn');
+    if (halt) return interrupted(halt);
     const compacted = compactMessages(messages, deps.compactTokens ?? Math.max(12_000, 2 * (deps.contextTokens ?? DEFAULT_CONTEXT_TOKENS)));
     if (compacted) {
       messages.splice(0, messages.length, ...compacted.messages);
@@ -250,6 +278,8 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
         continue;
       }
       if (call.name === 'finish') {
+        const halt = await deps.interrupt?.('attempt');
+        if (halt) return interrupted(halt);
         finished = true;
         iteration++;
         lastSummary = parseSummary(call.arguments);

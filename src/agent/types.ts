@@ -16,6 +16,8 @@ export type Reason =
   | 'model-error'
   | 'secret-in-change'
   | 'superseded'
+  /** `/agent-fix stop`, or a newer run took the task over, seen at a checkpoint of the loop. */
+  | 'stopped'
   | 'not-reproduced'
   | 'internal-error';
 

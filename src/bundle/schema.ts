@@ -152,6 +152,7 @@ const REASONS = [
   'model-error',
   'secret-in-change',
   'superseded',
+  'stopped',
   'not-reproduced',
   'internal-error',
 ] as const satisfies readonly RunReport['reason'][];

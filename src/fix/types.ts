@@ -44,6 +44,8 @@ export interface RunReport {
   diagnostics?: DiagnosticsStats;
   /** Safety facts for the report: which policy applied, how commands were isolated, what the budget was. */
   safety?: SafetyFacts;
+  /** A run stopped on its budget: where its best attempt is kept for `/agent-fix continue` (run/continue.ts). */
+  keptAttempt?: { branch: string; baseSha: string };
 }
 
 export interface SafetyFacts {

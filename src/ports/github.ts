@@ -42,6 +42,8 @@ export interface GitHubPort {
   findOpenPullRequest(head: string, base: string): Promise<PullRequestData | null>;
   createPullRequest(p: { head: string; base: string; title: string; body: string; draft: boolean }): Promise<PullRequestData>;
   updatePullRequest(prNumber: number, p: { title: string; body: string }): Promise<PullRequestData>;
+  /** Closes a pull request without merging it (its branch is left as it is). */
+  closePullRequest(prNumber: number): Promise<PullRequestData>;
   /** Text of a file at `ref` through the contents API; null when it does not exist (the policy file). */
   getFileContent?(path: string, ref: string): Promise<string | null>;
   /** Is `username` an active member of the team `org/teamSlug`? (needs a token that can read org teams) */

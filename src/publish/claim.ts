@@ -14,7 +14,7 @@
  * (publish/push.ts). That check is made on the very sha the leased push replaces, so a newer
  * run's push cannot slip in between the check and the push.
  */
-import type { GitHubPort } from '../ports/github.js';
+import type { CommentData, GitHubPort } from '../ports/github.js';
 import { findStickyComment } from '../publish/artifacts.js';
 
 export interface RunId {
@@ -52,9 +52,66 @@ export function runIdFromEnv(env: NodeJS.ProcessEnv): RunId | null {
 
 /** The newer run that claimed the task since, or null when this run still owns it. */
 export async function newerClaim(github: GitHubPort, issueNumber: number, marker: string, mine: RunId): Promise<RunId | null> {
-  const comment = findStickyComment(await github.listComments(issueNumber), marker);
+  return (await takenOver(github, issueNumber, marker, mine))?.by ?? null;
+}
+
+/**
+ * `/agent-fix stop`: the stop run (run/stop.ts) claims the task in its sticky comment and adds a
+ * stop marker there and in its own reply, `<!-- agent-fix-stop:<task marker> <run id>.<attempt> @<login> -->`.
+ * The reply is a separate comment so that a progress update of the running run, which rewrites
+ * the sticky comment, cannot erase the request before the run has read it.
+ */
+export interface StopRequest {
+  /** The sticky comment marker of the task to stop (`<!-- agent-fix:issue-42 -->`). */
+  marker: string;
+  run: RunId;
+  /** Who asked. */
+  by: string;
+}
+
+const STOP = /<!-- agent-fix-stop:(\S+) (\d+)\.(\d+) @([A-Za-z0-9][A-Za-z0-9-]*(?:\[bot\])?) -->/g;
+
+export function stopMarker(s: StopRequest): string {
+  return `<!-- agent-fix-stop:${taskKeyOf(s.marker)} ${s.run.id}.${s.run.attempt} @${s.by} -->`;
+}
+
+/** `<!-- agent-fix:issue-42 -->` → `issue-42` (a bare key is returned as it is). */
+function taskKeyOf(marker: string): string {
+  return /^<!-- agent-fix:(\S+) -->$/.exec(marker)?.[1] ?? marker;
+}
+
+export function parseStops(body: string): StopRequest[] {
+  return [...body.matchAll(STOP)].map((m) => ({ marker: `<!-- agent-fix:${taskKeyOf(m[1])} -->`, run: { id: Number(m[2]), attempt: Number(m[3]) }, by: m[4] }));
+}
+
+/** What took the task over from `mine`, or null. */
+export interface Takeover {
+  /** The newer run: a newer claim, or the run that asked to stop. */
+  by: RunId;
+  /** Set when the takeover is a `/agent-fix stop`: who asked. */
+  stoppedBy?: string;
+}
+
+/**
+ * Has a newer run taken the task (`marker`) over from `mine`? A newer claim in the sticky comment,
+ * or a newer stop request for the task in any comment of the thread written by a bot (a person
+ * quoting the marker stops nothing). A stop wins over a plain newer claim: the run then leaves a
+ * final comment instead of handing the comment to the newer run.
+ */
+export function takeoverIn(comments: CommentData[], marker: string, mine: RunId): Takeover | null {
+  const stop = comments
+    .filter((c) => c.author.endsWith('[bot]'))
+    .flatMap((c) => parseStops(c.body))
+    .filter((s) => s.marker === marker && isNewer(s.run, mine))
+    .sort((a, b) => (isNewer(a.run, b.run) ? -1 : 1))[0];
+  if (stop) return { by: stop.run, stoppedBy: stop.by };
+  const comment = findStickyComment(comments, marker);
   const claim = comment ? parseClaim(comment.body) : null;
-  return claim && isNewer(claim, mine) ? claim : null;
+  return claim && isNewer(claim, mine) ? { by: claim } : null;
+}
+
+export async function takenOver(github: GitHubPort, issueNumber: number, marker: string, mine: RunId): Promise<Takeover | null> {
+  return takeoverIn(await github.listComments(issueNumber), marker, mine);
 }
 
 const TRAILER = /^Agent-Fix-Run: (\d+)\.(\d+)$/;

@@ -11,6 +11,8 @@ import { branchForTask } from '../publish/branch.js';
 import { deliverPullRequest } from '../publish/deliver.js';
 import { renderFinalComment, renderPrBody, renderPrTitle, renderReportMarkdown, renderStartComment, renderStoppedSummary } from '../report/render.js';
 import { withAppendix, type StoryKind } from './kind.js';
+import { runFix } from '../fix.js';
+import { findAttempt, keepAttempt, renderKept, sayNothingToContinue, type KeptAttempt } from './continue.js';
 
 const RETRY_HINT = 'trigger again';
 
@@ -19,6 +21,8 @@ export function issueKind(trigger: IssueTrigger, o: { defaultBranch: string; ide
   return {
     name: 'issue',
     actor: trigger.actor,
+    // `continue` may raise the budget: a maintainer's decision, whatever the policy lets trigger a fix
+    ...(trigger.resume ? { minPermission: 'write' as const } : {}),
     transcript: { meta: o.meta, path: path.join(o.transcriptDir, `transcript-${issueNumber}-${Date.now()}.json`) },
     async prepare(world) {
       const github = world.github;
@@ -26,13 +30,39 @@ export function issueKind(trigger: IssueTrigger, o: { defaultBranch: string; ide
       const task = await buildIssueTask(github, trigger);
       const git = await world.openGit();
       const redact = (t: string) => world.redactor.redact(t);
+      // `/agent-fix continue`: from the best attempt of the run that stopped on its budget (run/continue.ts).
+      let resumed: { tree: string; note: string; kept: KeptAttempt } | null = null;
+      if (trigger.resume) {
+        const found = await findAttempt({ git, task, identity: o.identity });
+        if ('nothing' in found) return { skip: await sayNothingToContinue(github, issueNumber, trigger.actor, found.nothing) };
+        resumed = found;
+      }
+      // `continue budget=$N` sets the cost cap of this run; the repository policy's cap still holds
+      const policyCap = world.policy?.budgets['max-cost-usd'];
+      const budgetUsd = trigger.resume?.budgetUsd ? Math.min(trigger.resume.budgetUsd, policyCap ?? Number.POSITIVE_INFINITY) : null;
+      if (trigger.resume?.budgetUsd && budgetUsd !== trigger.resume.budgetUsd) world.log(`budget=$${trigger.resume.budgetUsd} is above the policy's budgets.max-cost-usd ($${budgetUsd}); the policy's cap applies.`);
+      if (resumed) world.log(`Continuing from the best attempt on ${resumed.kept.branch} (made on ${resumed.kept.baseSha.slice(0, 7)})${budgetUsd ? ` with a cost budget of $${budgetUsd.toFixed(2)}` : ' with a fresh budget'}.`);
+      const withKept = (text: string, report: { keptAttempt?: KeptAttempt }) => (report.keptAttempt ? `${text.replace(/\n*$/, '')}\n\n${renderKept(report.keptAttempt)}\n` : text);
       return {
         task,
         git,
+        ...(resumed
+          ? {
+              fix: (deps) =>
+                runFix(task, {
+                  ...deps,
+                  // a fresh budget; `continue budget=$N` sets its cost cap
+                  settings: budgetUsd ? { ...deps.settings, budget: { ...deps.settings.budget, maxCostUsd: budgetUsd } } : deps.settings,
+                  resume: { tree: resumed.tree, note: resumed.note },
+                }),
+            }
+          : {}),
         destination: {
           commentOn: issueNumber,
           retryHint: RETRY_HINT,
           prBase: o.defaultBranch,
+          keep: (fix, hooks) =>
+            keepAttempt({ git, task, report: fix.report, tree: fix.bestAttempt!.tree, baseSha: fix.baseSha, identity: o.identity, claim: hooks.claim, log: world.log }),
           deliver: (fix, hooks) =>
             deliverPullRequest({
               git,
@@ -54,9 +84,12 @@ export function issueKind(trigger: IssueTrigger, o: { defaultBranch: string; ide
             }),
         },
         texts: {
-          start: (runUrl) => renderStartComment(task, runUrl),
-          final: (report) => withAppendix(renderFinalComment(report), o.appendix),
-          summary: (report) => withAppendix(renderReportMarkdown(report, { diff: true }), o.appendix, Infinity),
+          start: (runUrl) =>
+            resumed
+              ? `${renderStartComment(task, runUrl).replace(/\n*$/, '')}\n\nContinuing from the best attempt kept on \`${resumed.kept.branch}\` with a fresh budget${budgetUsd ? ` (cost cap $${budgetUsd.toFixed(2)}, as asked)` : ''}.\n`
+              : renderStartComment(task, runUrl),
+          final: (report) => withAppendix(withKept(renderFinalComment(report), report), o.appendix),
+          summary: (report) => withAppendix(withKept(renderReportMarkdown(report, { diff: true }), report), o.appendix, Infinity),
           superseded: ({ mine, report }) => {
             const own = report ? ` (its own result: ${report.status}, ${report.reason})` : '';
             const what = `A newer agent-fix run has taken over issue #${issueNumber}; this run${mine ? ` (${mine.id}, attempt ${mine.attempt})` : ''} yields to it${own}.`;

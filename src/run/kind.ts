@@ -119,6 +119,8 @@ export interface Destination {
   deliverEveryOutcome?: boolean;
   /** Publishes the verified change; the outcome is a value. */
   deliver(fix: FixResult, hooks: { claim: RunId | null; onPushed: (branch: string) => void }): Promise<Delivered>;
+  /** Keeps the best attempt of a run that stopped on its budget (`fix.bestAttempt`) for `/agent-fix continue`; absent: not kept. */
+  keep?(fix: FixResult, hooks: { claim: RunId | null }): Promise<{ branch: string; baseSha: string } | null>;
   /** Runs after the fix whatever happened next (local: the user's working tree is put back). */
   release?(fix: FixResult): Promise<void>;
 }

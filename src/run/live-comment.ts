@@ -1,7 +1,7 @@
 /**
  * A comment updated as the run goes, rate-limited: at most one write per `intervalMs` (the
  * latest body wins, bodies in between are dropped), writes never overlap, and a failed write is
- * logged, never fatal. `stop()` lets the write under way land and cancels the rest, so the final
+ * logged, never fatal; a write that says the comment is no longer ours ends the updates. `stop()` lets the write under way land and cancels the rest, so the final
  * comment (written by the story after it) is always the last word.
  */
 export interface Clock {
@@ -33,7 +33,8 @@ export class LiveComment {
   writes = 0;
 
   constructor(
-    private readonly write: (body: string) => Promise<void>,
+    /** Writes a body; `false`: the comment is no longer ours to update (a newer run's claim, a stop request). */
+    private readonly write: (body: string) => Promise<boolean | void>,
     private readonly intervalMs: number,
     private readonly log: (m: string) => void,
     private readonly clock: Clock = SYSTEM_CLOCK,
@@ -63,7 +64,11 @@ export class LiveComment {
       this.pending = null;
       this.last = this.clock.now();
       try {
-        await this.write(body);
+        if ((await this.write(body)) === false) {
+          this.stopped = true;
+          this.pending = null;
+          return;
+        }
         this.writes++;
       } catch (e) {
         this.log(`Could not update the progress comment: ${e instanceof Error ? e.message : String(e)}`);

@@ -12,6 +12,9 @@ import { isAgentBranch } from '../publish/branch.js';
 import { issueKind } from './issue.js';
 import { ciKind } from './ci.js';
 import type { StoryKind } from './kind.js';
+import type { LifecycleKind } from './lifecycle.js';
+import { stopKind } from './stop.js';
+import { issueClosedKind } from './issue-closed.js';
 
 export interface KindContext {
   defaultBranch: string;
@@ -24,14 +27,14 @@ export interface KindContext {
   appendix?: () => string;
 }
 
-export type Selected = StoryKind | { skip: string };
+/** A fix story's kind, a lifecycle command (run/lifecycle.ts: `'act' in selected`), or a skip. */
+export type Selected = StoryKind | LifecycleKind | { skip: string };
 
 export async function selectKind(trigger: Exclude<Trigger, { kind: 'skip' }>, github: ReviewGitHubPort, c: KindContext): Promise<Selected> {
   switch (trigger.kind) {
     case 'ci':
       return ciKind(trigger, { identity: c.identity, repoName: c.repo, repository: `${c.owner}/${c.repo}`, transcriptDir: c.transcriptDir, meta: c.meta, appendix: c.appendix });
     case 'issue':
-      if (trigger.resume) return { skip: '`/agent-fix continue` is not handled by this version of agent-fix.' };
       return issueKind(trigger, { defaultBranch: c.defaultBranch, identity: c.identity, transcriptDir: c.transcriptDir, meta: c.meta, appendix: c.appendix });
     case 'pull': {
       if (trigger.via === 'comment') {
@@ -44,11 +47,20 @@ export async function selectKind(trigger: Exclude<Trigger, { kind: 'skip' }>, gi
           return issueKind(issueTriggerOf({ ...trigger, command: trigger.command }), { defaultBranch: c.defaultBranch, identity: c.identity, transcriptDir: c.transcriptDir, meta: c.meta, appendix: c.appendix });
         }
       }
+      if (trigger.command.verb === 'continue') {
+        // Follow-ups on a pull request keep no best attempt: only a run on an issue that stopped on its budget can be continued.
+        return { skip: `\`/agent-fix continue\` on pull request #${trigger.prNumber}: there is nothing to continue here (a follow-up on a pull request keeps no best attempt); \`/agent-fix continue\` resumes a run on an issue that stopped on its budget, on that issue.` };
+      }
       return { skip: `a ${trigger.via === 'review' ? 'review' : `\`/agent-fix ${trigger.command.verb}\``} on pull request #${trigger.prNumber} is not handled by this version of agent-fix.` };
     }
     case 'stop':
-      return { skip: '`/agent-fix stop` is not handled by this version of agent-fix.' };
+      return stopKind(trigger, {
+        headOf: async (prNumber) => {
+          const pr = await github.getPullRequest(prNumber);
+          return (pr.headRepository ?? '').toLowerCase() === `${c.owner}/${c.repo}`.toLowerCase() ? pr.head : null;
+        },
+      });
     case 'issue-closed':
-      return { skip: `issue #${trigger.issueNumber} was closed; closing its pull request is not handled by this version of agent-fix.` };
+      return issueClosedKind(trigger, { defaultBranch: c.defaultBranch });
   }
 }

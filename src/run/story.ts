@@ -14,7 +14,7 @@ import type { RunReport } from '../fix/types.js';
 import { runFix, type FixResult } from '../fix.js';
 import { authorizeByPolicy } from '../policy/authorize.js';
 import { StickyComment } from '../publish/artifacts.js';
-import { newerClaim, withClaim, type RunId } from '../publish/claim.js';
+import { takenOver, withClaim, type Takeover } from '../publish/claim.js';
 import type { Delivered } from '../publish/deliver.js';
 import { renderFailureComment, renderLeftBehind } from '../report/failure.js';
 import { commentMarker, renderStoppedSummary } from '../report/render.js';
@@ -26,6 +26,8 @@ import { LiveComment, PROGRESS_INTERVAL_MS } from './live-comment.js';
 
 /** How long a cancellation waits for a comment, push or PR update under way before it reports. */
 const CANCEL_SETTLE_MS = 2500;
+/** Inside the agent loop, the claim is re-read before a model request at most this often (and before every attempt). */
+const CLAIM_POLL_MS = 20_000;
 
 /** The report after delivery: a new value, the fix's report left as it was. Pure. */
 export function withDelivery(report: RunReport, d: Delivered): RunReport {
@@ -138,20 +140,59 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
     return cancelledResult(signal);
   });
 
-  /** A newer run that took this task over: its claim in the comment, or what the destination sees. */
-  const newerRun = async (p: Prepared): Promise<RunId | null> => {
+  /** A newer run that took this task over (its claim in the comment, or what the destination sees), or a `/agent-fix stop`. */
+  const takeover = async (p: Prepared, o: { commentOnly?: boolean } = {}): Promise<Takeover | null> => {
     if (!runId) return null;
     const marker = commentMarker(p.task.key);
-    const inComment = github && p.destination.commentOn !== null ? await newerClaim(github, p.destination.commentOn, marker, runId) : null;
-    return inComment ?? (await p.destination.newerRun?.(runId)) ?? null;
+    const inComment = github && p.destination.commentOn !== null ? await takenOver(github, p.destination.commentOn, marker, runId) : null;
+    if (inComment || o.commentOnly) return inComment;
+    const by = await p.destination.newerRun?.(runId);
+    return by ? { by } : null;
   };
-  /** Yields to a newer run: publishes nothing, leaves the comment to it; the summary says so. */
-  const yieldTo = async (p: Prepared, by: RunId, when: YieldPoint, report?: RunReport, detail?: string): Promise<StoryResult> => {
+  /** Stopped by `/agent-fix stop`: a final comment (keeping the stop run's claim) and summary say who stopped it and what exists. */
+  const stopped = async (p: Prepared, t: Takeover, when: YieldPoint | 'during the fix', report?: RunReport): Promise<StoryResult> => {
+    const what = doing();
+    const why = `stopped by @${t.stoppedBy} (\`/agent-fix stop\`) ${when}${what ? `, while ${what}` : ''}`;
+    log(`agent-fix: ${why}.`);
+    const left = renderLeftBehind({ pushedBranch: progress.pushed, prUrl: progress.prUrl, retryHint: p.destination.retryHint });
+    if (github && p.destination.commentOn !== null) {
+      const marker = commentMarker(p.task.key);
+      progress.comment ??= new StickyComment(github, p.destination.commentOn, marker);
+      const body = `${marker}\n**agent-fix** was ${why}.\n\n${left}\n${world.runUrl ? `\nSee the [workflow run](${world.runUrl}).\n` : ''}`;
+      await publishing(progress.comment.set(withClaim(redact(body), t.by))).catch((e: unknown) => log(`Could not update the comment: ${redact(message(e))}`));
+    }
+    await world.appendSummary?.(redact(renderStoppedSummary('Cancelled', `The agent-fix run was ${why}.`, left))).catch(() => undefined);
+    const final: RunReport | undefined = report ? { ...report, status: 'not-fixed', reason: 'stopped', detail: `The run was ${why}. ${left}` } : undefined;
+    const written = final ? transcript.write(transcriptPath, redact, final) : undefined;
+    return { status: 'not-fixed', reason: 'stopped', report: final, branch: progress.pushed, prUrl: progress.prUrl, iterations: report?.iterations, transcriptPath: written };
+  };
+  /** Yields to a newer run: publishes nothing, leaves the comment to it; the summary says so. A stop request instead ends with a final comment. */
+  const yieldTo = async (p: Prepared, t: Takeover, when: YieldPoint, report?: RunReport, detail?: string): Promise<StoryResult> => {
     await progress.live?.stop();
+    if (t.stoppedBy) return stopped(p, t, report?.reason === 'stopped' ? 'during the fix' : when, report);
+    const by = t.by;
     log(detail ?? `A newer agent-fix run (${by.id}, attempt ${by.attempt}) has taken over this task; this run${runId ? ` (${runId.id}, attempt ${runId.attempt})` : ''} yields ${when} and publishes nothing.`);
     const written = report ? transcript.write(transcriptPath, redact, { ...report, status: 'skipped', reason: 'superseded', ...(detail ? { detail } : {}) }) : undefined;
     await world.appendSummary?.(redact(p.texts.superseded({ by, mine: runId, when, report, detail })));
     return { status: 'skipped', reason: 'superseded', iterations: report?.iterations, transcriptPath: written, report };
+  };
+  /**
+   * The loop's checkpoint (before each attempt, and before a model request at most every
+   * CLAIM_POLL_MS): why to stop now, or null. Once taken over, always taken over; an API error
+   * is not a reason to stop (the checkpoint before publishing reads the claim again).
+   */
+  const checkpointOf = (p: Prepared) => {
+    let last = Number.NEGATIVE_INFINITY;
+    let seen: Takeover | null = null;
+    return async (at: 'turn' | 'attempt'): Promise<string | null> => {
+      if (!seen && (at === 'attempt' || Date.now() - last >= CLAIM_POLL_MS)) {
+        last = Date.now();
+        // the comment only: one API read (destination.newerRun may fetch a branch)
+        seen = await takeover(p, { commentOnly: true }).catch(() => null);
+      }
+      if (!seen) return null;
+      return seen.stoppedBy ? `@${seen.stoppedBy} asked to stop this run (\`/agent-fix stop\`)` : `a newer agent-fix run (${seen.by.id}, attempt ${seen.by.attempt}) took the task over`;
+    };
   };
 
   let fix: FixResult | null = null;
@@ -175,7 +216,7 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
     progress.prepared = prepared;
     const { task, git, destination, texts } = prepared;
 
-    const early = await newerRun(prepared);
+    const early = await takeover(prepared);
     if (early) return await yieldTo(prepared, early, 'before starting');
     let checklist: Checklist = EMPTY_CHECKLIST;
     if (github && destination.commentOn !== null) {
@@ -183,7 +224,17 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
       const comment = new StickyComment(github, destination.commentOn, progress.marker);
       progress.comment = comment;
       await publishing(comment.set(claim(texts.start(world.runUrl))));
-      const live = new LiveComment((body) => comment.set(body), world.progressIntervalMs ?? PROGRESS_INTERVAL_MS, log);
+      // Each update first reads the comment: once a newer run claimed it or a stop request is in it,
+      // the checklist never overwrites that (the checkpoints and the final write act on it).
+      const live = new LiveComment(
+        async (body) => {
+          if (await takeover(prepared, { commentOnly: true }).catch(() => null)) return false;
+          await comment.set(body);
+          return true;
+        },
+        world.progressIntervalMs ?? PROGRESS_INTERVAL_MS,
+        log,
+      );
       live.wrote();
       progress.live = live;
     }
@@ -209,6 +260,7 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
       acceptBaseline: prepared.acceptBaseline,
       progress: tell,
       wording: world.wording,
+      checkpoint: checkpointOf(prepared),
     });
     let report: RunReport = world.runUrl ? { ...fix.report, runUrl: world.runUrl } : fix.report;
     progress.iterations = report.iterations;
@@ -216,9 +268,16 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
     if (progress.cancelled) return cancelledResult(progress.cancelled, report);
 
     try {
-      const newer = await newerRun(prepared);
+      const newer = await takeover(prepared);
       if (newer) return await yieldTo(prepared, newer, 'before publishing', report);
       if (progress.cancelled) return cancelledResult(progress.cancelled, report);
+      if (report.status !== 'fixed' && fix.bestAttempt && destination.keep) {
+        const kept = await publishing(destination.keep(fix, { claim: runId })).catch((e: unknown) => {
+          log(`Could not keep the best attempt: ${redact(message(e))}`);
+          return null;
+        });
+        if (kept) report = { ...report, keptAttempt: kept };
+      }
       if ((report.status === 'fixed' && fix.tree) || destination.deliverEveryOutcome) {
         tell({ type: 'phase', phase: { kind: 'publish' }, state: 'running' });
         const delivered = await publishing(
@@ -232,7 +291,7 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
         if (delivered.kind === 'pull-request') progress.prUrl = delivered.prUrl;
         if (delivered.kind === 'bundle') bundlePath = delivered.path;
         // A newer run pushed the branch in the meantime (seen on the very tip the leased push would replace).
-        if (delivered.kind === 'superseded') return await yieldTo(prepared, delivered.by, 'at push', report, delivered.detail);
+        if (delivered.kind === 'superseded') return await yieldTo(prepared, { by: delivered.by }, 'at push', report, delivered.detail);
         report = withDelivery(report, delivered);
         tell({ type: 'phase', phase: { kind: 'publish' }, state: delivered.kind === 'pull-request' || delivered.kind === 'local-branch' || delivered.kind === 'bundle' ? 'done' : 'failed', detail: deliveredLine(delivered) });
       } else {
@@ -244,7 +303,11 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
     if (progress.cancelled) return cancelledResult(progress.cancelled, report);
 
     await progress.live?.stop();
-    if (progress.comment) await publishing(progress.comment.set(claim(redact(texts.final(report)))));
+    // A stop that arrived while the fix was being delivered: the final comment says what exists.
+    const late = progress.pushed ? await takeover(prepared, { commentOnly: true }).catch(() => null) : null;
+    if (late?.stoppedBy) log(`@${late.stoppedBy} asked to stop this run after it had pushed ${progress.pushed}.`);
+    const lateNote = late?.stoppedBy ? `\n\n> ⏹ @${late.stoppedBy} asked to stop this run (\`/agent-fix stop\`) after it had already pushed \`${progress.pushed}\`; what it published is left as it is.\n` : '';
+    if (progress.comment) await publishing(progress.comment.set(late?.stoppedBy ? withClaim(redact(texts.final(report) + lateNote), late.by) : claim(redact(texts.final(report)))));
     const summary = texts.summary(report);
     if (summary && world.appendSummary) await world.appendSummary(redact(summary));
     const written = transcript.write(transcriptPath, redact, report);

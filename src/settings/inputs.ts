@@ -44,6 +44,7 @@ export const DEFAULTS = {
   contextTokens: 8000,
   relatedTestsFirst: true,
   preexistingFailures: 'allow',
+  closeOnIssueClose: true,
 } as const;
 
 /** Categories of test changes the test-integrity guard refuses (see docs/test-intelligence.md). */
@@ -146,6 +147,7 @@ const fields = {
   },
   contextTokens: { input: 'context-tokens', schema: wholeNumber(0, 1_000_000), expected: 'a whole number of tokens (0: no repository context in the first request)' },
   feedbackTokens: { input: 'feedback-tokens', schema: wholeNumber(200, 100000), expected: 'a whole number of tokens from 200 to 100000' },
+  closeOnIssueClose: { input: 'close-on-issue-close', schema: trueOrFalse(), expected: 'true or false' },
   relatedTestsFirst: {
     input: 'related-tests-first',
     schema: trueOrFalse(),
@@ -308,6 +310,7 @@ export function readSettings(getInput: (name: string) => string, opts: ReadOptio
     preexistingFailures: parse<'allow' | 'block'>(fields.preexistingFailures, DEFAULTS.preexistingFailures),
     testIntegrityAllow: parse<string[]>(fields.testIntegrityAllow, []).filter((c) => c !== 'none'),
     workflows: parseNameList(read('workflows')),
+    closeOnIssueClose: parse(fields.closeOnIssueClose, DEFAULTS.closeOnIssueClose),
     ...(mode !== 'run' ? { mode } : {}),
     ...(candidate !== '' ? { candidate } : {}),
     ...(bundles !== '' ? { bundles } : {}),

@@ -20,7 +20,7 @@ export interface Settings {
   feedbackTokens: number;
   /** Token budget of the whole first model request (system prompt, tool schemas, task, repository context); 0: no repository context. Default 8,000. */
   contextTokens: number;
-  /** Run the tests related to the changed files first inside the loop (default true). */
+  /** Run the tests related to the changed files first inside the loop (absent: true). */
   relatedTestsFirst: boolean;
   /** Tests failing before any edit, which the task is not about: `allow` (default) lets them still fail at the gate, `block` requires the command to succeed. */
   preexistingFailures: 'allow' | 'block';
@@ -28,6 +28,8 @@ export interface Settings {
   testIntegrityAllow: string[];
   /** CI repair: names of the workflows whose failed runs count (empty: all). */
   workflows: string[];
+  /** Close agent-fix's open pull request for an issue when the issue is closed without it being merged (absent: true). */
+  closeOnIssueClose?: boolean;
   /**
    * `run` (absent: one job fixes and publishes), `propose` (fix and write a bundle, no write to
    * GitHub) or `publish` (validate the bundles, publish the best verified one, run nothing of the repository).
