@@ -87,3 +87,28 @@ test('already on the base: up to date; the branch moved meanwhile: not pushed', 
   expect(await pushUpdated(runGit, { remote: 'origin', branch: BRANCH, head, sha: out.sha })).toEqual({ kind: 'moved', remoteSha: humanSha });
   expect(r.git('--git-dir', r.remoteDir, 'rev-parse', `refs/heads/${BRANCH}`)).toBe(humanSha);
 });
+
+test('mergeTree: a clean merge has no conflicts; a conflicting one holds the markers in the tree, the checkout untouched; commitTree makes a merge commit', async () => {
+  const clean = await drifted({ 'b.txt': 'B\n' });
+  const ok = await clean.runGit.mergeTree(clean.head, clean.newBase);
+  expect(ok.conflicts).toEqual([]);
+  expect(clean.run.git('show', `${ok.tree}:b.txt`)).toBe('B');
+
+  const { run, runGit, head, newBase } = await drifted({ 'a.txt': 'uno\ntwo\nthree\n' });
+  const headBefore = run.git('rev-parse', 'HEAD');
+  const m = await runGit.mergeTree(head, newBase);
+  expect(m.conflicts).toEqual(['a.txt']);
+  const text = run.git('show', `${m.tree}:a.txt`);
+  expect(text).toMatch(/^<{7} /m);
+  expect(text).toContain('ONE');
+  expect(text).toContain('uno');
+  expect(text).toMatch(/^>{7} /m);
+  expect(run.git('show', `${m.tree}:c.txt`)).toBe('c');
+  expect(run.git('rev-parse', 'HEAD')).toBe(headBefore);
+  expect(run.git('status', '--porcelain')).toBe('');
+
+  const resolved = await treeOf(runGit, run.dir, { 'a.txt': 'ONE uno\ntwo\nthree\n', 'c.txt': 'c\n' });
+  const merge = await runGit.commitTree(resolved, [head, newBase], 'Merge main', BOT);
+  expect(run.git('rev-parse', `${merge}^1`)).toBe(head);
+  expect(run.git('rev-parse', `${merge}^2`)).toBe(newBase);
+});

@@ -82,7 +82,7 @@ test('every agent-fix step uses real inputs of action.yml and the released major
 });
 
 test('examples: nothing at workflow level; each job filters events, has its own concurrency and exact permissions', () => {
-  expect(examples.sort()).toEqual(['examples/ci-repair.yml', 'examples/issue.yml', 'examples/manual.yml', 'examples/propose-publish-ci.yml', 'examples/propose-publish-issue.yml']);
+  expect(examples.sort()).toEqual(['examples/ci-repair.yml', 'examples/issue.yml', 'examples/manual.yml', 'examples/propose-publish-ci.yml', 'examples/propose-publish-issue.yml', 'examples/pull-request.yml']);
   for (const rel of examples) {
     const wf = workflow(rel);
     const ci = 'workflow_run' in wf.on;
@@ -93,7 +93,7 @@ test('examples: nothing at workflow level; each job filters events, has its own 
       expect({ rel, id, cancel: job.concurrency?.['cancel-in-progress'] }).toEqual({ rel, id, cancel: false });
       expect(job.concurrency?.group).toMatch(/\$\{\{/);
       // actions: read only where a failed run's logs are read, or where /agent-fix stop reads whether a run is in progress
-      const actions = ci || rel.includes('manual') || rel === 'examples/issue.yml' ? { actions: 'read' } : {};
+      const actions = ci || rel.includes('manual') || rel === 'examples/issue.yml' || rel === 'examples/pull-request.yml' ? { actions: 'read' } : {};
       if (rel.includes('propose-publish') && id === 'propose') {
         // the job that runs the model's code can write nothing
         expect({ rel, id, permissions: job.permissions }).toEqual({ rel, id, permissions: { contents: 'read', models: 'read', ...(ci ? {} : { issues: 'read' }), ...actions } });
@@ -196,6 +196,36 @@ test('manual example: a runner starts only with an issue number or a run id', ()
   expect(runs({ 'issue-number': '', 'run-id': 'https://github.com/o/r/actions/runs/5' })).toBe(true);
   expect(runs({ 'issue-number': '', 'run-id': '' })).toBe(false);
   expect(evaluate(manualJob.concurrency!.group!, dispatch({ 'issue-number': '', 'run-id': '5' }))).toBe('agent-fix-run-5');
+});
+
+const pullJob = workflow('examples/pull-request.yml').jobs['follow-up'];
+const pullEvent = (name: 'pull_request_review' | 'pull_request_review_comment', p: { state?: string; body?: string; head?: string; headRepo?: string; sender?: string; number?: number } = {}) => ({
+  github: {
+    event_name: name,
+    repository: 'octo/shop',
+    event: {
+      pull_request: { number: p.number ?? 8, head: { ref: p.head ?? 'agent-fix/issue-7', repo: { full_name: p.headRepo ?? 'octo/shop' } } },
+      sender: { type: p.sender ?? 'User' },
+      ...(name === 'pull_request_review' ? { review: { state: p.state ?? 'changes_requested' } } : { comment: { body: p.body ?? '/agent-fix rename it' } }),
+    },
+  },
+});
+
+test('pull request example: a runner starts only for a review requesting changes or a /agent-fix review comment by a person, on agent-fix\'s own pull request', () => {
+  const runs = (ctx: Record<string, unknown>): boolean => truthy(evaluate(pullJob.if!, ctx));
+  expect(runs(pullEvent('pull_request_review'))).toBe(true);
+  expect(runs(pullEvent('pull_request_review', { state: 'approved' }))).toBe(false);
+  expect(runs(pullEvent('pull_request_review', { state: 'commented' }))).toBe(false);
+  expect(runs(pullEvent('pull_request_review_comment'))).toBe(true);
+  expect(runs(pullEvent('pull_request_review_comment', { body: 'nit: rename' }))).toBe(false);
+  expect(runs(pullEvent('pull_request_review', { head: 'feature/x' }))).toBe(false);
+  expect(runs(pullEvent('pull_request_review', { headRepo: 'mallory/shop' }))).toBe(false);
+  expect(runs(pullEvent('pull_request_review', { sender: 'Bot' }))).toBe(false);
+  // one group with a comment on the same pull request (issue.yml): one run per pull request
+  expect(evaluate(pullJob.concurrency!.group!, pullEvent('pull_request_review', { number: 8 }))).toBe(evaluate(issueJob.concurrency!.group!, commentEvent('/agent-fix', 'User', 8)));
+  expect(evaluate(pullJob.concurrency!.group!, pullEvent('pull_request_review_comment', { number: 8, body: '/agent-fix rename it' }))).toBe('agent-fix-issue-8');
+  // a stop must not queue behind the run it stops
+  expect(evaluate(pullJob.concurrency!.group!, pullEvent('pull_request_review_comment', { number: 8, body: '/agent-fix stop' }))).toBe('agent-fix-issue-8-stop');
 });
 
 test('the README quick start is the issue example, verbatim', () => {

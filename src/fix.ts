@@ -32,6 +32,7 @@ import { repoStateProtections } from './workspace/repo-state.js';
 import { loopProgress, type ProgressSink } from './fix/progress.js';
 import { ACTION_WORDING, type Wording } from './settings/wording.js';
 import { isCheckable } from './ports/llm.js';
+import { judgeFollowUp, requiredOriginal, type FollowUpGate } from './fix/follow-up-gate.js';
 import { createDiagnostics } from './diagnostics/watch.js';
 
 export interface FixDeps {
@@ -53,6 +54,22 @@ export interface FixDeps {
   progress?: ProgressSink;
   /** How messages name settings and what was not published (default: the action's words). */
   wording?: Wording;
+  /**
+   * A follow-up on agent-fix's own verified pull request (fix/follow-up-gate.ts): on top of the
+   * gate, the original fix's tests must hold; a passing baseline needs no fail-to-pass proof.
+   */
+  followUp?: FollowUpGate;
+  /**
+   * A change made without the model (run/rebase.ts: the branch rebased or merged onto its base):
+   * this tree is verified against the baseline of the checkout instead of running the agent loop.
+   */
+  candidate?: { tree: string; summary: string };
+  /**
+   * Where the model starts, when it is not the checkout (run/rebase.ts: the merge with the base,
+   * conflict markers in the conflicting files). The baseline is still the checkout's; the
+   * published change is the start's files plus the model's edits.
+   */
+  startTree?: string;
   /**
    * `/agent-fix continue`: start from an earlier run's best attempt, `tree` (the checkout's commit
    * plus the attempt), with `note` (what was tried, for the model) added to the first message.
@@ -220,12 +237,20 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     targets === 'all' || settings.preexistingFailures === 'block' ? { preexisting: 'block' } : { preexisting: 'allow', targets };
   intel.session.gate = gate;
   if (!baseline.succeeded && gate.preexisting === 'allow' && targets !== 'all' && targets.length) log(`The task is about ${targets.length} failing test(s): ${targets.slice(0, 5).join(', ')}${targets.length > 5 ? ', …' : ''}`);
+  // A start other than the checkout: the model works (and rolls back) from there.
+  let startFiles: string[] = [];
+  let loopTree = baselineTree;
+  if (deps.startTree) {
+    startFiles = (await git.changes(`${baseSha}^{tree}`, deps.startTree)).flatMap((c) => (c.oldPath && c.oldPath !== c.path ? [c.path, c.oldPath] : [c.path]));
+    await git.restore(deps.startTree);
+    loopTree = await git.snapshot();
+  }
   // The test run may itself leave files behind; the model's change is measured against this tree.
   const extraProtected = [...allowListAsProtected(settings.allowedPaths ?? []), ...(await repoStateProtections(git.root))];
   const repoContext = await prepareRepoContext(git.root, task, baseline, settings.contextTokens ?? DEFAULT_CONTEXT_TOKENS, log);
   const focus = (rel: string) => repoContext?.localization.regions.filter((r) => r.file === rel) ?? [];
-  // The repository's own tsc/ESLint, run like its tests (environment, sandbox, memory limit), with their own timeout.
-  const diagnostics = createDiagnostics({
+  // The repository's own tsc/ESLint, run like its tests (environment, sandbox, memory limit), with their own timeout (not for a candidate: no model edits).
+  const diagnostics = deps.candidate ? null : createDiagnostics({
     root: git.root,
     exec: (command, o) =>
       shell.run(command, { cwd: git.root, timeoutMs: Math.max(1000, Math.min(o.timeoutMs, budget.remainingMs())), env, maxOutputChars: o.maxOutputChars, wrapper: testIso.wrapper, memoryMb: sb.memoryMb }),
@@ -261,13 +286,23 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     start = { tree: startTree, run, touched: paths, note: `${deps.resume.note}\n\n${state}` };
   }
   const attempts = loopProgress(progress);
-  const loop = await runAgentLoop(task, {
+  const loop = deps.candidate
+    ? await checkCandidate(deps.candidate, {
+        git,
+        baseline,
+        baseTree: `${baseSha}^{tree}`,
+        gate,
+        runGate: () => intel.session.runGate(),
+        followUp: deps.followUp ? (run, changed) => judgeFollowUp(baseline, run, changed, deps.followUp as FollowUpGate) : undefined,
+        emit,
+      })
+    : await runAgentLoop(task, {
     model: deps.model,
     tools,
     git,
     runTests,
     baseline,
-    baselineTree,
+    baselineTree: loopTree,
     runWithoutFix,
     gate,
     limits: {
@@ -284,7 +319,9 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     },
     budget,
     guard: intel.guard,
-    originalTests: (tree, verdict) => intel.originalTests(tree, verdict, gate),
+    // From a start other than the checkout, the change holds the base's own test changes: the original-test gate judges the model's edits only from the checkout.
+    originalTests: deps.startTree ? undefined : (tree, verdict) => intel.originalTests(tree, verdict, gate),
+    ...(deps.followUp ? { followUp: (run: TestRun, changed: string[]) => judgeFollowUp(baseline, run, changed, deps.followUp as FollowUpGate) } : {}),
     feedback: intel.feedback,
     context: repoContext ?? undefined,
     contextTokens: settings.contextTokens ?? DEFAULT_CONTEXT_TOKENS,
@@ -298,22 +335,25 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
   // The published tree is HEAD's tree plus those files: untracked files that earlier workflow
   // steps left in the checkout (build output, a credentials file such as gha-creds-*.json) are
   // never published. Proof and guard look at the same change on top of the checkout as it was.
-  const workTree = await composeChange(git, pristineTree, loop.touched);
+  const published = [...new Set([...startFiles, ...loop.touched])];
+  const workTree = await composeChange(git, pristineTree, published);
   const baseTree = `${baseSha}^{tree}`;
-  const tree = await composeChange(git, baseTree, loop.touched);
+  const tree = await composeChange(git, baseTree, published);
   await git.restore(workTree);
   const changes = await git.changes(baseTree, tree);
   const rawDiff = await git.diff(baseTree, tree);
   const diff = redactor.redact(rawDiff);
   const after: Found = { ...found, loop, changes, diff };
-  if (loop.reason === 'verified') {
+  // A candidate (a rebase) carries the base's own changes: the proof and the test-integrity guard judge the model's edits, not those.
+  const modelMade = !deps.candidate && !deps.startTree;
+  if (loop.reason === 'verified' && modelMade) {
     await intel.prove(pristineTree, workTree, changes, loop.final);
     await intel.flagComments(pristineTree, workTree, changes);
   }
   await intel.session.dispose();
   // The guard once more on exactly what would be published.
-  const refusal = loop.reason === 'verified' ? await intel.guardPublished(pristineTree, workTree) : null;
-  const alone = loop.reason === 'verified' ? intel.passingWithoutFix() : null;
+  const refusal = loop.reason === 'verified' && modelMade ? await intel.guardPublished(pristineTree, workTree) : null;
+  const alone = loop.reason === 'verified' && modelMade ? intel.passingWithoutFix() : null;
   if (alone) return finish('not-fixed', 'tests-still-failing', `The fail-to-pass proof refused the change; ${words.nothingPublished}.\n${alone}`, after);
   if (refusal) return finish('not-fixed', 'tests-still-failing', `The test-integrity guard refused the change; ${words.nothingPublished}.\n${refusal}`, after);
   if (diff !== rawDiff) {
@@ -331,7 +371,11 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
       return finish(
         'fixed',
         'verified',
-        baseline.succeeded && proof
+        deps.candidate
+          ? `The updated branch was verified: the test command \`${testCommand}\` ran on the pull request's head (before) and on the updated branch (after), and nothing that passed before fails${deps.followUp && requiredOriginal(baseline, deps.followUp).length ? `; the ${requiredOriginal(baseline, deps.followUp).length} test(s) of the original fix are present and pass` : ''}.`
+          : deps.followUp
+          ? followUpDetail(testCommand, baseline, deps.followUp)
+          : baseline.succeeded && proof
           ? `The test command \`${testCommand}\` passed before any edit, so the change proves itself with a test: with only ${proof.testFiles.map((f) => `\`${f}\``).join(', ')} applied to the original code the command fails (${proof.withoutFix.counts.failed} failing), and with the fix it passes.`
           : verdict?.preexisting?.length
             ? `The test command \`${testCommand}\` still fails, but only on ${verdict.preexisting.length} test(s) that were already failing before any edit, each with evidence that it is unrelated to the change (listed below with that evidence). The change makes ${verdict.nowPassing.length} failing test(s) pass, and nothing that passed before fails.`
@@ -355,6 +399,52 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     default:
       return finish('not-fixed', loop.reason, `Stopped: ${loop.reason}.`, after);
   }
+}
+
+/**
+ * Verifies a change made without the model as one attempt: the working tree becomes the
+ * candidate, the gate runs once (re-run for flakiness like any gate run), and the verdict is
+ * the gate's plus the follow-up check. Returns what the agent loop would have returned.
+ */
+async function checkCandidate(
+  candidate: { tree: string; summary: string },
+  c: {
+    git: GitPort;
+    baseline: TestRun;
+    baseTree: string;
+    gate: GateRule;
+    runGate: () => Promise<TestRun>;
+    followUp?: (run: TestRun, changed: string[]) => string | null;
+    emit: NonNullable<FixDeps['emit']>;
+  },
+): Promise<LoopOutput> {
+  const changes = await c.git.changes(c.baseTree, candidate.tree);
+  const touched = [...new Set(changes.flatMap((ch) => (ch.oldPath && ch.oldPath !== ch.path ? [ch.path, ch.oldPath] : [ch.path])))];
+  await c.git.restore(candidate.tree);
+  const run = await c.runGate();
+  let verdict = compareRuns(c.baseline, run, c.gate);
+  const problem = verdict.ok && c.followUp ? c.followUp(run, changes.map((ch) => ch.path)) : null;
+  if (problem) verdict = { ...verdict, ok: false, summary: `${verdict.summary}; ${problem}` };
+  c.emit({ type: 'test-run', purpose: 'verify', iteration: 1, run, verdict });
+  const attempt = { iteration: 1, summary: candidate.summary, verdict, changedFiles: changes.map((ch) => ch.path), rolledBack: false };
+  return {
+    reason: verdict.ok ? 'verified' : 'tests-still-failing',
+    summary: candidate.summary,
+    iterations: 1,
+    attempts: [attempt],
+    final: run,
+    usage: { promptTokens: 0, completionTokens: 0, requests: 0 },
+    tree: candidate.tree,
+    touched,
+  };
+}
+
+/** What a verified follow-up showed, in one or two sentences. */
+function followUpDetail(testCommand: string, baseline: TestRun, gate: FollowUpGate): string {
+  const held = requiredOriginal(baseline, gate);
+  const before = baseline.succeeded ? 'passed on the pull request\'s head before the follow-up and passes after it' : 'failed on the pull request\'s head before the follow-up and passes now';
+  const original = held.length ? `, and the ${held.length} test(s) of the original fix (${gate.source}) are present and pass` : '';
+  return `The test command \`${testCommand}\` ${before}; nothing that passed before fails${original}.${gate.wantsTest ? ' The request asked for a test: a new or changed test passes.' : ''}`;
 }
 
 /** What the fix found on the way, from which `finish` makes the report. */

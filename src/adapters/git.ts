@@ -350,7 +350,7 @@ class CliGit implements GitPort {
     return [...set].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   }
 
-  async commitTree(tree: string, parent: string, message: string, author: Identity): Promise<string> {
+  async commitTree(tree: string, parent: string | string[], message: string, author: Identity): Promise<string> {
     const env = {
       GIT_AUTHOR_NAME: author.name,
       GIT_AUTHOR_EMAIL: author.email,
@@ -358,7 +358,8 @@ class CliGit implements GitPort {
       GIT_COMMITTER_EMAIL: author.email,
     };
     const msg = message.endsWith('\n') ? message : `${message}\n`;
-    return this.out(['-c', 'commit.gpgsign=false', 'commit-tree', '--no-gpg-sign', tree, '-p', parent], {
+    const parents = (Array.isArray(parent) ? parent : [parent]).flatMap((p) => ['-p', p]);
+    return this.out(['-c', 'commit.gpgsign=false', 'commit-tree', '--no-gpg-sign', tree, ...parents], {
       env,
       input: msg,
     });
@@ -485,7 +486,7 @@ class CliGit implements GitPort {
   }
 
   async mergeCommit(p: { ours: string; theirs: string; message: string; identity: Identity }): Promise<ReplayResult> {
-    await this.ensureHistory(p.ours, p.theirs, async () => (await this.mergeBase(p.ours, p.theirs)) !== null);
+    await this.ensureHistory(p.ours, p.theirs, async () => (await this.localMergeBase(p.ours, p.theirs)) !== null);
     const r = await this.run(['merge-tree', '--write-tree', '--name-only', '--no-messages', p.ours, p.theirs], { ok: [0, 1] });
     const [tree, ...files] = r.stdout.split('\n').map((l) => l.trim()).filter(Boolean);
     if (r.exitCode === 1) return { kind: 'conflict', files: [...new Set(files)], at: `merge of ${p.theirs.slice(0, 12)}` };
@@ -495,7 +496,21 @@ class CliGit implements GitPort {
     return { kind: 'done', sha };
   }
 
+  async mergeTree(ours: string, theirs: string): Promise<{ tree: string; conflicts: string[] }> {
+    await this.ensureHistory(ours, theirs, async () => (await this.localMergeBase(ours, theirs)) !== null);
+    const r = await this.run(['merge-tree', '--write-tree', '--name-only', '--no-messages', ours, theirs], { ok: [0, 1] });
+    const [tree, ...files] = r.stdout.split('\n').map((l) => l.trim()).filter(Boolean);
+    return { tree, conflicts: r.exitCode === 1 ? [...new Set(files)] : [] };
+  }
+
   async mergeBase(a: string, b: string): Promise<string | null> {
+    // A shallow clone may hold too little history to see the fork point: fetch more first (a
+    // history that stays unrelated after unshallowing is simply unrelated).
+    await this.ensureHistory(a, b, async () => (await this.localMergeBase(a, b)) !== null).catch(() => undefined);
+    return this.localMergeBase(a, b);
+  }
+
+  private async localMergeBase(a: string, b: string): Promise<string | null> {
     const r = await this.run(['merge-base', a, b], { ok: [0, 1] });
     return r.exitCode === 0 ? r.stdout.trim() : null;
   }

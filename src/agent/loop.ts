@@ -65,6 +65,12 @@ export interface LoopDeps {
   guard?: (tree: string, changedFiles: string[]) => Promise<string | null>;
   /** The original-test gate on an attempt the model's own run verified: a refusal message for the model, or null. */
   originalTests?: (tree: string, verdict: Verdict) => Promise<string | null>;
+  /**
+   * A follow-up on a verified change (fix.ts `followUp`): judges an attempt the gate accepted
+   * (a refusal for the model, or null). With it, a baseline that already passes needs no
+   * fail-to-pass proof; this check decides instead.
+   */
+  followUp?: (run: TestRun, changedFiles: string[]) => string | null;
   /** Failure context for the model (default: failureFeedback). */
   feedback?: (run: TestRun, verdict?: Verdict) => string;
   /** Token / cost / wall-time caps (safety/budget.ts), checked before every model request and test run. */
@@ -379,6 +385,19 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
         return { message: originalRefusal, stop: 'tests-still-failing', tree: best.tree };
       }
       return { message: originalRefusal, tree };
+    }
+    if (verdict.ok && deps.followUp) {
+      const problem = deps.followUp(run, changedFiles);
+      if (!problem) {
+        out.attempt = ({ iteration, summary: lastSummary, verdict, changedFiles, rolledBack: false });
+        return { message: `Verified: ${verdict.summary}`, stop: 'verified', tree };
+      }
+      out.attempt = ({ iteration, summary: lastSummary, verdict: { ...verdict, ok: false, summary: `${verdict.summary}; refused by the follow-up gate` }, changedFiles, rolledBack: false });
+      if (outOfAttempts) {
+        await git.restore(best.tree);
+        return { message: problem, stop: 'tests-still-failing', tree: best.tree };
+      }
+      return { message: problem, tree };
     }
     if (verdict.ok && !deps.baseline.succeeded) {
       out.attempt = ({ iteration, summary: lastSummary, verdict, changedFiles, rolledBack: false });

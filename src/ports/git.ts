@@ -46,8 +46,8 @@ export interface GitPort {
   changes(fromTree: string, toTree: string): Promise<FileChange[]>;
   /** Tracked plus untracked-not-ignored files, repo-relative with '/' separators, sorted. */
   listFiles(): Promise<string[]>;
-  /** Creates a commit object for `tree` on top of `parent`; does not move any ref. */
-  commitTree(tree: string, parent: string, message: string, author: Identity): Promise<string>;
+  /** Creates a commit object for `tree` on top of `parent` (several: a merge commit, first parent first); does not move any ref. */
+  commitTree(tree: string, parent: string | string[], message: string, author: Identity): Promise<string>;
   /** Fetches refs/heads/<branch> from the remote; returns its sha or null when the branch does not exist there. */
   fetchBranch(remote: string, branch: string): Promise<string | null>;
   /** Commits reachable from `tip` and not from `base`, newest first. */
@@ -74,6 +74,11 @@ export interface GitPort {
   replayCommits(p: { from: string; to: string; onto: string; identity: Identity }): Promise<ReplayResult>;
   /** A merge commit of `theirs` into `ours` (first parent `ours`), made without a work tree. */
   mergeCommit(p: { ours: string; theirs: string; message: string; identity: Identity }): Promise<ReplayResult>;
+  /**
+   * The merge of `theirs` into `ours` as a tree, made without a work tree: a conflicting file
+   * holds git's conflict markers; `conflicts` lists those files (empty: a clean merge).
+   */
+  mergeTree(ours: string, theirs: string): Promise<{ tree: string; conflicts: string[] }>;
   /** The best common ancestor of two commits, or null when they share no history. */
   mergeBase(a: string, b: string): Promise<string | null>;
 }

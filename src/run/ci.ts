@@ -23,6 +23,7 @@ import { deliverPullRequest } from '../publish/deliver.js';
 import { newerRunOnBranch } from '../publish/push.js';
 import { renderStoppedSummary } from '../report/render.js';
 import { renderCiFinalComment, renderCiPrBody, renderCiPrTitle, renderCiSkipSummary, renderCiStartComment, renderCiSummary } from '../report/ci.js';
+import { withProofMarker } from '../fix/follow-up-gate.js';
 import { withAppendix, type StoryKind } from './kind.js';
 
 const RETRY_HINT = 're-run the failed workflow';
@@ -99,7 +100,7 @@ export function ciKind(given: CiTrigger, o: { identity: Identity; repoName: stri
               commitMessage: `agent-fix: repair ${f.workflowName} on ${f.headBranch}\n\n${fix.report.summary}\n\nFailed run: ${f.runUrl}`.trim(),
               identity: o.identity,
               prTitle: renderCiPrTitle(f),
-              prBody: (b) => withAppendix(renderCiPrBody({ ...fix.report, runUrl: world.runUrl, branch: b }, f), o.appendix),
+              prBody: (b) => withProofMarker(withAppendix(renderCiPrBody({ ...fix.report, runUrl: world.runUrl, branch: b }, f), o.appendix), fix.report),
               draft: world.settings.draft,
               redact,
               log,

@@ -10,6 +10,7 @@ import { buildIssueTask } from '../task/issue-task.js';
 import { branchForTask } from '../publish/branch.js';
 import { deliverPullRequest } from '../publish/deliver.js';
 import { renderFinalComment, renderPrBody, renderPrTitle, renderReportMarkdown, renderStartComment, renderStoppedSummary } from '../report/render.js';
+import { withProofMarker } from '../fix/follow-up-gate.js';
 import { withAppendix, type StoryKind } from './kind.js';
 import { runFix } from '../fix.js';
 import { findAttempt, keepAttempt, renderKept, sayNothingToContinue, type KeptAttempt } from './continue.js';
@@ -74,7 +75,7 @@ export function issueKind(trigger: IssueTrigger, o: { defaultBranch: string; ide
               commitMessage: `agent-fix: ${task.title}\n\n${fix.report.summary}\n\n${task.issueNumber ? `Fixes #${task.issueNumber}` : ''}`.trim(),
               identity: o.identity,
               prTitle: renderPrTitle(task),
-              prBody: (branch) => withAppendix(renderPrBody({ ...fix.report, runUrl: world.runUrl, branch }), o.appendix),
+              prBody: (branch) => withProofMarker(withAppendix(renderPrBody({ ...fix.report, runUrl: world.runUrl, branch }), o.appendix), fix.report),
               draft: world.settings.draft,
               redact,
               log: world.log,

@@ -2,7 +2,7 @@
  * What differs between stories: a kind says how the task is built, where the result goes and
  * what the report says. The skeleton (story.ts) does everything else, the same way for every
  * kind: authorize once, claim, sticky comment, fix, yield to a newer run, deliver, report.
- * See docs/architecture.md for the kinds to come (follow-up, rebase, propose/publish).
+ * See docs/architecture.md for every kind.
  */
 import type { GitHubPort, Permission } from '../ports/github.js';
 import type { CiGitHubPort } from '../ports/ci.js';
@@ -119,6 +119,11 @@ export interface Destination {
   deliverEveryOutcome?: boolean;
   /** Publishes the verified change; the outcome is a value. */
   deliver(fix: FixResult, hooks: { claim: RunId | null; onPushed: (branch: string) => void }): Promise<Delivered>;
+  /**
+   * Answers where the request was made, after the final comment (follow-up: a reply in each
+   * review thread acted on, one reply to a comment command); a failure is logged, never fatal.
+   */
+  answer?(report: RunReport): Promise<void>;
   /** Keeps the best attempt of a run that stopped on its budget (`fix.bestAttempt`) for `/agent-fix continue`; absent: not kept. */
   keep?(fix: FixResult, hooks: { claim: RunId | null }): Promise<{ branch: string; baseSha: string } | null>;
   /** Runs after the fix whatever happened next (local: the user's working tree is put back). */

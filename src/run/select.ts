@@ -11,6 +11,8 @@ import { issueTriggerOf } from '../trigger/parse.js';
 import { isAgentBranch } from '../publish/branch.js';
 import { issueKind } from './issue.js';
 import { ciKind } from './ci.js';
+import { followUpKind } from './follow-up.js';
+import { rebaseKind } from './rebase.js';
 import type { StoryKind } from './kind.js';
 import type { LifecycleKind } from './lifecycle.js';
 import { stopKind } from './stop.js';
@@ -47,11 +49,11 @@ export async function selectKind(trigger: Exclude<Trigger, { kind: 'skip' }>, gi
           return issueKind(issueTriggerOf({ ...trigger, command: trigger.command }), { defaultBranch: c.defaultBranch, identity: c.identity, transcriptDir: c.transcriptDir, meta: c.meta, appendix: c.appendix });
         }
       }
-      if (trigger.command.verb === 'continue') {
-        // Follow-ups on a pull request keep no best attempt: only a run on an issue that stopped on its budget can be continued.
-        return { skip: `\`/agent-fix continue\` on pull request #${trigger.prNumber}: there is nothing to continue here (a follow-up on a pull request keeps no best attempt); \`/agent-fix continue\` resumes a run on an issue that stopped on its budget, on that issue.` };
-      }
-      return { skip: `a ${trigger.via === 'review' ? 'review' : `\`/agent-fix ${trigger.command.verb}\``} on pull request #${trigger.prNumber} is not handled by this version of agent-fix.` };
+      const pull = { review: github, identity: c.identity, repository: `${c.owner}/${c.repo}`, transcriptDir: c.transcriptDir, meta: c.meta };
+      if (trigger.command.verb === 'instructions') return followUpKind({ ...trigger, command: trigger.command }, pull);
+      if (trigger.command.verb === 'rebase') return rebaseKind({ ...trigger, command: trigger.command }, pull);
+      // `continue`: follow-ups on a pull request keep no best attempt; only a run on an issue that stopped on its budget can be continued.
+      return { skip: `\`/agent-fix continue\` on pull request #${trigger.prNumber}: there is nothing to continue here (a follow-up on a pull request keeps no best attempt); \`/agent-fix continue\` resumes a run on an issue that stopped on its budget, on that issue.` };
     }
     case 'stop':
       return stopKind(trigger, {

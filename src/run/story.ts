@@ -308,6 +308,7 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
     if (late?.stoppedBy) log(`@${late.stoppedBy} asked to stop this run after it had pushed ${progress.pushed}.`);
     const lateNote = late?.stoppedBy ? `\n\n> ⏹ @${late.stoppedBy} asked to stop this run (\`/agent-fix stop\`) after it had already pushed \`${progress.pushed}\`; what it published is left as it is.\n` : '';
     if (progress.comment) await publishing(progress.comment.set(late?.stoppedBy ? withClaim(redact(texts.final(report) + lateNote), late.by) : claim(redact(texts.final(report)))));
+    if (destination.answer) await publishing(destination.answer(report)).catch((e: unknown) => log(`Could not answer where the request was made: ${redact(message(e))}`));
     const summary = texts.summary(report);
     if (summary && world.appendSummary) await world.appendSummary(redact(summary));
     const written = transcript.write(transcriptPath, redact, report);
