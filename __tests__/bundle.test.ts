@@ -476,6 +476,10 @@ test('the evidence carries every field of the report: gate evidence, proof, orig
     },
     diagnostics: { checkers: ['tsc', 'eslint'], checks: 2, fedBack: 1, off: ['eslint: no configuration'], ms: 300 },
     keptAttempt: { branch: 'agent-fix/attempt-issue-7', baseSha: 'a'.repeat(40) },
+    branch: 'agent-fix/issue-7',
+    headSha: 'b'.repeat(40),
+    prNumber: 8,
+    prOperation: 'created',
   };
   expect(EvidenceSchema.parse(JSON.parse(JSON.stringify(evidence)))).toEqual(evidence);
 });

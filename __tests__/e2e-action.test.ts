@@ -80,11 +80,25 @@ function botComments(github: FakeGitHub) {
 describe('action end to end (dist/index.js under node 24)', () => {
   test('a fix that takes two attempts becomes one draft PR with an honest report', async () => {
     const w = await world(DEMO_SCRIPT);
-    const r = await w.run();
+    const r = await w.run({ inputs: { 'model-prices': '{"scripted-e2e": {"input": 10, "output": 40}}' } });
     expect(r.code).toBe(0);
     expect(r.outputs.status).toBe('fixed');
+    expect(r.outputs.reason).toBe('verified');
     expect(r.outputs.branch).toBe('agent-fix/issue-7');
     expect(r.outputs.iterations).toBe('2');
+    expect(r.outputs['pull-request-operation']).toBe('created');
+    expect(r.outputs['head-sha']).toBe(remoteBranch(w.repo, 'agent-fix/issue-7'));
+    // tokens and cost are the run's own usage (the scripted server's counts), priced by the given table
+    const usage = JSON.parse(readFileSync(r.outputs['transcript-path'], 'utf8')).result.usage;
+    expect(Number(r.outputs.tokens)).toBe(usage.promptTokens + usage.completionTokens);
+    expect(usage.promptTokens).toBeGreaterThan(0);
+    expect(r.outputs['cost-usd']).toBe(((usage.promptTokens * 10 + usage.completionTokens * 40) / 1e6).toFixed(4));
+    // one log group per phase, the model's tool calls inside their attempt's group
+    expect(r.stdout).toContain('::group::agent-fix: Model check');
+    expect(r.stdout).toMatch(/::group::agent-fix: Baseline: npm test\n[\s\S]*?✓ Baseline: npm test: fails \(exit 1; 2 passed, 2 failed\)\n::endgroup::/);
+    expect(r.stdout).toMatch(/::group::agent-fix: Attempt 1\n(?:(?!::group::)[\s\S])*? {2}read_file src\/cart\.js(?:(?!::group::)[\s\S])*?✗ Attempt 1: rejected: [^\n]*\n::endgroup::/);
+    expect(r.stdout).toMatch(new RegExp(`::group::agent-fix: Publish\\n[\\s\\S]*?✓ Publish: pull request #${r.outputs['pr-number']} created from agent-fix/issue-7\\n::endgroup::`));
+    expect(r.stdout.match(/::group::/g)?.length).toBe(r.stdout.match(/::endgroup::/g)?.length);
     expect(w.model.mismatches).toEqual([]);
     w.github.assertNoViolations();
 
@@ -124,6 +138,9 @@ describe('action end to end (dist/index.js under node 24)', () => {
     open.push(again);
     const second = await w.run({ inputs: { 'base-url': again.url } });
     expect(second.outputs.status).toBe('fixed');
+    expect(first.outputs['pull-request-operation']).toBe('created');
+    expect(second.outputs['pull-request-operation']).toBe('updated');
+    expect(second.outputs['head-sha']).toBe(remoteBranch(w.repo, 'agent-fix/issue-7'));
     expect(w.github.pulls).toHaveLength(1);
     expect(second.outputs['pr-number']).toBe(first.outputs['pr-number']);
     expect(botComments(w.github)).toHaveLength(1);
@@ -169,7 +186,12 @@ describe('action end to end (dist/index.js under node 24)', () => {
     const r = await w.run({ inputs: { 'max-iterations': '2' } });
     expect(r.code).toBe(0);
     expect(r.outputs.status).toBe('not-fixed');
+    expect(r.outputs.reason).toBe('tests-still-failing');
     expect(r.outputs['pr-number']).toBe('');
+    expect(r.outputs['head-sha']).toBe('');
+    expect(r.outputs['pull-request-operation']).toBe('none');
+    expect(Number(r.outputs.tokens)).toBeGreaterThan(0);
+    expect(r.outputs['cost-usd']).toBe(''); // no price known for the scripted model name
     expect(w.model.mismatches).toEqual([]);
     expect(w.github.pulls).toHaveLength(0);
     expect(remoteBranch(w.repo, 'agent-fix/issue-7')).toBeNull();
@@ -177,6 +199,24 @@ describe('action end to end (dist/index.js under node 24)', () => {
     expect(comment.body).toContain('Not fixed');
     expect(comment.body).toContain('no pull request was opened');
     expect(comment.body).toContain('applies a percentage discount');
+    w.github.assertNoViolations();
+  });
+
+  test('a rejected key fails the endpoint check before any test runs: the step fails, the comment says what to fix', async () => {
+    const w = await world(DEMO_SCRIPT);
+    const strict = await startScriptedModel(DEMO_SCRIPT, { apiKey: 'sk-the-right-key-123456' });
+    open.push(strict);
+    const r = await w.run({ inputs: { 'base-url': strict.url } });
+    expect(r.code).toBe(1);
+    expect(r.outputs).toMatchObject({ status: 'error', reason: 'model-error', 'pull-request-operation': 'none', tokens: '0' });
+    expect(r.stdout).toMatch(/::error::agent-fix: The model endpoint check failed, so nothing was run: .*HTTP 401.*check the `api-key` input \(for GitHub Models the job needs `permissions: models: read`\)/);
+    expect(r.stdout).not.toContain('::group::agent-fix: Baseline');
+    expect(strict.consumed).toBe(0);
+    const transcript = JSON.parse(readFileSync(r.outputs['transcript-path'], 'utf8'));
+    expect(transcript.entries.some((e: { event: { type: string } }) => e.event.type === 'test-run' || e.event.type === 'command')).toBe(false);
+    const [comment] = botComments(w.github);
+    expect(comment.body).toContain('The model endpoint check failed, so nothing was run');
+    expect(r.stdout.split('\n').filter((l) => l.includes(API_KEY) && !l.startsWith('::add-mask::'))).toEqual([]);
     w.github.assertNoViolations();
   });
 
@@ -201,6 +241,9 @@ describe('action end to end (dist/index.js under node 24)', () => {
     const r = await w.run({ eventName: 'push', payload: { ref: 'refs/heads/main', sender: { login: 'maintainer', type: 'User' } } });
     expect(r.code).toBe(0);
     expect(r.outputs.status).toBe('skipped');
+    expect(r.outputs.reason).toBe('not-triggered');
+    expect(r.outputs['pull-request-operation']).toBe('none');
+    expect(r.outputs.tokens).toBe('0');
     expect(r.stdout).toContain('push');
     expect(w.github.requests).toHaveLength(0);
     expect(w.model.requests).toHaveLength(0);
@@ -211,6 +254,7 @@ describe('action end to end (dist/index.js under node 24)', () => {
     const r = await w.run({ actor: 'visitor' });
     expect(r.code).toBe(0);
     expect(r.outputs.status).toBe('skipped');
+    expect(r.outputs.reason).toBe('unauthorized');
     expect(r.stdout).toContain('visitor');
     expect(w.model.requests).toHaveLength(0);
     expect(w.github.comments).toHaveLength(0);

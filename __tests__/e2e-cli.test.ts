@@ -1,10 +1,11 @@
 /** The CLI bundle (dist/cli.js) under node 24: the keyless demo, and `fix` on a local checkout. */
-import { readFileSync, realpathSync, symlinkSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, symlinkSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { startScriptedModel } from '../src/scripted/server.js';
 import { parseScript } from '../src/scripted/script.js';
 import { makeRepo, cleanupFixtures, gitIn, writeFiles } from '../test-support/git-fixture.js';
-import { ROOT, runCli } from '../test-support/run-action.js';
+import { node24, ROOT, runCli } from '../test-support/run-action.js';
 
 afterAll(() => cleanupFixtures());
 
@@ -21,8 +22,15 @@ const sample = (): Record<string, string> => {
 
 test('`agent-fix demo` runs the whole loop with no key and says it is scripted', async () => {
   const r = await cli(['demo']);
-  expect(r.stderr).toBe('');
   expect(r.code).toBe(0);
+  // progress on stderr, one plain line per phase (not a TTY: no escape codes, no spinner)
+  expect(r.stderr).toContain('✓ Model check: ');
+  expect(r.stderr).toMatch(/✓ Baseline: npm test: fails \(exit 1; 2 passed, 2 failed\) \(\d+:\d\d\)/);
+  expect(r.stderr).toMatch(/✗ Attempt 1: rejected: /);
+  expect(r.stderr).toMatch(/✓ Attempt 2: verified: /);
+  expect(r.stderr).toMatch(/✓ Publish: local branch agent-fix\//);
+  expect(r.stderr).not.toContain('\x1b');
+  expect(r.stderr).not.toContain('read_file'); // tool lines only with --verbose
   expect(r.stdout).toContain('SCRIPTED');
   expect(r.stdout).toMatch(/before: +FAIL \(exit 1; 2 passed, 2 failed\)/);
   expect(r.stdout).toMatch(/after: +pass \(exit 0; 4 passed, 0 failed\)/);
@@ -259,4 +267,143 @@ test('a mocha project: the bundle hands mocha the reporter shipped next to it (d
   } finally {
     await model.close();
   }
+});
+
+describe('a CLI that talks to people', () => {
+  const demoScript = () => parseScript(JSON.parse(readFileSync(path.join(ROOT, 'demo', 'script.json'), 'utf8')));
+  const KEY = 'sk-local-test-key-123456';
+  /** The sample repository whose test command leaves a marker: proof that a test ran (or not). */
+  const marked = () => {
+    const files = sample();
+    const pkg = JSON.parse(files['package.json']);
+    pkg.scripts.test = `node -e "require('fs').writeFileSync('tests-ran.txt','yes')" && ${pkg.scripts.test}`;
+    return { ...files, 'package.json': `${JSON.stringify(pkg, null, 2)}\n`, '.gitignore': 'tests-ran.txt\n' };
+  };
+  const actionWords = /api-key input|`api-key`|models: read|pull request|the `test-command` input|workflow/;
+
+  test('--json keeps stdout one JSON document, and says nothing on stderr', async () => {
+    const r = await cli(['demo', '--json', '--verbose']);
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.status).toBe('fixed');
+    expect(out.exitCode).toBe(0);
+    expect(r.stderr).toBe('');
+  });
+
+  test('--verbose prints one line per tool call of the model', async () => {
+    const r = await cli(['demo', '--verbose']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/^ {4}read_file src\/cart\.js/m);
+    expect(r.stderr).toMatch(/^ {4}edit_file src\/cart\.js: /m);
+  });
+
+  test('usage errors name the flag or the fix; with --json they are a JSON object', async () => {
+    const repo = makeRepo(sample());
+    const empty = makeRepo({});
+    const noCommits = path.join(empty.dir, 'fresh');
+    gitIn(empty.dir)('init', '-q', noCommits);
+    const env = { OPENAI_API_KEY: KEY };
+    const cases: [string[], RegExp][] = [
+      [['fix', 'x', '--repo', path.join(repo.dir, 'missing')], /--repo .*missing: the directory does not exist/],
+      [['fix', 'x', '--repo', path.join(repo.dir, 'package.json')], /not a directory/],
+      [['fix', 'x', '--repo', '/'], /is not inside a git repository\. Run agent-fix in a git checkout or pass --repo DIR/],
+      [['fix', 'x', '--repo', noCommits], /without any commit yet: .*git commit/],
+      [['fix', 'x', '--bogus'], /^agent-fix: Unknown option --bogus\. Run agent-fix --help/],
+      [['fix'], /task text is empty/],
+      [['frobnicate'], /Unknown command "frobnicate"/],
+      [[], /No command given/],
+    ];
+    for (const [args, message] of cases) {
+      const r = await cli(args, env);
+      expect({ args, code: r.code }).toEqual({ args, code: 2 });
+      expect(r.stderr).toMatch(message);
+      expect(r.stdout).toBe('');
+      const j = await cli([...args, '--json'], env);
+      expect(j.code).toBe(2);
+      const out = JSON.parse(j.stdout);
+      expect(out).toMatchObject({ status: 'error', reason: 'usage-error', exitCode: 2 });
+      expect(out.detail).toMatch(new RegExp(message.source.replace(/^\^agent-fix: /, '')));
+      expect(j.stderr).toBe('');
+    }
+    const noKey = await cli(['fix', 'x', '--json']);
+    expect(JSON.parse(noKey.stdout).detail).toMatch(/set OPENAI_API_KEY \(or pass --api-key\)/);
+  });
+
+  test('a rejected key or a wrong URL fails the endpoint check before any test runs, in CLI words', async () => {
+    const model = await startScriptedModel(demoScript(), { apiKey: KEY, models: ['scripted'] });
+    try {
+      const attempts: [string[], Record<string, string>, RegExp][] = [
+        [['--base-url', model.url], { OPENAI_API_KEY: 'sk-wrong-key-000000' }, /HTTP 401.*check `OPENAI_API_KEY` \(or `--api-key`\)/],
+        [['--base-url', model.url, '--api-key', 'sk-wrong-key-000000'], {}, /HTTP 401/],
+        [['--base-url', `${model.url}/nope`], { OPENAI_API_KEY: KEY }, /HTTP 404.*Check `--model` and that `--base-url` is the API root/],
+        [['--base-url', model.url, '--model', 'gpt-nonexistent'], { OPENAI_API_KEY: KEY }, /HTTP 404.*does not exist/],
+      ];
+      for (const [flags, env, message] of attempts) {
+        const repo = makeRepo(marked());
+        const r = await cli(['fix', 'Cart total is wrong', '--repo', repo.dir, ...flags], env);
+        expect(r.code).toBe(2);
+        expect(r.stderr).toMatch(/The model endpoint check failed, so nothing was run: /);
+        expect(r.stderr).toMatch(message);
+        expect(r.stderr).not.toMatch(actionWords);
+        expect(r.stderr).not.toContain('sk-wrong-key-000000');
+        expect(existsSync(path.join(repo.dir, 'tests-ran.txt'))).toBe(false);
+      }
+      expect(model.consumed).toBe(0);
+      // the right key and model pass the check, which costs no step of the script
+      const repo = makeRepo(marked());
+      const ok = await cli(['fix', 'Cart total is wrong', '--repo', repo.dir, '--base-url', model.url, '--model', 'scripted', '--json'], { OPENAI_API_KEY: KEY });
+      expect(JSON.parse(ok.stdout).status).toBe('fixed');
+      expect(model.checks).toBe(1);
+      expect(model.mismatches).toEqual([]);
+    } finally {
+      await model.close();
+    }
+  });
+
+  test('a missing test command and a not-fixed run speak of flags and branches, not of inputs and pull requests', async () => {
+    const model = await startScriptedModel(demoScript());
+    try {
+      const bare = makeRepo({ 'README.md': 'no tests here\n' });
+      const r = await cli(['fix', 'anything', '--repo', bare.dir, '--base-url', model.url], { OPENAI_API_KEY: KEY });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/No test command: .*; set `--test-command` \(and `--setup-command` if dependencies must be installed\)/);
+      expect(r.stderr).not.toMatch(actionWords);
+      const missing = await cli(['fix', 'anything', '--repo', bare.dir, '--base-url', model.url, '--test-command', 'no-such-command-xyz'], { OPENAI_API_KEY: KEY });
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toMatch(/could not be run \(exit 127: command not found\)\. Set `--test-command`/);
+    } finally {
+      await model.close();
+    }
+    const giveUp = await startScriptedModel({ label: 'gives up', steps: [{ content: 'no idea' }, { content: 'no idea' }, { content: 'no idea' }, { content: 'no idea' }] });
+    try {
+      const repo = makeRepo(sample());
+      const r = await cli(['fix', 'Cart total is wrong', '--repo', repo.dir, '--test-command', 'npm test', '--base-url', giveUp.url], { OPENAI_API_KEY: KEY });
+      expect(r.code).toBe(1);
+      expect(r.stdout).toContain('no branch was made');
+      expect(`${r.stdout}${r.stderr}`).not.toMatch(actionWords);
+    } finally {
+      await giveUp.close();
+    }
+  });
+
+  const scriptBin = ['/usr/bin/script', '/bin/script'].find((p) => existsSync(p));
+  (scriptBin ? test : test.skip)('on a terminal: a spinner with the elapsed time, redrawn in place; never with --json', async () => {
+    // `script` gives the CLI a real pseudo-terminal, as a person's shell does
+    const run = (args: string) =>
+      new Promise<string>((resolve) => {
+        const child = spawn(scriptBin as string, ['-qec', `${node24()} ${path.join(ROOT, 'dist', 'cli.js')} ${args}`, '/dev/null'], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', COLUMNS: '120' }, stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+        child.on('close', () => resolve(out));
+      });
+    const tty = await run('demo');
+    expect(tty).toContain('\r\x1b[2K'); // the live line is erased and redrawn
+    expect(tty).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] Baseline \d+:\d\d · npm test/);
+    expect(tty).toMatch(/✓ Baseline: npm test: fails/);
+    const json = await run('demo --json');
+    expect(json).not.toContain('\x1b');
+    expect(json).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
+    expect(JSON.parse(json.slice(json.indexOf('{'))).status).toBe('fixed');
+  });
 });

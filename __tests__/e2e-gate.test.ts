@@ -131,7 +131,7 @@ test('the real fix with the failing test weakened is refused: the test edits alo
   expect(report.tests.original).toMatchObject({ ok: true });
   // ...but the weakened test would be published, and it passes without the fix
   expect(report.detail).toBe(
-    "The fail-to-pass proof refused the change; no pull request was opened.\n1 test(s) that failed before any edit pass on the original code with only the change's test edits applied (test/clamp.test.js): keeps a value inside the range. The test edits, not the source change, make them pass.",
+    "The fail-to-pass proof refused the change; no branch was made.\n1 test(s) that failed before any edit pass on the original code with only the change's test edits applied (test/clamp.test.js): keeps a value inside the range. The test edits, not the source change, make them pass.",
   );
   expect(report.branch).toBeUndefined();
 });

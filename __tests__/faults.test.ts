@@ -70,18 +70,23 @@ describe('model faults', () => {
     expect(botComments(w.github)[0].body).toContain('the server asks to wait 3600s');
   });
 
-  test('a model endpoint that refuses connections (reset/closed) gives a clean not-fixed report', async () => {
+  test('a model endpoint that refuses connections fails the endpoint check: a clear error before any test runs', async () => {
     const w = await world({ steps: FIX_STEPS });
     const { startScriptedModel } = await import('../src/scripted/server.js');
     const dead = await startScriptedModel({ steps: [] });
     await dead.close();
     const r = await w.run({ inputs: { 'base-url': dead.url }, overrides: { model: { maxRetries: 0 } } });
-    expect(r.rt.outputs.status).toBe('not-fixed');
+    expect(r.rt.outputs.status).toBe('error');
+    expect(r.rt.outputs.reason).toBe('model-error');
+    expect(r.rt.failed).toMatch(/model endpoint check failed, so nothing was run: could not reach the model endpoint .* Check the `base-url` input/);
     const [c] = botComments(w.github);
     expect(c.body).toMatch(/could not reach the model endpoint/);
+    // no test command ran: the baseline is "not run"
+    expect(JSON.parse(r.transcript).result.baseline).toBeNull();
+    expect(r.transcript).not.toContain('"test-run"');
   });
 
-  test('a model request that times out gives a clean not-fixed report', async () => {
+  test('a model endpoint that never answers fails the endpoint check: a clear error before any test runs', async () => {
     const { createServer } = await import('node:http');
     const hang = createServer(() => undefined);
     await new Promise<void>((resolve) => hang.listen(0, '127.0.0.1', () => resolve()));
@@ -89,7 +94,9 @@ describe('model faults', () => {
     try {
       const w = await world({ steps: FIX_STEPS });
       const r = await w.run({ inputs: { 'base-url': `http://127.0.0.1:${port}/v1` }, overrides: { model: { maxRetries: 0, timeoutMs: 300 } } });
-      expect(r.rt.outputs.status).toBe('not-fixed');
+      expect(r.rt.outputs.status).toBe('error');
+      expect(r.rt.failed).toContain('The model endpoint check failed, so nothing was run');
+      expect(r.transcript).not.toContain('"test-run"');
       expect(botComments(w.github)[0].body).toMatch(/timed out|could not reach the model endpoint/);
     } finally {
       hang.closeAllConnections();

@@ -196,7 +196,7 @@ test('401 → short actionable error without the key, even when the server echoe
   expect(e.message).toContain('401');
   expect(e.message).toContain(server.url);
   expect(e.message).toContain('test-model');
-  expect(e.message).toMatch(/api-key/);
+  expect(e.message).toMatch(/The API key was rejected: check the API key/);
   expect(e.message).not.toContain(KEY);
   expect(e.message).not.toContain('SECRET');
   expect(describeModelError(e)).not.toContain(KEY);
@@ -316,4 +316,81 @@ test("the scripted server's SSE stream is accepted by the SDK's own stream accum
   ]);
   expect(final.usage?.total_tokens).toBeGreaterThan(0);
   expect(server.requests[0].stream).toBe(true);
+});
+
+describe('the endpoint check (one one-token request before any test runs)', () => {
+  const words = { setting: (i: string) => `--${i}`, keyHelp: 'set OPENAI_API_KEY' };
+
+  test('answers ok on a working endpoint, spends no step of a script, sends no tools', async () => {
+    const server = await startScriptedModel({ steps: [] }, { apiKey: KEY, models: ['test-model'] });
+    servers.push(server);
+    const model = makeChatModel({ baseUrl: server.url, apiKey: KEY, model: 'test-model', wording: words });
+    const r = await model.check();
+    expect(r).toMatchObject({ ok: true });
+    expect(r.ok && r.detail).toContain(`${server.url} (model "test-model") answered in`);
+    expect(server.checks).toBe(1);
+    expect(server.consumed).toBe(0);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  test('a wrong key, model or URL is fatal, in the words of the entry; no key in the message', async () => {
+    const server = await startScriptedModel({ steps: [] }, { apiKey: KEY, models: ['test-model'] });
+    servers.push(server);
+    const check = (o: { apiKey?: string; model?: string; baseUrl?: string }) =>
+      makeChatModel({ baseUrl: o.baseUrl ?? server.url, apiKey: o.apiKey ?? KEY, model: o.model ?? 'test-model', wording: words, maxRetries: 0 }).check();
+    const key = await check({ apiKey: 'sk-wrong-key-0000000000' });
+    expect(key).toMatchObject({ ok: false, fatal: true });
+    expect(!key.ok && key.message).toMatch(/HTTP 401.*The API key was rejected: set OPENAI_API_KEY$/);
+    expect(!key.ok && key.message).not.toContain('sk-wrong-key');
+    const name = await check({ model: 'gpt-none' });
+    expect(!name.ok && name.fatal && name.message).toMatch(/HTTP 404: The model `gpt-none` does not exist.*Check --model and that --base-url is the API root/);
+    const url = await check({ baseUrl: `${server.url}/wrong` });
+    expect(!url.ok && url.fatal && url.message).toMatch(/HTTP 404/);
+    const dead = await startScriptedModel({ steps: [] });
+    await dead.close();
+    const gone = await check({ baseUrl: dead.url });
+    expect(!gone.ok && gone.fatal && gone.message).toMatch(/could not reach the model endpoint .*Check --base-url and network access/);
+  });
+
+  test('a rate limit or a server error is not fatal: the run goes on and retries later', async () => {
+    const busy = createServer((_req, res) => {
+      res.writeHead(503, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: 'overloaded' } }));
+    });
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', () => resolve()));
+    try {
+      const model = makeChatModel({ baseUrl: `http://127.0.0.1:${(busy.address() as AddressInfo).port}/v1`, apiKey: KEY, model: 'm', maxRetries: 0 });
+      expect(await model.check()).toMatchObject({ ok: false, fatal: false });
+    } finally {
+      busy.close();
+    }
+  });
+
+  test('a model that refuses max_tokens (reasoning models) is asked again without it', async () => {
+    const bodies: Record<string, unknown>[] = [];
+    const strict = createServer((req, res) => {
+      let raw = '';
+      req.on('data', (d: Buffer) => (raw += d.toString()));
+      req.on('end', () => {
+        const body = JSON.parse(raw) as Record<string, unknown>;
+        bodies.push(body);
+        if ('max_tokens' in body) {
+          res.writeHead(400, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ error: { message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", type: 'invalid_request_error' } }));
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ id: 'x', object: 'chat.completion', created: 0, model: 'o3', choices: [{ index: 0, message: { role: 'assistant', content: 'OK' }, finish_reason: 'stop' }], usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 } }));
+      });
+    });
+    await new Promise<void>((resolve) => strict.listen(0, '127.0.0.1', () => resolve()));
+    try {
+      const model = makeChatModel({ baseUrl: `http://127.0.0.1:${(strict.address() as AddressInfo).port}/v1`, apiKey: KEY, model: 'o3', maxRetries: 0 });
+      expect(await model.check()).toMatchObject({ ok: true });
+      expect(bodies.map((b) => 'max_tokens' in b)).toEqual([true, false]);
+      expect(bodies.every((b) => !('tools' in b))).toBe(true);
+    } finally {
+      strict.close();
+    }
+  });
 });

@@ -44,7 +44,9 @@ test('npm pack + install of the tarball, offline, gives a working `agent-fix dem
   expect(installed.version).toBe(pkg.version);
 
   const run = spawnSync(path.join(app, 'node_modules/.bin/agent-fix'), ['demo'], { cwd: app, env, encoding: 'utf8' });
-  expect(run.stderr).toBe('');
+  // stderr holds the progress (one line per phase) and nothing else
+  expect(run.stderr.trim().split('\n').filter((l) => !/^[▸✓✗–·] /.test(l))).toEqual([]);
+  expect(run.stderr).toContain('✓ Baseline: npm test: fails');
   expect(run.status).toBe(0);
   expect(run.stdout).toMatch(/after: +pass \(exit 0; 4 passed, 0 failed\)/);
 });

@@ -50,9 +50,7 @@ test('the PR body, as a whole: first screen = outcome, evidence table, diff stat
   expect(renderPrBody({ ...base, branch: 'agent-fix/issue-7' })).toBe(
     [
       '<!-- agent-fix:issue-7 -->',
-      'Fixes #7',
-      '',
-      '> Opened by agent-fix for a human to review. It is not merged automatically.',
+      'Fixes #7. Opened by agent-fix for a human to review; it is not merged automatically.',
       '',
       '### agent-fix: Fixed: the tests confirm it',
       '',
@@ -159,16 +157,17 @@ test('every table cell and all model text is escaped: pipes, @mentions, images, 
   const said = body.slice(body.indexOf('What changed and why'), body.indexOf('Attempts'));
   expect(said).toContain('`@octo-org/team` please merge');
   expect(said).not.toMatch(/(^|[^`])@octo/);
-  expect(said).toContain('\\!\\[x\\](https://evil.example/p.png)');
+  expect(said).toContain('\\!\\[x\\](`https://evil.example/p.png`)'); // a bare URL is code: GitHub would link it
   expect(said).toContain('&lt;img src=x onerror=alert(1)&gt;');
   expect(said).toContain('&lt;\\!-- agent-fix:issue-9 --&gt;');
-  expect(said).toContain('\\[click\\](https://evil.example)');
+  expect(said).toContain('\\[click\\](`https://evil.example`)');
   expect(said).toContain('`keep @code | here`');
   expect(body.match(/<!-- agent-fix:/g)).toHaveLength(1);
 });
 
 test('escape helpers', () => {
-  expect(escapeMarkdown('a @b c@d.e (@f)')).toBe('a `@b` c@d.e (`@f`)');
+  expect(escapeMarkdown('a @b c@d.e (@f)')).toBe('a `@b` `c@d.e` (`@f`)');
+  expect(escapeMarkdown('see https://x.example/a_b. or www.y.example, (http://z.example/p)')).toBe('see `https://x.example/a_b`. or `www.y.example`, (`http://z.example/p`)');
   expect(escapeMarkdown('# head\n> quote\n* item')).toBe('\\# head\n&gt; quote\n\\* item');
   expect(cell('a | b\nc')).toBe('a \\| b c');
   expect(codeCell('x ` y | z')).toBe('``x ` y \\| z``');

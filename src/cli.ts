@@ -1,12 +1,12 @@
 /** Entry of the local CLI: `agent-fix fix "<task>"` and the keyless `agent-fix demo`. */
 import { parseArgs } from 'node:util';
-import { cp, mkdtemp, readFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, stat } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runLocal as runLocalStory, UsageError, type LocalOptions } from './run/local.js';
+import { localTask, runLocal as runLocalStory, UsageError, type LocalOptions } from './run/local.js';
 import { openGit } from './adapters/git.js';
 import { makeShell } from './adapters/shell.js';
 import { makeChatModel } from './adapters/openai.js';
@@ -15,6 +15,9 @@ import { startScriptedModel } from './scripted/server.js';
 import { parseScript } from './scripted/script.js';
 import { readSettings } from './settings/inputs.js';
 import type { Settings } from './settings/types.js';
+import type { Wording } from './settings/wording.js';
+import type { RunReport } from './fix/types.js';
+import { TerminalProgress } from './report/terminal-progress.js';
 
 const HELP = `agent-fix: turn a task into a small change that the repository's own tests confirm.
 
@@ -31,6 +34,7 @@ Options for fix:
   --setup-command CMD     run once before the baseline (default: detected, e.g. npm ci)
   --base-url URL          OpenAI-compatible endpoint (default: $OPENAI_BASE_URL or https://api.openai.com/v1)
   --model NAME            model name (default: $AGENT_FIX_MODEL or gpt-4.1)
+  --api-key KEY           API key (default: $OPENAI_API_KEY; prefer the variable: a flag is visible to other users of the machine)
   --max-iterations N      verification attempts (default 5)
   --max-changed-files N   (default 10)
   --max-changed-lines N   (default 200)
@@ -39,42 +43,100 @@ Options for fix:
   --preexisting-failures allow|block
                           tests failing before any edit that the task is not about may
                           still fail at the gate (allow, the default) or not (block)
-  --json                  print the report as JSON
-The API key is read from $OPENAI_API_KEY. Exit code: 0 fixed, 1 not fixed, 2 usage or setup error.`;
+  --verbose, -v           one line per tool call of the model
+  --json                  print only JSON on stdout: the report, or {"status":"error",...} on any error
+
+The model endpoint is checked with one one-token request before any test runs.
+Exit codes: 0 fixed; 1 not fixed (the run finished, no change passed verification);
+2 usage or setup error (bad flag, no key, no such directory, not a git repository or one
+without commits, uncommitted changes, the endpoint check failed, no test command, the
+setup command failed) or an internal error. Nothing is changed in your checkout.`;
 
 /** CLI flags whose name differs from the action input they set. */
 const FLAG_OF: Record<string, string> = { 'command-timeout-minutes': 'timeout-minutes' };
+
+const flag = (input: string) => `--${FLAG_OF[input] ?? input}`;
+
+/** The CLI's words for messages made below it (fix.ts, the model adapter). */
+export const CLI_WORDING: Wording = {
+  setting: (input) => (input === 'api-key' ? '`OPENAI_API_KEY` (or `--api-key`)' : `\`${flag(input)}\``),
+  nothingPublished: 'no branch was made',
+  keyHelp: 'check `OPENAI_API_KEY` (or `--api-key`), and that `--base-url` is the endpoint the key belongs to',
+};
 
 /** The flags and the environment through the one settings reader (settings/inputs.ts), with the CLI's defaults. */
 function settingsFrom(values: Record<string, string | boolean | undefined>, env: NodeJS.ProcessEnv): Settings {
   const s = (k: string) => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
   const input = (name: string): string => {
-    if (name === 'api-key') return env.OPENAI_API_KEY ?? '';
+    if (name === 'api-key') return s('api-key') ?? env.OPENAI_API_KEY ?? '';
     if (name === 'base-url') return s('base-url') ?? env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1';
     if (name === 'model') return s('model') ?? env.AGENT_FIX_MODEL ?? 'gpt-4.1';
-    return s(FLAG_OF[name] ?? name) ?? '';
+    return s(flag(name).slice(2)) ?? '';
   };
   try {
-    return readSettings(input, { requireGithubToken: false, name: (n) => (n === 'api-key' ? '$OPENAI_API_KEY' : `--${FLAG_OF[n] ?? n}`) });
+    return readSettings(input, { requireGithubToken: false, name: (n) => (n === 'api-key' ? 'OPENAI_API_KEY (or --api-key)' : flag(n)) });
   } catch (e) {
     throw new UsageError(e instanceof Error ? e.message : String(e));
   }
 }
 
+/** The checkout named by --repo: an existing directory inside a git repository, else a usage error saying what to do. */
+async function checkoutDir(repo: string): Promise<string> {
+  const dir = path.resolve(repo);
+  const st = await stat(dir).catch(() => null);
+  if (!st) throw new UsageError(`--repo ${dir}: the directory does not exist. Pass the path of a git checkout (default: the current directory).`);
+  if (!st.isDirectory()) throw new UsageError(`--repo ${dir}: not a directory. Pass the path of a git checkout's directory.`);
+  return dir;
+}
+
 /** The local story with this machine's adapters. */
-function runLocal(o: Omit<LocalOptions, 'openGit' | 'shell' | 'makeModel'>) {
+function runLocal(o: Omit<LocalOptions, 'openGit' | 'shell' | 'makeModel' | 'wording'>) {
   return runLocalStory({
     ...o,
-    openGit: (repo) => openGit(repo),
+    wording: CLI_WORDING,
+    openGit: (repo) =>
+      openGit(repo).catch(() => {
+        throw new UsageError(`${repo} is not inside a git repository. Run agent-fix in a git checkout or pass --repo DIR (to start one: git init && git add -A && git commit -m "initial").`);
+      }),
     shell: makeShell(),
-    makeModel: (log) => makeChatModel({ baseUrl: o.settings.baseUrl, apiKey: o.settings.apiKey, model: o.settings.model, log }),
+    makeModel: (log) => makeChatModel({ baseUrl: o.settings.baseUrl, apiKey: o.settings.apiKey, model: o.settings.model, log, wording: CLI_WORDING }),
   });
+}
+
+/** What the run shows on stderr while it works: nothing with --json, else the phase line (a spinner on a TTY). */
+function display(json: boolean, verbose: boolean): { log?: (m: string) => void; progress?: LocalOptions['progress']; stop(): void } {
+  if (json) return { stop: () => undefined };
+  // A terminal that cannot move the cursor (TERM=dumb) gets the plain lines of a pipe.
+  const out = process.env.TERM === 'dumb' ? { write: (t: string) => process.stderr.write(t) } : process.stderr;
+  const tp = new TerminalProgress(out, { verbose });
+  return { log: (m) => tp.log(m), progress: (e) => tp.event(e), stop: () => tp.stop() };
+}
+
+/** Exit code of a finished run: 0 fixed (or nothing to do), 1 not fixed, 2 an error (setup, endpoint, no test command). */
+export function exitCodeOf(status: RunReport['status']): number {
+  return status === 'fixed' || status === 'skipped' ? 0 : status === 'not-fixed' ? 1 : 2;
+}
+
+/** Prints a finished run: JSON, or the report (an error as one message on stderr). Returns the exit code. */
+function printResult(report: RunReport, transcriptPath: string, json: boolean, extra: Record<string, unknown>, after: (r: RunReport) => void): number {
+  const code = exitCodeOf(report.status);
+  if (json) {
+    console.log(JSON.stringify({ ...report, transcriptPath, ...extra, exitCode: code }, null, 2));
+  } else if (report.status === 'error') {
+    console.error(`agent-fix: ${report.detail}`);
+    console.error(`transcript: ${transcriptPath}`);
+  } else {
+    console.log(renderTerminal(report));
+    console.log(`transcript: ${transcriptPath}`);
+    after(report);
+  }
+  return code;
 }
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const demoDir = path.resolve(here, '..', 'demo');
 
-async function demo(json: boolean): Promise<number> {
+async function demo(json: boolean, verbose: boolean): Promise<number> {
   const say = (m: string) => !json && console.log(m);
   const script = parseScript(JSON.parse(await readFile(path.join(demoDir, 'script.json'), 'utf8')));
   const issue = await readFile(path.join(demoDir, 'issue.md'), 'utf8');
@@ -90,62 +152,85 @@ async function demo(json: boolean): Promise<number> {
   say(`model endpoint:    ${server.url} (local scripted OpenAI-compatible server)\n`);
   try {
     const settings = settingsFrom({ 'base-url': server.url, model: 'scripted-demo', 'test-command': 'npm test' }, { OPENAI_API_KEY: 'demo-key-not-secret' });
-    const { report, transcriptPath } = await runLocal({ repo, taskText: issue, settings, scripted: true, env: process.env, log: (m) => say(`  · ${m}`) });
-    if (json) console.log(JSON.stringify({ ...report, transcriptPath, repo }, null, 2));
-    else {
-      console.log(renderTerminal(report));
-      console.log(`transcript: ${transcriptPath}`);
-      if (report.branch) console.log(`See the fix: git -C ${repo} show ${report.branch}`);
+    const shown = display(json, verbose);
+    let result;
+    try {
+      result = await runLocal({ repo, taskText: issue, settings, scripted: true, env: process.env, log: shown.log, progress: shown.progress });
+    } finally {
+      shown.stop();
     }
-    return report.status === 'fixed' ? 0 : 1;
+    return printResult(result.report, result.transcriptPath, json, { repo }, (r) => {
+      if (r.branch) console.log(`See the fix: git -C ${repo} show ${r.branch}`);
+    });
   } finally {
     await server.close();
   }
 }
 
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      repo: { type: 'string' },
-      'test-command': { type: 'string' },
-      'setup-command': { type: 'string' },
-      'base-url': { type: 'string' },
-      model: { type: 'string' },
-      'max-iterations': { type: 'string' },
-      'max-changed-files': { type: 'string' },
-      'max-changed-lines': { type: 'string' },
-      'timeout-minutes': { type: 'string' },
-      'preexisting-failures': { type: 'string' },
-      'context-tokens': { type: 'string' },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-  });
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        repo: { type: 'string' },
+        'test-command': { type: 'string' },
+        'setup-command': { type: 'string' },
+        'base-url': { type: 'string' },
+        model: { type: 'string' },
+        'max-iterations': { type: 'string' },
+        'max-changed-files': { type: 'string' },
+        'max-changed-lines': { type: 'string' },
+        'timeout-minutes': { type: 'string' },
+        'preexisting-failures': { type: 'string' },
+        'context-tokens': { type: 'string' },
+        'api-key': { type: 'string' },
+        json: { type: 'boolean', default: false },
+        verbose: { type: 'boolean', short: 'v', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (e) {
+    const text = e instanceof Error ? e.message : String(e);
+    const unknown = /^Unknown option '([^']+)'/.exec(text);
+    throw new UsageError(`${unknown ? `Unknown option ${unknown[1]}` : text.replace(/\.$/, '')}. Run agent-fix --help for the options.`);
+  }
+  const { values, positionals } = parsed;
   const [command, ...rest] = positionals;
-  if (values.help || !command || command === 'help') {
+  const json = Boolean(values.json);
+  const verbose = Boolean(values.verbose);
+  if (values.help || command === 'help') {
     console.log(HELP);
-    return command || values.help ? 0 : 2;
+    return 0;
   }
-  if (command === 'demo') return demo(Boolean(values.json));
-  if (command !== 'fix') throw new UsageError(`Unknown command "${command}". Run agent-fix --help.`);
+  if (!command) throw new UsageError('No command given: run agent-fix fix "<task>" in a git checkout, or agent-fix demo. Run agent-fix --help for the options.');
+  if (command === 'demo') return demo(json, verbose);
+  if (command !== 'fix') throw new UsageError(`Unknown command "${command}": the commands are fix and demo. Run agent-fix --help.`);
+  const taskText = rest.join(' ');
+  localTask(taskText); // an empty task is a usage error before anything else
   const settings = settingsFrom(values, env);
-  if (!settings.apiKey) throw new UsageError('Set OPENAI_API_KEY (and OPENAI_BASE_URL for a non-OpenAI endpoint), or try `agent-fix demo` which needs no key.');
-  const { report, transcriptPath } = await runLocal({
-    repo: path.resolve(typeof values.repo === 'string' ? values.repo : '.'),
-    taskText: rest.join(' '),
-    settings,
-    env,
-    log: values.json ? undefined : (m) => console.error(`· ${m}`),
-  });
-  if (values.json) console.log(JSON.stringify({ ...report, transcriptPath }, null, 2));
-  else {
-    console.log(renderTerminal(report));
-    console.log(`transcript: ${transcriptPath}`);
-    if (report.branch) console.log(`The fix is on the local branch ${report.branch}: git diff HEAD ${report.branch}`);
+  if (!settings.apiKey) throw new UsageError('No API key: set OPENAI_API_KEY (or pass --api-key), and OPENAI_BASE_URL (or --base-url) for an endpoint other than OpenAI; or try agent-fix demo, which needs no key.');
+  const repo = await checkoutDir(typeof values.repo === 'string' ? values.repo : '.');
+  const shown = display(json, verbose);
+  let result;
+  try {
+    result = await runLocal({ repo, taskText, settings, env, log: shown.log, progress: shown.progress });
+  } finally {
+    shown.stop();
   }
-  return report.status === 'fixed' ? 0 : 1;
+  return printResult(result.report, result.transcriptPath, json, {}, (r) => {
+    if (r.branch) console.log(`The fix is on the local branch ${r.branch}: git diff HEAD ${r.branch}`);
+  });
+}
+
+/** Any error that stops the CLI, as the exit code 2 and one message (a JSON object with --json). */
+export function reportFailure(e: unknown, json: boolean): number {
+  const usage = e instanceof UsageError;
+  const detail = e instanceof Error ? e.message : String(e);
+  if (json) console.log(JSON.stringify({ status: 'error', reason: usage ? 'usage-error' : 'internal-error', detail, exitCode: 2 }, null, 2));
+  else console.error(`agent-fix: ${detail}`);
+  return 2;
 }
 
 function isEntry(): boolean {
@@ -156,12 +241,9 @@ function isEntry(): boolean {
   }
 }
 if (isEntry()) {
-  main(process.argv.slice(2)).then(
+  const args = process.argv.slice(2);
+  main(args).then(
     (code) => process.exit(code),
-    (e: unknown) => {
-      const msg = e instanceof Error ? e.message : String(e);
-      console.error(`agent-fix: ${msg}`);
-      process.exit(2);
-    },
+    (e: unknown) => process.exit(reportFailure(e, args.includes('--json'))),
   );
 }

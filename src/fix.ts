@@ -29,6 +29,9 @@ import { isolationFor, probeSandbox, type SandboxProbe } from './sandbox/sandbox
 import { credentialFiles, hidingWorks, hidingWrapper } from './sandbox/credentials.js';
 import { allowListAsProtected } from './policy/apply.js';
 import { repoStateProtections } from './workspace/repo-state.js';
+import { loopProgress, type ProgressSink } from './fix/progress.js';
+import { ACTION_WORDING, type Wording } from './settings/wording.js';
+import { isCheckable } from './ports/llm.js';
 import { judgeFollowUp, requiredOriginal, type FollowUpGate } from './fix/follow-up-gate.js';
 import { createDiagnostics } from './diagnostics/watch.js';
 
@@ -47,6 +50,10 @@ export interface FixDeps {
   sandbox?: SandboxProbe;
   /** Decides whether the baseline is a valid start (CI repair: it must reproduce the failure); a refusal ends the run as skipped. */
   acceptBaseline?: (baseline: TestRun) => { ok: true; targets?: string[] | 'all' } | { ok: false; reason: Reason; detail: string };
+  /** Where the run says what it is doing (phases, attempts, tool calls); absent: nowhere. */
+  progress?: ProgressSink;
+  /** How messages name settings and what was not published (default: the action's words). */
+  wording?: Wording;
   /**
    * A follow-up on agent-fix's own verified pull request (fix/follow-up-gate.ts): on top of the
    * gate, the original fix's tests must hold; a passing baseline needs no fail-to-pass proof.
@@ -93,6 +100,8 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
   const started = Date.now();
   const { git, shell, settings, redactor, log } = deps;
   const emit = deps.emit ?? (() => undefined);
+  const progress: ProgressSink = deps.progress ?? (() => undefined);
+  const words = deps.wording ?? ACTION_WORDING;
   const budget = new Budget(settings.budget ?? DEFAULT_BUDGET, deps.model.model);
   const sandbox = deps.sandbox ?? probeSandbox(log);
   const sb = settings.sandbox ?? { setupNetwork: true, testNetwork: false, requireIsolation: false, memoryMb: 0 };
@@ -158,12 +167,26 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
   let commands = { setup: settings.setupCommand, test: settings.testCommand };
   if (!settings.testCommand) {
     const detected = await detectCommands(git.root);
-    if (!detected.test) return finish('error', 'not-applicable', `No test command: ${detected.reason}`);
+    if (!detected.test) return finish('error', 'not-applicable', `No test command: ${detected.reason}; set ${words.setting('test-command')} (and ${words.setting('setup-command')} if dependencies must be installed).`);
     commands = { test: detected.test, setup: settings.setupCommand ?? detected.setup };
     detection = detected.reason;
     log(`Detected ${detected.stack}: setup \`${commands.setup ?? 'none'}\`, tests \`${commands.test}\``);
   }
   const testCommand = commands.test as string;
+
+  // The model endpoint answers before anything runs: a wrong URL, key or model costs no test run.
+  if (isCheckable(deps.model)) {
+    progress({ type: 'phase', phase: { kind: 'model' }, state: 'running' });
+    progress({ type: 'waiting', on: 'the model endpoint' });
+    const checked = await deps.model.check();
+    if (!checked.ok && checked.fatal) {
+      const why = redactor.redact(checked.message);
+      progress({ type: 'phase', phase: { kind: 'model' }, state: 'failed', detail: why });
+      return finish('error', 'model-error', `The model endpoint check failed, so nothing was run: ${why}.`, { commands });
+    }
+    if (!checked.ok) log(`The model endpoint check did not pass cleanly (${redactor.redact(checked.message)}); going on, the run retries model requests.`);
+    progress({ type: 'phase', phase: { kind: 'model' }, state: 'done', detail: checked.ok ? checked.detail : `answered with a passing problem: ${redactor.redact(checked.message)}` });
+  }
   const env = childEnv(deps.parentEnv);
   const run = (command: string, kind: 'setup' | 'tests' = 'tests') =>
     shell.run(command, {
@@ -177,26 +200,33 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     });
 
   if (commands.setup) {
-    log(`Setup: ${commands.setup}`);
+    progress({ type: 'phase', phase: { kind: 'setup' }, state: 'running', detail: commands.setup });
+    progress({ type: 'waiting', on: 'the setup command' });
     const r = await run(commands.setup, 'setup');
     const setupRun = toTestRun(r, redactor);
     const { output: _output, ...meta } = r;
     emit({ type: 'command', purpose: 'setup', result: { ...meta, outputTail: setupRun.outputTail } });
     if (r.exitCode !== 0 || r.timedOut) {
       const why = r.timedOut ? 'timed out' : `exited with ${r.exitCode ?? r.signal ?? 'no code'}`;
+      progress({ type: 'phase', phase: { kind: 'setup' }, state: 'failed', detail: `${commands.setup} ${why}` });
       return finish('error', 'setup-failed', `The setup command \`${commands.setup}\` ${why}; nothing was changed. Last output:\n${tail(setupRun.outputTail, 1500)}`, { commands });
     }
   }
 
-  log(`Baseline: ${testCommand}`);
+  if (commands.setup) progress({ type: 'phase', phase: { kind: 'setup' }, state: 'done', detail: `${commands.setup} passed` });
+  else progress({ type: 'phase', phase: { kind: 'setup' }, state: 'skipped', detail: 'no setup command' });
+
+  progress({ type: 'phase', phase: { kind: 'baseline' }, state: 'running', detail: testCommand });
+  progress({ type: 'waiting', on: 'the tests (baseline, untouched code)' });
   const baselineTree = await git.snapshot();
   const intel = await createTestIntel({ git, task, settings, redactor, testCommand, detection, baselineTree, exec: run });
   const runTests = (): Promise<TestRun> => intel.session.runForLoop();
   const baseline = await intel.session.runBaseline();
   const found: Found = { commands, tests: intel.data, baseline };
   emit({ type: 'test-run', purpose: 'verify', iteration: 0, run: baseline });
+  progress({ type: 'phase', phase: { kind: 'baseline' }, state: baseline.exitCode === 127 && baseline.tests.length === 0 ? 'failed' : 'done', detail: `${testCommand}: ${runLine(baseline)}` });
   if (baseline.exitCode === 127 && baseline.tests.length === 0) {
-    return finish('error', 'not-applicable', `The test command \`${testCommand}\` could not be run (exit 127: command not found). Set the \`test-command\` input. Output:\n${tail(baseline.outputTail, 800)}`, found);
+    return finish('error', 'not-applicable', `The test command \`${testCommand}\` could not be run (exit 127: command not found). Set ${words.setting('test-command')}. Output:\n${tail(baseline.outputTail, 800)}`, found);
   }
   const accepted = deps.acceptBaseline?.(baseline);
   if (accepted && !accepted.ok) return finish('skipped', accepted.reason, accepted.detail, found);
@@ -255,6 +285,7 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     const state = run.succeeded ? 'The test command succeeds on it.' : `The test run on it (by the harness, now): ${verdict.summary}\n\n${intel.feedback(run, verdict)}`;
     start = { tree: startTree, run, touched: paths, note: `${deps.resume.note}\n\n${state}` };
   }
+  const attempts = loopProgress(progress);
   const loop = deps.candidate
     ? await checkCandidate(deps.candidate, {
         git,
@@ -282,7 +313,10 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
       maxTokens: 0,
     },
     redact: (t) => redactor.redact(t),
-    emit: deps.emit,
+    emit: (e) => {
+      deps.emit?.(e);
+      attempts.onLoop(e);
+    },
     budget,
     guard: intel.guard,
     // From a start other than the checkout, the change holds the base's own test changes: the original-test gate judges the model's edits only from the checkout.
@@ -295,6 +329,7 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     interrupt: deps.checkpoint,
     start,
   }).finally(() => diagnostics?.dispose());
+  attempts.end(`stopped: ${loop.reason}${loop.stopDetail ? ` (${redactor.redact(loop.stopDetail)})` : ''}`);
   // Publish exactly the files the model wrote, on top of the checkout as it was: whatever setup
   // or the test runs left in the working tree stays out of the change.
   // The published tree is HEAD's tree plus those files: untracked files that earlier workflow
@@ -319,8 +354,8 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
   // The guard once more on exactly what would be published.
   const refusal = loop.reason === 'verified' && modelMade ? await intel.guardPublished(pristineTree, workTree) : null;
   const alone = loop.reason === 'verified' && modelMade ? intel.passingWithoutFix() : null;
-  if (alone) return finish('not-fixed', 'tests-still-failing', `The fail-to-pass proof refused the change; no pull request was opened.\n${alone}`, after);
-  if (refusal) return finish('not-fixed', 'tests-still-failing', `The test-integrity guard refused the change; no pull request was opened.\n${refusal}`, after);
+  if (alone) return finish('not-fixed', 'tests-still-failing', `The fail-to-pass proof refused the change; ${words.nothingPublished}.\n${alone}`, after);
+  if (refusal) return finish('not-fixed', 'tests-still-failing', `The test-integrity guard refused the change; ${words.nothingPublished}.\n${refusal}`, after);
   if (diff !== rawDiff) {
     // Defense in depth: a change that carries a secret (in any encoding the redactor knows) is never published.
     return finish('not-fixed', 'secret-in-change', 'The change contains a secret value (a token or key of this run, possibly encoded); it was not published.', after);
@@ -349,18 +384,18 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
         tree,
       );
     case 'tests-still-failing':
-      return finish('not-fixed', loop.reason, `No attempt passed verification in ${loop.iterations} iteration(s); no pull request was opened.`, after);
+      return finish('not-fixed', loop.reason, `No attempt passed verification in ${loop.iterations} iteration(s); ${words.nothingPublished}.`, after);
     case 'budget-exhausted':
       // The best state reached is kept for `/agent-fix continue` (the caller decides where).
-      return finish('not-fixed', loop.reason, `Stopped because ${loop.stopDetail ?? 'the budget ran out'}, after ${loop.usage.requests} model request(s) and ${loop.iterations} attempt(s), without a verified fix; no pull request was opened. The report below is partial.`, after, null, changes.length > 0 ? { tree } : undefined);
+      return finish('not-fixed', loop.reason, `Stopped because ${loop.stopDetail ?? 'the budget ran out'}, after ${loop.usage.requests} model request(s) and ${loop.iterations} attempt(s), without a verified fix; ${words.nothingPublished}. The report below is partial.`, after, null, changes.length > 0 ? { tree } : undefined);
     case 'model-error':
-      return finish('not-fixed', loop.reason, `Stopped because the model could not be reached or answered with an error (after retries): ${loop.stopDetail ?? 'unknown error'}. No verified fix was found before that; no pull request was opened.`, after);
+      return finish('not-fixed', loop.reason, `Stopped because the model could not be reached or answered with an error (after retries): ${loop.stopDetail ?? 'unknown error'}. No verified fix was found before that; ${words.nothingPublished}.`, after);
     case 'model-gave-up':
-      return finish('not-fixed', loop.reason, 'The model stopped calling tools without a verified fix; no pull request was opened.', after);
+      return finish('not-fixed', loop.reason, `The model stopped calling tools without a verified fix; ${words.nothingPublished}.`, after);
     case 'no-changes':
-      return finish('not-fixed', loop.reason, 'The model made no change; no pull request was opened.', after);
+      return finish('not-fixed', loop.reason, `The model made no change; ${words.nothingPublished}.`, after);
     case 'stopped':
-      return finish('not-fixed', loop.reason, `Stopped because ${loop.stopDetail ?? 'the run was stopped'}, after ${loop.iterations} attempt(s), without a verified fix; no pull request was opened.`, after);
+      return finish('not-fixed', loop.reason, `Stopped because ${loop.stopDetail ?? 'the run was stopped'}, after ${loop.iterations} attempt(s), without a verified fix; ${words.nothingPublished}.`, after);
     default:
       return finish('not-fixed', loop.reason, `Stopped: ${loop.reason}.`, after);
   }
@@ -448,6 +483,14 @@ export async function composeChange(git: GitPort, pristineTree: string, touched:
     }
   }
   return git.snapshot();
+}
+
+/** A test run in one line of plain text: `fails (exit 1; 2 passed, 2 failed)`. */
+function runLine(run: TestRun): string {
+  const exit = run.timedOut ? 'timed out' : `exit ${run.exitCode ?? 'none'}`;
+  const c = run.counts;
+  const counts = run.parsedFrom === 'none' ? 'no per-test results parsed' : `${c.passed} passed, ${c.failed} failed`;
+  return `${run.succeeded ? 'passes' : 'fails'} (${exit}; ${counts})`;
 }
 
 function tail(text: string, max: number): string {

@@ -34,6 +34,8 @@ import { publishKind } from './run/publish.js';
 import { ciSkipReport } from './run/ci-report-only.js';
 import { renderStoppedSummary } from './report/render.js';
 import type { StoryKind, StoryResult, StoryWorld } from './run/kind.js';
+import { groupedProgress } from './run/action-progress.js';
+import { ACTION_WORDING } from './settings/wording.js';
 
 /** The identity of commits made with the workflow token; also what "the bot's own commits" means. */
 export const BOT_IDENTITY: Identity = { name: 'github-actions[bot]', email: '41898282+github-actions[bot]@users.noreply.github.com' };
@@ -51,6 +53,12 @@ interface Outputs {
   failed?: string;
   /** Status `skipped`: why, in one line (for the step summary when nothing else wrote one). */
   note?: string;
+  /** Why, as a code (output `reason`): a report's reason, or how the run ended before one (absent: from the status). */
+  reason?: string;
+  headSha?: string;
+  prOperation?: 'created' | 'updated';
+  costUsd?: number | null;
+  tokens?: number;
 }
 
 function writeOutputs(rt: ActionsRuntime, o: Outputs): void {
@@ -60,6 +68,11 @@ function writeOutputs(rt: ActionsRuntime, o: Outputs): void {
   rt.setOutput('branch', o.branch ?? '');
   rt.setOutput('iterations', o.iterations ?? 0);
   rt.setOutput('transcript-path', o.transcriptPath ?? '');
+  rt.setOutput('reason', o.reason ?? (o.status === 'skipped' ? 'not-applicable' : o.status === 'error' ? 'internal-error' : ''));
+  rt.setOutput('head-sha', o.headSha ?? '');
+  rt.setOutput('pull-request-operation', o.prOperation ?? 'none');
+  rt.setOutput('cost-usd', typeof o.costUsd === 'number' ? o.costUsd.toFixed(4) : '');
+  rt.setOutput('tokens', o.tokens ?? 0);
   rt.setOutput('bundle-path', o.bundlePath ?? '');
 }
 
@@ -74,6 +87,8 @@ export interface RunOverrides {
   sandbox?: SandboxProbe;
   /** Called instead of process.exit after a cancellation (SIGINT/SIGTERM) was handled. */
   exit?: (code: number) => void;
+  /** Least time between two progress updates of the sticky comment. */
+  progressIntervalMs?: number;
 }
 
 /** Writes the outputs (and fails the step on an error) once: later calls are ignored. */
@@ -87,8 +102,17 @@ function outputsOnce(rt: ActionsRuntime): (o: Outputs) => void {
   };
 }
 
+/** Story results whose `reason` is a sentence (a kind's skip) report this code instead. */
+const REASON_CODE = /^[a-z]+(?:-[a-z]+)*$/;
+
 function outputsOf(r: StoryResult): Outputs {
+  const u = r.report?.usage;
   return {
+    reason: r.report?.reason ?? (REASON_CODE.test(r.reason) ? r.reason : r.status === 'skipped' ? 'not-applicable' : 'internal-error'),
+    headSha: r.report?.headSha,
+    prOperation: r.report?.prOperation,
+    costUsd: r.report?.safety?.costUsd,
+    tokens: u ? u.promptTokens + u.completionTokens : 0,
     status: r.status,
     prNumber: r.prNumber,
     prUrl: r.prUrl,
@@ -122,7 +146,7 @@ export async function run(rt: ActionsRuntime = actionsRuntime(), env: NodeJS.Pro
   } catch (e) {
     // Nothing should reach here; if it does, the run still ends in a reported error state.
     const redactor = new Redactor([rt.getInput('github-token'), rt.getInput('api-key'), ...secretsFromEnv(env)]);
-    out = { status: 'error', failed: `agent-fix: ${redactor.redact(message(e))}` };
+    out = { status: 'error', reason: 'internal-error', failed: `agent-fix: ${redactor.redact(message(e))}` };
   }
   finish(out);
   if (summarized) return;
@@ -140,7 +164,7 @@ async function action(rt: ActionsRuntime, env: NodeJS.ProcessEnv, overrides: Run
   try {
     settings = readSettings((name) => rt.getInput(name));
   } catch (e) {
-    return { status: 'error', failed: message(e) };
+    return { status: 'error', reason: 'invalid-settings', failed: message(e) };
   }
   for (const secret of new Set([settings.githubToken, settings.apiKey, ...secretsFromEnv(env)])) {
     if (!secret) continue;
@@ -162,7 +186,7 @@ async function action(rt: ActionsRuntime, env: NodeJS.ProcessEnv, overrides: Run
       const client = () => makeGitHub({ token: settings.githubToken, baseUrl: rt.apiUrl, owner: rt.owner, repo: rt.repo, log: say });
       await rt.appendSummary(redactor.redact(await ciSkipReport(rt.payload, trigger.reason, client, rt.repo)));
     }
-    return { status: 'skipped', note: redactor.redact(note) };
+    return { status: 'skipped', reason: 'not-triggered', note: redactor.redact(note) };
   }
 
   const github = makeGitHub({ token: settings.githubToken, baseUrl: rt.apiUrl, owner: rt.owner, repo: rt.repo, log: say, ...overrides.github });
@@ -173,13 +197,13 @@ async function action(rt: ActionsRuntime, env: NodeJS.ProcessEnv, overrides: Run
     defaultBranch = await github.getDefaultBranch();
     loaded = await loadPolicy(github, defaultBranch);
   } catch (e) {
-    return { status: 'error', failed: `agent-fix: ${redactor.redact(message(e))}${e instanceof PolicyError ? ' Nothing else was done.' : ''}` };
+    return { status: 'error', reason: e instanceof PolicyError ? 'invalid-policy' : 'internal-error', failed: `agent-fix: ${redactor.redact(message(e))}${e instanceof PolicyError ? ' Nothing else was done.' : ''}` };
   }
   if (maybeAllowedBot) trigger = parseTrigger(rt.eventName, rt.payload, { label: settings.label, workflows: settings.workflows, allowedBots: loaded.policy.triggers['allowed-bots'] });
   if (trigger.kind === 'skip') {
     const note = `agent-fix skipped: ${trigger.reason}`;
     say(note);
-    return { status: 'skipped', note: redactor.redact(note) };
+    return { status: 'skipped', reason: 'not-triggered', note: redactor.redact(note) };
   }
   settings = applyPolicy(settings, loaded.policy, loaded.source);
   say(`Policy: ${loaded.source}`);
@@ -196,7 +220,7 @@ async function action(rt: ActionsRuntime, env: NodeJS.ProcessEnv, overrides: Run
   if ('skip' in selected) {
     const note = `agent-fix skipped: ${selected.skip}`;
     say(note);
-    return { status: 'skipped', note: redactor.redact(note) };
+    return { status: 'skipped', reason: 'not-applicable', note: redactor.redact(note) };
   }
   // A lifecycle command (stop, issue closed) fixes nothing and writes to GitHub: not in a propose job.
   if ('act' in selected && mode === 'propose') {
@@ -214,6 +238,7 @@ async function action(rt: ActionsRuntime, env: NodeJS.ProcessEnv, overrides: Run
     kind = publishKind(kind, { bundlesDir: path.resolve(workspace, settings.bundles as string), openPatches, candidates });
   }
   say(`Mode: ${mode}${settings.candidate ? ` (candidate ${settings.candidate})` : ''}`);
+  const shown = groupedProgress(rt, (t) => redactor.redact(t));
   const world: StoryWorld = {
     github,
     policy: loaded.policy,
@@ -222,7 +247,7 @@ async function action(rt: ActionsRuntime, env: NodeJS.ProcessEnv, overrides: Run
     makeModel: () =>
       mode === 'publish'
         ? noModel(settings.model)
-        : makeChatModel({ baseUrl: settings.baseUrl, apiKey: settings.apiKey, model: settings.model, log: say, ...candidateSampling(settings.candidate), ...overrides.model }),
+        : makeChatModel({ baseUrl: settings.baseUrl, apiKey: settings.apiKey, model: settings.model, log: say, wording: ACTION_WORDING, ...candidateSampling(settings.candidate), ...overrides.model }),
     sandbox: overrides.sandbox,
     settings,
     redactor,
@@ -232,12 +257,19 @@ async function action(rt: ActionsRuntime, env: NodeJS.ProcessEnv, overrides: Run
     appendSummary: (md) => rt.appendSummary(md),
     runId: runIdFromEnv(env),
     runUrl: rt.runUrl,
+    progress: shown,
+    progressIntervalMs: overrides.progressIntervalMs,
     // A cancellation's report is final: its outputs are written before the process exits.
     onCancel: (handler) => onCancel(async (signal) => finish(outputsOf(await handler(signal))), overrides.exit),
   };
   // A lifecycle command needs no model and no checkout (run/lifecycle.ts).
   if ('act' in selected) return outputsOf(await runLifecycle(selected, world));
-  const result = await runStory(kind as StoryKind, world);
+  let result: StoryResult;
+  try {
+    result = await runStory(kind as StoryKind, world);
+  } finally {
+    shown.close();
+  }
   if (result.bundlePath && result.status === 'error') rt.warning(redactor.redact(`agent-fix: ${result.error ?? result.reason} (recorded in the bundle for the publish job; this step does not fail so the bundle is uploaded)`));
   return outputsOf(result);
 }

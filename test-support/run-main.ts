@@ -65,6 +65,12 @@ export function fakeRuntime(p: { inputs: Record<string, string>; eventName: stri
     appendSummary: async (md) => {
       rt.summary += md;
     },
+    startGroup: (name) => {
+      rt.logs.push(`::group::${name}`);
+    },
+    endGroup: () => {
+      rt.logs.push('::endgroup::');
+    },
     eventName: p.eventName,
     payload: p.payload,
     owner: OWNER,
@@ -154,7 +160,7 @@ export async function mainWorld(script: Script, files: Record<string, string> = 
         GIT_CONFIG_NOSYSTEM: '1',
         ...o.env,
       };
-      await run(rt, env, { github: { retryAfterBaseMs: 1, maxRateLimitWaitSeconds: 5, ...o.overrides?.github }, model: { maxRetries: 2, ...o.overrides?.model }, sandbox: o.overrides?.sandbox, exit: o.overrides?.exit });
+      await run(rt, env, { github: { retryAfterBaseMs: 1, maxRateLimitWaitSeconds: 5, ...o.overrides?.github }, model: { maxRetries: 2, ...o.overrides?.model }, sandbox: o.overrides?.sandbox, exit: o.overrides?.exit, progressIntervalMs: o.overrides?.progressIntervalMs });
       if (process.env.AGENT_FIX_DEBUG_HARNESS) {
         const c = github.comments.filter((x) => x.issueNumber === ISSUE).map((x) => x.body.slice(0, 1500)).join('\n---\n');
         process.stderr.write(`HARNESS status=${rt.outputs.status}\n${c}\n${rt.logs.join('\n').slice(0, 3000)}\nEND HARNESS\n`);

@@ -10,6 +10,9 @@ export interface ActionsRuntime {
   warning(message: string): void;
   setFailed(message: string): void;
   appendSummary(markdown: string): Promise<void>;
+  /** A collapsible section of the log (`::group::`); groups do not nest. Absent: plain lines. */
+  startGroup?(name: string): void;
+  endGroup?(): void;
   eventName: string;
   payload: Record<string, unknown>;
   owner: string;
@@ -33,6 +36,8 @@ export function actionsRuntime(): ActionsRuntime {
       if (!process.env.GITHUB_STEP_SUMMARY) return;
       await core.summary.addRaw(md, true).write();
     },
+    startGroup: (name) => core.startGroup(name),
+    endGroup: () => core.endGroup(),
     eventName: ctx.eventName,
     payload: ctx.payload as Record<string, unknown>,
     owner,

@@ -15,7 +15,7 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
-import type { ChatMessage, ChatModel, ModelReply, ToolCall, ToolSpec } from '../ports/llm.js';
+import { CHECK_HEADER, type ChatMessage, type CheckableModel, type EndpointCheck, type ModelReply, type ToolCall, type ToolSpec } from '../ports/llm.js';
 
 export interface ChatModelOptions {
   baseUrl: string;
@@ -31,7 +31,22 @@ export interface ChatModelOptions {
   log?: (m: string) => void;
   /** A 429 whose retry-after exceeds this is reported instead of waited for. Default 60 000 ms. */
   maxRetryAfterMs?: number;
+  /** How error messages name the settings to fix (the entry's words: settings/wording.ts; default: plain names). */
+  wording?: ErrorWords;
+  /** Per request of the endpoint check (`check()`), default 120 000 ms (or `timeoutMs` when shorter: a model server still loading its weights may be slow to answer). */
+  checkTimeoutMs?: number;
 }
+
+/** The words of the entry for what to fix (settings/wording.ts `Wording` has them). */
+export interface ErrorWords {
+  setting(input: string): string;
+  keyHelp: string;
+}
+
+const PLAIN_WORDS: ErrorWords = { setting: (input) => `\`${input}\``, keyHelp: 'check the API key and that it belongs to this endpoint' };
+
+/** Failures of the endpoint check that end the run before anything runs (the rest may pass: rate limits, server hiccups). */
+const FATAL_CHECK: ReadonlySet<ModelErrorKind> = new Set(['auth', 'forbidden', 'not-found', 'connection', 'bad-request', 'bad-response', 'quota']);
 
 export type ModelErrorKind =
   | 'auth'
@@ -60,10 +75,11 @@ export class ModelError extends Error {
   }
 }
 
-export function makeChatModel(opts: ChatModelOptions): ChatModel {
+export function makeChatModel(opts: ChatModelOptions): CheckableModel {
   const log = opts.log ?? (() => {});
   const maxRetryAfterMs = opts.maxRetryAfterMs ?? 60_000;
   const where = `${safeUrl(opts.baseUrl)} (model "${opts.model}")`;
+  const words = opts.wording ?? PLAIN_WORDS;
   const client = new OpenAI({
     baseURL: opts.baseUrl,
     apiKey: opts.apiKey,
@@ -100,13 +116,35 @@ export function makeChatModel(opts: ChatModelOptions): ChatModel {
           seed = undefined;
           continue;
         }
-        throw toModelError(e, where, tools.length > 0, opts.apiKey);
+        throw toModelError(e, where, tools.length > 0, opts.apiKey, words);
       }
       return fromCompletion(completion, messages, tools, where);
     }
   }
 
-  return { model: opts.model, complete };
+  /** One completion of at most one token, without tools: URL, key, model and permission in one request. */
+  async function check(): Promise<EndpointCheck> {
+    const started = Date.now();
+    const params: ChatCompletionCreateParamsNonStreaming = { model: opts.model, messages: [{ role: 'user', content: 'Reply with OK.' }], max_tokens: 1 };
+    const options = { headers: { [CHECK_HEADER]: '1' }, timeout: opts.checkTimeoutMs ?? Math.min(120_000, opts.timeoutMs ?? 120_000), maxRetries: Math.min(1, opts.maxRetries ?? 1) };
+    for (;;) {
+      try {
+        const c = await client.chat.completions.create(params, options);
+        fromCompletion(c, [], [], where);
+        return { ok: true, detail: `${where} answered in ${Date.now() - started} ms` };
+      } catch (e) {
+        // Reasoning models refuse max_tokens; the check then asks without a cap (still one short reply).
+        if (params.max_tokens !== undefined && e instanceof APIError && e.status === 400 && /max_tokens|max_completion_tokens/i.test(serverMessage(e))) {
+          delete params.max_tokens;
+          continue;
+        }
+        const err = e instanceof ModelError ? e : toModelError(e, where, false, opts.apiKey, words);
+        return { ok: false, fatal: FATAL_CHECK.has(err.kind), message: err.message };
+      }
+    }
+  }
+
+  return { model: opts.model, complete, check };
 }
 
 // ---------------------------------------------------------------- mapping
@@ -215,8 +253,8 @@ function retryAfterMs(h: Headers): number | undefined {
 
 // ---------------------------------------------------------------- errors
 
-function toModelError(e: unknown, where: string, sentTools: boolean, apiKey: string): ModelError {
-  const desc = describe(e, where, sentTools);
+function toModelError(e: unknown, where: string, sentTools: boolean, apiKey: string, words: ErrorWords): ModelError {
+  const desc = describe(e, where, sentTools, words);
   return new ModelError(redact(desc.message, apiKey), desc.kind, desc.status);
 }
 
@@ -227,14 +265,14 @@ export function describeModelError(e: unknown): string {
   return redact(`model request failed: ${String(e)}`);
 }
 
-function describe(e: unknown, where: string, sentTools: boolean): { message: string; kind: ModelErrorKind; status?: number } {
+function describe(e: unknown, where: string, sentTools: boolean, words: ErrorWords = PLAIN_WORDS): { message: string; kind: ModelErrorKind; status?: number } {
   if (e instanceof APIUserAbortError) return { message: `model request to ${where} was aborted`, kind: 'unknown' };
   if (e instanceof APIConnectionTimeoutError) {
     return { message: `model request to ${where} timed out (after the SDK's retries); the model may be overloaded or the timeout too short`, kind: 'timeout' };
   }
   if (e instanceof APIConnectionError) {
     return {
-      message: `could not reach the model endpoint ${where}: ${causeText(e)}. Check base-url and network access`,
+      message: `could not reach the model endpoint ${where}: ${causeText(e)}. Check ${words.setting('base-url')} and network access`,
       kind: 'connection',
     };
   }
@@ -244,9 +282,9 @@ function describe(e: unknown, where: string, sentTools: boolean): { message: str
     const said = msg ? `: ${msg}` : '';
     const code = String((e as { code?: unknown }).code ?? '');
     const head = `model endpoint ${where} answered HTTP ${status}${said}`;
-    if (status === 401) return { status, kind: 'auth', message: `${head}. The API key was rejected: check the api-key input (for GitHub Models the workflow needs "permissions: models: read")` };
+    if (status === 401) return { status, kind: 'auth', message: `${head}. The API key was rejected: ${words.keyHelp}` };
     if (status === 403) return { status, kind: 'forbidden', message: `${head}. The key has no access to this model: check its permissions or pick another model` };
-    if (status === 404) return { status, kind: 'not-found', message: `${head}. Check the model name and that base-url is the API root (the part before /chat/completions, e.g. https://api.openai.com/v1)` };
+    if (status === 404) return { status, kind: 'not-found', message: `${head}. Check ${words.setting('model')} and that ${words.setting('base-url')} is the API root (the part before /chat/completions, e.g. https://api.openai.com/v1)` };
     if (status === 429) {
       if (/quota|billing|insufficient/i.test(`${code} ${msg}`)) return { status, kind: 'quota', message: `${head}. The account's quota is exhausted: check billing or use another key` };
       const wait = e.headers ? retryAfterMs(e.headers) : undefined;

@@ -24,6 +24,10 @@ export type LoopEvent =
   | { type: 'tool'; turn: number; name: string; arguments: string; ok: boolean; display: string; result: string }
   | { type: 'test-run'; purpose: 'run_tests' | 'verify'; iteration: number; run: TestRun; verdict?: Verdict }
   | { type: 'rollback'; iteration: number; toTree: string; reason: string }
+  /** The model called finish: the harness verifies attempt `iteration`. */
+  | { type: 'verifying'; iteration: number }
+  /** The verdict on an attempt, as recorded. */
+  | { type: 'attempt'; attempt: Attempt }
   /** The repository's own tsc/ESLint after an edit batch: how many new errors, how many were shown to the model. */
   | { type: 'diagnostics'; turn: number; ran: string[]; found: number; shown: number; ms: number; text: string }
   | { type: 'note'; message: string };
@@ -285,9 +289,11 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
         finished = true;
         iteration++;
         lastSummary = parseSummary(call.arguments);
+        emit({ type: 'verifying', iteration });
         // The attempt's outcome is a value; the loop's state changes here and only here.
         const outcome = await verifyAttempt(iteration, lastSummary, best);
         attempts.push(outcome.attempt);
+        emit({ type: 'attempt', attempt: outcome.attempt });
         if (outcome.final) final = outcome.final;
         if (outcome.best) best = outcome.best;
         if (outcome.stopDetail) stopDetail = outcome.stopDetail;

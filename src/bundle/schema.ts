@@ -204,6 +204,8 @@ const EvidenceObject = z.object({
   durationMs: z.number().nonnegative(),
   branch: z.string().optional(),
   prNumber: z.number().int().optional(),
+  headSha: sha.optional(),
+  prOperation: z.enum(['created', 'updated']).optional(),
   prUrl: z.string().optional(),
   runUrl: z.string().optional(),
   tests: TestIntelSchema.optional(),

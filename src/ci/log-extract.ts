@@ -20,6 +20,7 @@
  * Tokens are estimated conservatively at 3 characters per token (logs are symbol-heavy).
  */
 
+import { stripVTControlCharacters } from 'node:util';
 import { parseTestOutput } from '../verify/runners/index.js';
 import { identityOf, matchIdentity, type TestIdentity } from '../verify/identity.js';
 
@@ -96,8 +97,6 @@ export function estimateTokens(text: string): number {
 
 // ------------------------------------------------------------------ cleaning one line
 
-const ANSI = /\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]/g;
-
 /** Removes the runner timestamp, ANSI escapes and carriage-return redraws of one raw line. */
 export function cleanLine(raw: string): string {
   let line = raw;
@@ -110,7 +109,7 @@ export function cleanLine(raw: string): string {
   const cr = line.lastIndexOf('\r');
   if (cr >= 0) line = line.slice(cr + 1);
   if (line.length > MAX_LINE) line = line.slice(0, MAX_LINE);
-  if (line.includes('\x1b')) line = line.replace(ANSI, '');
+  if (line.includes('\x1b') || line.includes('\x9b')) line = stripVTControlCharacters(line);
   return line;
 }
 

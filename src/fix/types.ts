@@ -31,6 +31,10 @@ export interface RunReport {
   usage: TokenUsage;
   durationMs: number;
   branch?: string;
+  /** The commit at the tip of `branch` after delivery. */
+  headSha?: string;
+  /** What delivery did to the pull request. */
+  prOperation?: 'created' | 'updated';
   prNumber?: number;
   prUrl?: string;
   runUrl?: string;

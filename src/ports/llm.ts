@@ -37,3 +37,21 @@ export interface ChatModel {
   readonly model: string;
   complete(messages: ChatMessage[], tools: ToolSpec[]): Promise<ModelReply>;
 }
+
+/**
+ * One cheap request (a one-token completion) that shows whether the endpoint, key and model
+ * work, made before any test runs. `fatal`: the run cannot work (wrong URL, key or model);
+ * otherwise the failure may pass (rate limit, a server hiccup) and the run goes on.
+ */
+export type EndpointCheck = { ok: true; detail: string } | { ok: false; fatal: boolean; message: string };
+
+export interface CheckableModel extends ChatModel {
+  check(): Promise<EndpointCheck>;
+}
+
+export function isCheckable(m: ChatModel): m is CheckableModel {
+  return typeof (m as Partial<CheckableModel>).check === 'function';
+}
+
+/** Header of the endpoint check's request: the scripted server (src/scripted) answers it without spending a step; real servers ignore it. */
+export const CHECK_HEADER = 'x-agent-fix-check';

@@ -14,7 +14,7 @@ import type { RunId } from './claim.js';
 
 /** Where a verified change went, or why it did not. */
 export type Delivered =
-  | { kind: 'pull-request'; branch: string; prNumber: number; prUrl: string; pr: 'created' | 'updated' }
+  | { kind: 'pull-request'; branch: string; prNumber: number; prUrl: string; pr: 'created' | 'updated'; sha: string }
   | { kind: 'local-branch'; branch: string; sha: string }
   /** propose: the result (verified or not) written as a bundle for a publish job; nothing on GitHub. */
   | { kind: 'bundle'; path: string; candidate: string }
@@ -72,5 +72,5 @@ export async function deliverPullRequest(d: PullRequestDelivery): Promise<Delive
   d.onPushed?.(branch);
   const pr = await upsertPullRequest(d.github, { head: branch, base: d.baseBranch, title: d.prTitle, body: d.redact(d.prBody(branch)), draft: d.draft });
   d.log(`Pull request ${pr.kind}: ${pr.pr.url} into ${d.baseBranch} (branch ${pushed.kind})`);
-  return { kind: 'pull-request', branch, prNumber: pr.pr.number, prUrl: pr.pr.url, pr: pr.kind };
+  return { kind: 'pull-request', branch, prNumber: pr.pr.number, prUrl: pr.pr.url, pr: pr.kind, sha: pushed.sha };
 }

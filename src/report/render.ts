@@ -52,7 +52,18 @@ export const GITHUB_BODY_LIMIT = 65_536;
 export function escapeMarkdown(text: string): string {
   return text
     .split(/(`+[^`]*?`+)/g)
-    .map((part, i) => (i % 2 === 1 && /^(`+)[^`]*\1$/.test(part) ? part : escapePlain(part)))
+    .map((part, i) => (i % 2 === 1 && /^(`+)[^`]*\1$/.test(part) ? part : escapeText(part)))
+    .join('');
+}
+
+/** What GitHub would turn into a link by itself (GFM autolinks): URLs, `www.` hosts, e-mail addresses. */
+const AUTOLINK = /((?:https?:\/\/|www\.)[^\s<>`()]*[^\s<>`().,;:!?'"]|[\w.+-]{1,64}@[\w-]{1,63}\.[\w.-]{0,190}\w)/gi;
+
+/** Plain text outside code spans: autolinks become inline code (never a link), the rest is escaped. */
+function escapeText(text: string): string {
+  return text
+    .split(AUTOLINK)
+    .map((part, i) => (i % 2 === 1 ? `\`${part}\`` : escapePlain(part)))
     .join('');
 }
 
@@ -84,7 +95,7 @@ export function codeCell(text: string, max = 160): string {
  * passing, newly failing, still failing), before and after (the last attempt when nothing was
  * accepted), then the whole command.
  */
-function evidenceTable(r: RunReport, maxRows = 10): string {
+function evidenceTable(r: RunReport, maxRows = 3): string {
   const v = r.attempts[r.attempts.length - 1]?.verdict;
   const rows: [string, string, string][] = [];
   const seen = new Set<string>();
@@ -106,8 +117,14 @@ function evidenceTable(r: RunReport, maxRows = 10): string {
   }
   const after = r.status === 'fixed' ? 'after' : 'last attempt';
   const out = [`| test | before | ${after} |`, '| --- | --- | --- |'];
-  for (const [id, b, a] of rows.slice(0, maxRows)) out.push(`| ${codeCell(id)} | ${b} | ${a} |`);
-  if (rows.length > maxRows) out.push(`| … and ${rows.length - maxRows} more (in the test report) | | |`);
+  // More than fit on the first screen: the first few, then one row for the rest (the transcript has them all).
+  const shown = rows.length > maxRows + 1 ? rows.slice(0, maxRows) : rows;
+  for (const [id, b, a] of shown) out.push(`| ${codeCell(id)} | ${b} | ${a} |`);
+  const more = rows.slice(shown.length);
+  if (more.length) {
+    const same = more.every(([, b, a]) => b === more[0][1] && a === more[0][2]);
+    out.push(`| … ${more.length} more tests (all in the transcript) | ${same ? more[0][1] : ''} | ${same ? more[0][2] : ''} |`);
+  }
   out.push(`| whole command ${codeCell(r.testCommand ?? 'none', 100)} | ${describeRun(r.baseline)} | ${describeRun(r.final)} |`);
   return out.join('\n');
 }
@@ -207,11 +224,21 @@ export function renderReportMarkdown(r: RunReport, opts: { diff?: boolean; limit
   const head: string[] = [];
   head.push(`### agent-fix: ${STATUS_TITLE[r.status]}`);
   head.push(escapeMarkdown(r.detail));
-  head.push(evidenceTable(r));
-  head.push(diffStats(r, published || r.status === 'fixed'));
+  // A run stopped before its baseline (setup failed, the endpoint check failed): no evidence to show.
+  const ran = r.baseline !== null || r.attempts.length > 0;
+  if (ran) {
+    head.push(evidenceTable(r));
+    head.push(diffStats(r, published || r.status === 'fixed'));
+  } else {
+    head.push('**No test ran and nothing was published.**');
+  }
   if (opts.firstScreen) return [...head, r.runUrl ? `[Workflow run](${r.runUrl})` : ''].filter(Boolean).join('\n\n');
 
   const folds: Fold[] = [];
+  if (!ran) {
+    if (r.safety) folds.push({ summary: 'Safety', body: safetyBlock(r.safety) });
+    return [...head, ...folds.map(details), r.runUrl ? `[Workflow run](${r.runUrl})` : ''].filter(Boolean).join('\n\n');
+  }
   const testParts = [`The harness ran these commands itself; the model's word is not evidence.\n\n${commandTable(r)}`];
   if (r.tests) testParts.push(renderTestSection(r));
   else {
@@ -257,9 +284,10 @@ export function renderPrTitle(task: Task): string {
 }
 
 export function renderPrBody(r: RunReport): string {
-  const head = r.task.issueNumber ? `Fixes #${r.task.issueNumber}\n\n` : '';
-  const review = '> Opened by agent-fix for a human to review. It is not merged automatically.';
-  return `${commentMarker(r.task.key)}\n${head}${review}\n\n${renderReportMarkdown(r, { diff: false })}\n`;
+  // One line: the closing keyword and who opened it (a line of the first screen saved).
+  const fixes = r.task.issueNumber ? `Fixes #${r.task.issueNumber}. ` : '';
+  const review = `${fixes}Opened by agent-fix for a human to review; it is not merged automatically.`;
+  return `${commentMarker(r.task.key)}\n${review}\n\n${renderReportMarkdown(r, { diff: false })}\n`;
 }
 
 export function renderStartComment(task: Task, runUrl?: string): string {

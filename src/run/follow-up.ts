@@ -207,7 +207,7 @@ export function followUpKind(
                 } catch (e) {
                   world.warn?.(`The pull request body of #${pr.number} could not be updated with round ${f.round}: ${redact(e instanceof Error ? e.message : String(e))}`);
                 }
-                return { kind: 'pull-request', branch: pr.head, prNumber: pr.number, prUrl: pr.url, pr: 'updated' };
+                return { kind: 'pull-request', branch: pr.head, prNumber: pr.number, prUrl: pr.url, pr: 'updated', sha: out.sha };
               }
               case 'moved':
                 f.notSeen = { remoteSha: out.remoteSha, commits: out.commits };

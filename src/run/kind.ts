@@ -18,6 +18,8 @@ import type { Delivered } from '../publish/deliver.js';
 import type { RunId } from '../publish/claim.js';
 import type { SandboxProbe } from '../sandbox/sandbox.js';
 import type { Redactor } from '../redact.js';
+import type { ProgressSink } from '../fix/progress.js';
+import type { Wording } from '../settings/wording.js';
 
 /** The world a story runs in, built once by an entry (main.ts for the action, cli.ts for the CLI). */
 export interface StoryWorld {
@@ -47,6 +49,12 @@ export interface StoryWorld {
   onCancel?: (handler: (signal: NodeJS.Signals) => Promise<StoryResult>) => () => void;
   /** The model is the scripted demo session. */
   scripted?: boolean;
+  /** Where the entry shows progress (action log groups, the CLI's phase line); the sticky comment is the story's own. */
+  progress?: ProgressSink;
+  /** Least time between two progress updates of the sticky comment (default run/live-comment.ts PROGRESS_INTERVAL_MS). */
+  progressIntervalMs?: number;
+  /** How messages name settings (default: the action's inputs). */
+  wording?: Wording;
 }
 
 /** The end of a story, as a value: what the entry turns into outputs, an exit code or a message. */

@@ -17,6 +17,8 @@ import type { Task } from '../task/types.js';
 import type { RunReport } from '../fix/types.js';
 import type { StoryKind } from './kind.js';
 import { runStory } from './story.js';
+import type { ProgressSink } from '../fix/progress.js';
+import type { Wording } from '../settings/wording.js';
 
 export const LOCAL_IDENTITY: Identity = { name: 'agent-fix', email: 'agent-fix@users.noreply.github.com' };
 
@@ -32,6 +34,10 @@ export interface LocalOptions {
   openGit: (repo: string) => Promise<GitPort>;
   shell: Shell;
   makeModel: (log: (m: string) => void) => ChatModel;
+  /** Where the run shows its phases (the CLI's phase line and spinner). */
+  progress?: ProgressSink;
+  /** How messages name settings (the CLI's flags). */
+  wording?: Wording;
 }
 
 export interface LocalResult {
@@ -56,7 +62,12 @@ export function localKind(o: { task: Task; repo: string; settings: Settings; tra
     transcript: { meta: { repo: o.repo, task: task.title, model: o.settings.model, baseUrl: o.settings.baseUrl }, path: path.join(o.transcriptDir, `agent-fix-${task.key}-${Date.now()}.json`) },
     async prepare(world) {
       const git: GitPort = await world.openGit();
-      const head = await git.headSha();
+      const head = await git.headSha().catch(() => null);
+      if (head === null) {
+        throw new UsageError(
+          `${git.root} is a git repository without any commit yet: agent-fix works from a commit and leaves its fix on a branch beside it. Commit your files first (git add -A && git commit -m "initial"), then run again.`,
+        );
+      }
       const dirty = await git.changes(`${head}^{tree}`, await git.snapshot());
       if (dirty.length > 0) {
         throw new UsageError(
@@ -110,6 +121,8 @@ export async function runLocal(o: LocalOptions): Promise<LocalResult> {
     log,
     runId: null,
     scripted: o.scripted,
+    progress: o.progress,
+    wording: o.wording,
   });
   if (result.thrown !== undefined) throw result.thrown;
   if (!result.report || !result.transcriptPath) throw new Error(`agent-fix stopped: ${result.reason}`);

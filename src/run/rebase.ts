@@ -175,7 +175,7 @@ export function rebaseKind(
                 hooks.onPushed(pr.head);
                 f.pushed = { sha: out.sha, previousSha: out.previousSha };
                 log(`Pushed ${out.sha} to ${pr.head} (was ${out.previousSha})`);
-                return { kind: 'pull-request', branch: pr.head, prNumber: pr.number, prUrl: pr.url, pr: 'updated' };
+                return { kind: 'pull-request', branch: pr.head, prNumber: pr.number, prUrl: pr.url, pr: 'updated', sha: out.sha };
               case 'moved':
                 f.moved = out.remoteSha;
                 return { kind: 'human-commits', detail: `The update was verified on ${head.slice(0, 7)}, but ${pr.head} moved to ${out.remoteSha.slice(0, 7)} while agent-fix worked; nothing was pushed. ${RETRY_HINT[0].toUpperCase()}${RETRY_HINT.slice(1)}.` };

@@ -20,6 +20,9 @@ import { renderFailureComment, renderLeftBehind } from '../report/failure.js';
 import { commentMarker, renderStoppedSummary } from '../report/render.js';
 import { Transcript } from '../transcript.js';
 import type { Prepared, StoryKind, StoryResult, StoryWorld, YieldPoint } from './kind.js';
+import type { ProgressEvent } from '../fix/progress.js';
+import { applyProgress, EMPTY_CHECKLIST, renderChecklist, type Checklist } from '../report/progress.js';
+import { LiveComment, PROGRESS_INTERVAL_MS } from './live-comment.js';
 
 /** How long a cancellation waits for a comment, push or PR update under way before it reports. */
 const CANCEL_SETTLE_MS = 2500;
@@ -30,9 +33,9 @@ const CLAIM_POLL_MS = 20_000;
 export function withDelivery(report: RunReport, d: Delivered): RunReport {
   switch (d.kind) {
     case 'pull-request':
-      return { ...report, branch: d.branch, prNumber: d.prNumber, prUrl: d.prUrl };
+      return { ...report, branch: d.branch, headSha: d.sha, prOperation: d.pr, prNumber: d.prNumber, prUrl: d.prUrl };
     case 'local-branch':
-      return { ...report, branch: d.branch };
+      return { ...report, branch: d.branch, headSha: d.sha };
     case 'bundle':
       return report;
     case 'superseded':
@@ -60,6 +63,22 @@ interface Progress {
   /** The comment write, push or PR update under way, if any. */
   busy: Promise<unknown>;
   cancelled: NodeJS.Signals | null;
+  /** The sticky comment's live checklist while the run works. */
+  live?: LiveComment;
+}
+
+/** One line for the publish phase. */
+function deliveredLine(d: Delivered): string {
+  switch (d.kind) {
+    case 'pull-request':
+      return `pull request #${d.prNumber} ${d.pr} from ${d.branch}`;
+    case 'local-branch':
+      return `local branch ${d.branch}`;
+    case 'bundle':
+      return `bundle of candidate ${d.candidate} written to ${d.path}`;
+    default:
+      return d.detail.split('\n')[0];
+  }
 }
 
 export async function runStory(kind: StoryKind, world: StoryWorld): Promise<StoryResult> {
@@ -85,6 +104,7 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
   };
   /** A stop (cancellation or error): the comment (claimed) and the summary say why and what exists. */
   const reportStop = async (heading: 'Cancelled' | 'Error', why: string, summary: string): Promise<void> => {
+    await progress.live?.stop();
     const destination = progress.prepared?.destination;
     // A push whose PR update did not happen may still have updated an existing PR of the branch.
     if (progress.pushed && !progress.prUrl && github && destination?.prBase) {
@@ -148,6 +168,7 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
   };
   /** Yields to a newer run: publishes nothing, leaves the comment to it; the summary says so. A stop request instead ends with a final comment. */
   const yieldTo = async (p: Prepared, t: Takeover, when: YieldPoint, report?: RunReport, detail?: string): Promise<StoryResult> => {
+    await progress.live?.stop();
     if (t.stoppedBy) return stopped(p, t, report?.reason === 'stopped' ? 'during the fix' : when, report);
     const by = t.by;
     log(detail ?? `A newer agent-fix run (${by.id}, attempt ${by.attempt}) has taken over this task; this run${runId ? ` (${runId.id}, attempt ${runId.attempt})` : ''} yields ${when} and publishes nothing.`);
@@ -197,11 +218,33 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
 
     const early = await takeover(prepared);
     if (early) return await yieldTo(prepared, early, 'before starting');
+    let checklist: Checklist = EMPTY_CHECKLIST;
     if (github && destination.commentOn !== null) {
       progress.marker = commentMarker(task.key);
-      progress.comment = new StickyComment(github, destination.commentOn, progress.marker);
-      await publishing(progress.comment.set(claim(texts.start(world.runUrl))));
+      const comment = new StickyComment(github, destination.commentOn, progress.marker);
+      progress.comment = comment;
+      await publishing(comment.set(claim(texts.start(world.runUrl))));
+      // Each update first reads the comment: once a newer run claimed it or a stop request is in it,
+      // the checklist never overwrites that (the checkpoints and the final write act on it).
+      const live = new LiveComment(
+        async (body) => {
+          if (await takeover(prepared, { commentOnly: true }).catch(() => null)) return false;
+          await comment.set(body);
+          return true;
+        },
+        world.progressIntervalMs ?? PROGRESS_INTERVAL_MS,
+        log,
+      );
+      live.wrote();
+      progress.live = live;
     }
+    /** Every progress event goes to the entry; phases also update the comment's checklist. */
+    const tell = (e: ProgressEvent): void => {
+      world.progress?.(e);
+      if (!progress.live || e.type === 'waiting') return;
+      checklist = applyProgress(checklist, e, Date.now());
+      if (e.type === 'phase') progress.live.show(claim(redact(`${texts.start(world.runUrl).trimEnd()}\n\n${renderChecklist(checklist, Date.now())}\n`)));
+    };
 
     fix = await (prepared.fix ?? ((deps) => runFix(task, deps)))({
       git,
@@ -215,6 +258,8 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
       sandbox: world.sandbox,
       scripted: world.scripted,
       acceptBaseline: prepared.acceptBaseline,
+      progress: tell,
+      wording: world.wording,
       checkpoint: checkpointOf(prepared),
     });
     let report: RunReport = world.runUrl ? { ...fix.report, runUrl: world.runUrl } : fix.report;
@@ -234,6 +279,7 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
         if (kept) report = { ...report, keptAttempt: kept };
       }
       if ((report.status === 'fixed' && fix.tree) || destination.deliverEveryOutcome) {
+        tell({ type: 'phase', phase: { kind: 'publish' }, state: 'running' });
         const delivered = await publishing(
           destination.deliver(fix, {
             claim: runId,
@@ -247,12 +293,16 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
         // A newer run pushed the branch in the meantime (seen on the very tip the leased push would replace).
         if (delivered.kind === 'superseded') return await yieldTo(prepared, { by: delivered.by }, 'at push', report, delivered.detail);
         report = withDelivery(report, delivered);
+        tell({ type: 'phase', phase: { kind: 'publish' }, state: delivered.kind === 'pull-request' || delivered.kind === 'local-branch' || delivered.kind === 'bundle' ? 'done' : 'failed', detail: deliveredLine(delivered) });
+      } else {
+        tell({ type: 'phase', phase: { kind: 'publish' }, state: 'skipped', detail: `nothing to publish (${report.reason})` });
       }
     } finally {
       await destination.release?.(fix);
     }
     if (progress.cancelled) return cancelledResult(progress.cancelled, report);
 
+    await progress.live?.stop();
     // A stop that arrived while the fix was being delivered: the final comment says what exists.
     const late = progress.pushed ? await takeover(prepared, { commentOnly: true }).catch(() => null) : null;
     if (late?.stoppedBy) log(`@${late.stoppedBy} asked to stop this run after it had pushed ${progress.pushed}.`);
@@ -285,6 +335,7 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
     }
     return { status: 'error', reason: 'internal-error', error: why, thrown: e, branch: progress.pushed, prUrl: progress.prUrl, iterations: progress.iterations, transcriptPath };
   } finally {
+    await progress.live?.stop();
     dispose?.();
   }
 }

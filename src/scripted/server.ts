@@ -7,6 +7,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseScript, stepKind, type Script, type Step } from './script.js';
+import { CHECK_HEADER } from '../ports/llm.js';
 
 export interface ScriptedModel {
   /** Base URL ending in `/v1`, usable as the openai SDK's `baseURL`. */
@@ -21,6 +22,8 @@ export interface ScriptedModel {
   readonly exhausted: boolean;
   /** Number of steps consumed so far. */
   readonly consumed: number;
+  /** Endpoint checks answered (requests with the `x-agent-fix-check` header; they consume no step and are not in `requests`). */
+  readonly checks: number;
   close(): Promise<void>;
 }
 
@@ -29,6 +32,10 @@ export interface ScriptedModelOptions {
   onRequest?: (body: unknown) => void;
   /** Running out of script is what the test checks: `close()` then resolves anyway. */
   allowExhaustion?: boolean;
+  /** The only key the server accepts (any other gets 401, as a real server answers); default: any key. */
+  apiKey?: string;
+  /** The only model names the server knows (any other gets 404); default: any name. */
+  models?: string[];
 }
 
 /** `close()` of a scripted model that ran out of script: the test that used it fails with this. */
@@ -58,6 +65,7 @@ export async function startScriptedModel(script: Script, opts: ScriptedModelOpti
     exhausted: false,
     next: 0,
     seq: 0,
+    checks: 0,
   };
 
   const server = createServer((req, res) => {
@@ -98,6 +106,15 @@ export async function startScriptedModel(script: Script, opts: ScriptedModelOpti
     }
 
     const key = bearerKey(req);
+    const model = typeof body.model === 'string' ? body.model : 'scripted';
+    if (req.headers[CHECK_HEADER]) {
+      // The endpoint check: answered like any request (key, model), without spending a step.
+      if (!key || (opts.apiKey !== undefined && key !== opts.apiKey)) return sendError(res, 401, 'Incorrect API key provided (scripted)', 'invalid_api_key');
+      if (opts.models && !opts.models.includes(model)) return sendError(res, 404, `The model \`${model}\` does not exist (scripted)`, 'model_not_found');
+      state.checks++;
+      sendJson(res, 200, completionJson(model, ++state.seq, { content: 'OK', toolCalls: [], finishReason: 'length', usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } }));
+      return;
+    }
     state.requests.push(body);
     state.receivedKeys.push(key);
     opts.onRequest?.(body);
@@ -106,8 +123,9 @@ export async function startScriptedModel(script: Script, opts: ScriptedModelOpti
       sendError(res, 401, 'Missing bearer authentication in header', 'invalid_api_key');
       return;
     }
+    if (opts.apiKey !== undefined && key !== opts.apiKey) return sendError(res, 401, 'Incorrect API key provided (scripted)', 'invalid_api_key');
+    if (opts.models && !opts.models.includes(model)) return sendError(res, 404, `The model \`${model}\` does not exist (scripted)`, 'model_not_found');
 
-    const model = typeof body.model === 'string' ? body.model : 'scripted';
     const stream = body.stream === true;
     const includeUsage = stream && body.stream_options?.include_usage === true;
     const index = state.next;
@@ -173,6 +191,9 @@ export async function startScriptedModel(script: Script, opts: ScriptedModelOpti
     },
     get consumed() {
       return state.next;
+    },
+    get checks() {
+      return state.checks;
     },
     /** Stops the server; rejects with ScriptExhausted when a request came after the last step (unless allowed). */
     close() {

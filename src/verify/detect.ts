@@ -145,7 +145,6 @@ export async function detectCommands(root: string): Promise<DetectedCommands> {
     stack: hasPackageJson ? 'node' : 'unknown',
     reason:
       (hasPackageJson ? 'package.json has no real test script and ' : '') +
-      'no test setup was recognised (package.json test script, pytest, go.mod, Cargo.toml, Makefile test target); ' +
-      'set the `test-command` input (and `setup-command` if dependencies must be installed).',
+      'no test setup was recognised (package.json test script, pytest, go.mod, Cargo.toml, Makefile test target)',
   };
 }

@@ -22,6 +22,7 @@
  * one side, extra describe levels on one side (`suite > name` vs `name`), and a truncated name
  * (`averylongname…`) that is a prefix of exactly one candidate.
  */
+import { stripVTControlCharacters } from 'node:util';
 
 export const SEP = ' > ';
 
@@ -35,7 +36,6 @@ export interface TestIdentity {
 /** How an identity matched: exact, or by one of the tolerated differences. */
 export type MatchKind = 'exact' | 'levels' | 'truncated' | 'parameter';
 
-const ANSI = /\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]/g;
 /** `2026-01-01T00:00:00.0000000Z ` at the start of a GitHub Actions log line. */
 const GH_STAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ?/;
 const GH_COMMAND = /^(?:##\[(?:error|warning|group|endgroup|notice|debug)\]|::(?:error|warning|notice)[^:]*::)/;
@@ -48,7 +48,7 @@ const SUITE_FAILED = new Set(['test suite failed to run']);
 
 /** Strips ANSI escapes and the GitHub Actions framing of one line. */
 export function stripCiFraming(line: string): string {
-  let t = line.includes('\x1b') ? line.replace(ANSI, '') : line;
+  let t = stripVTControlCharacters(line);
   t = t.replace(GH_STAMP, '');
   const cmd = GH_COMMAND.exec(t);
   if (cmd) t = t.slice(cmd[0].length);
