@@ -30,7 +30,7 @@ const adapters = { target: LAYERS.slice(1).flat().filter((p) => p !== 'src/adapt
 const SDKS = ['@octokit/*', '@actions/*', 'openai', 'openai/*', 'execa', 'simple-git'];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'bench/results/**', '**/*.cjs', '**/*.mjs', 'demo/**', '__tests__/fixtures/**', 'test-support/fixtures/**', 'src/types.ts'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'bench/results/**', '**/*.cjs', '**/*.mjs', 'demo/**', '__tests__/fixtures/**', 'test-support/fixtures/**'] },
   ...tseslint.configs.recommended,
   {
     plugins: { 'import-x': importX },

@@ -9,7 +9,7 @@ import { openGit } from '../src/adapters/git.js';
 import type { PatchGit } from '../src/ports/patch.js';
 import { checkBundle, publishProtections, readBundles, pathProblem, symlinkEscapes, type AcceptedBundle, type BundleExpectation } from '../src/bundle/read.js';
 import { selectBundle, renderCandidates } from '../src/bundle/select.js';
-import { DEFAULT_LIMITS, MANIFEST_FILE, PATCH_FILE } from '../src/bundle/schema.js';
+import { DEFAULT_LIMITS, EvidenceSchema, MANIFEST_FILE, PATCH_FILE, type Evidence } from '../src/bundle/schema.js';
 import { ADDER } from '../test-support/run-main.js';
 import { cleanupFixtures, cloneShallow, commitAs, gitIn, HUMAN, makeRepo, tempDir, type RepoFixture } from '../test-support/git-fixture.js';
 import { writeBundle } from '../src/bundle/write.js';
@@ -419,4 +419,67 @@ test('a huge suite: the writer keeps the manifest within the limit by listing on
   await expect(writeBundle({ fix: { report: hopeless, tree: null, baseSha: repo.sha }, candidate: { id: '8' }, settings: bundleSettings(), redactor: new Redactor([]), patches, outDir: tempDir(), limits })).rejects.toThrow(
     /even with only the failing tests listed, over the 100000-byte limit publish accepts/,
   );
+});
+
+test('the evidence carries every field of the report: gate evidence, proof, original-test gate, comment-only hunks, test links, diagnostics, a kept attempt survive the bundle', () => {
+  const run = {
+    command: 'npm test',
+    exitCode: 1,
+    timedOut: false,
+    durationMs: 120,
+    succeeded: false,
+    tests: [{ id: 'test/a.test.js > a > adds', status: 'failed' as const, message: 'expected 3', file: 'test/a.test.js', frame: 'src/a.js:2:9', details: 'expected 3\n  got 4' }],
+    counts: { passed: 3, failed: 1, skipped: 0 },
+    parsedFrom: 'jest' as const,
+    outputTail: 'FAIL test/a.test.js',
+    executed: 'npm test -- --json --outputFile=/tmp/r.json',
+    structured: true,
+    loadErrors: [],
+    links: { changed: ['src/a.js'], files: { 'test/old.test.js': { runner: 'not-selected' as const, graph: 'not-connected' as const, detail: 'no import of a changed file' } } },
+    consistency: 'consistent' as const,
+    scope: 'full' as const,
+    flaky: ['test/f.test.js > sometimes'],
+  };
+  const verdict = {
+    ok: true,
+    newlyFailing: [],
+    nowPassing: ['test/a.test.js > a > adds'],
+    stillFailing: ['test/old.test.js > old > breaks'],
+    preexisting: ['test/old.test.js > old > breaks'],
+    tolerance: [{ id: 'test/old.test.js > old > breaks', file: 'test/old.test.js', excused: true, evidence: 'not selected by jest --findRelatedTests; the import graph does not reach src/a.js; same failure as before' }],
+    summary: '1 now passing; 1 failing before any edit, unrelated',
+  };
+  const evidence: Evidence = {
+    status: 'fixed',
+    reason: 'verified',
+    detail: 'verified',
+    model: 'scripted',
+    setupCommand: null,
+    testCommand: 'npm test',
+    baseline: run,
+    final: { ...run, succeeded: true, exitCode: 0 },
+    summary: 'fixed',
+    iterations: 1,
+    maxIterations: 5,
+    attempts: [{ iteration: 1, summary: 'fixed', verdict, changedFiles: ['src/a.js', 'test/a.test.js'], rolledBack: false, proof: { testFiles: ['test/a.test.js'], withoutFix: run } }],
+    proof: { testFiles: ['test/a.test.js'], withoutFix: run },
+    changes: [{ path: 'src/a.js', status: 'modified', additions: 1, deletions: 1, binary: false }],
+    usage: { promptTokens: 10, completionTokens: 5, requests: 1 },
+    durationMs: 900,
+    tests: {
+      runner: 'jest',
+      commands: [{ purpose: 'gate', command: 'npm test', exitCode: 0, timedOut: false, durationMs: 100, counts: { passed: 4, failed: 0, skipped: 0 } }],
+      proof: { status: 'proven', detail: '1 test fails before and passes after', testFiles: ['test/a.test.js'], tests: [{ id: 'test/a.test.js > a > adds', before: 'failed', after: 'passed' }], passingOnOriginal: ['test/old.test.js > old > breaks'] },
+      refusals: [],
+      original: { ok: true, testFiles: ['test/a.test.js'], missing: [], failing: [], passing: ['test/a.test.js > a > adds'], detail: 'the original tests pass', counts: { passed: 4, failed: 0, skipped: 0 }, exitCode: 0 },
+      commentOnly: [{ file: 'src/a.js', line: 3, added: ['// fixed'] }],
+    },
+    diagnostics: { checkers: ['tsc', 'eslint'], checks: 2, fedBack: 1, off: ['eslint: no configuration'], ms: 300 },
+    keptAttempt: { branch: 'agent-fix/attempt-issue-7', baseSha: 'a'.repeat(40) },
+    branch: 'agent-fix/issue-7',
+    headSha: 'b'.repeat(40),
+    prNumber: 8,
+    prOperation: 'created',
+  };
+  expect(EvidenceSchema.parse(JSON.parse(JSON.stringify(evidence)))).toEqual(evidence);
 });

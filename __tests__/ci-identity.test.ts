@@ -10,8 +10,9 @@ import path from 'node:path';
 import { extractFailure } from '../src/ci/log-extract.js';
 import { checkReproduction } from '../src/ci/fingerprint.js';
 import { identityOf, identityLabel, matchIdentity, normaliseSegment, sameIdentity, testId, type TestIdentity } from '../src/verify/identity.js';
-import { parseGoJson, parseJestJson } from '../src/verify/structured.js';
-import { parseTestOutput } from '../src/verify/parse.js';
+import { parseGoJson } from '../src/verify/runners/go.js';
+import { parseJestJson } from '../src/verify/runners/jest.js';
+import { parseTestOutput } from '../src/verify/runners/index.js';
 import type { TestCase, TestRun } from '../src/verify/types.js';
 
 const LOGS = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures', 'ci-identity', 'logs');

@@ -2,7 +2,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { cleanLine, estimateTokens, extractFailure, isNoise, stripDuration, stripWorkspace } from '../src/ci/log-extract.js';
 import { sameTest } from '../src/ci/fingerprint.js';
-import { parseTestOutput } from '../src/verify/parse.js';
+import { parseTestOutput } from '../src/verify/runners/index.js';
 
 const FIXTURES = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures');
 const REAL_LOG = readFileSync(path.join(FIXTURES, 'ci', 'node-test-failure.log'), 'utf8');

@@ -13,7 +13,7 @@ import { packFeedback } from '../src/verify/feedback.js';
 import { compactMessages, compactionNote, messagesTokens } from '../src/context/compact.js';
 import type { ChatMessage } from '../src/ports/llm.js';
 import { makeRepo, cleanupFixtures } from '../test-support/git-fixture.js';
-import type { TestRun } from '../src/types.js';
+import type { TestRun } from '../src/verify/types.js';
 
 afterAll(() => cleanupFixtures());
 

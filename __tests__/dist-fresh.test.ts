@@ -13,7 +13,9 @@ test('dist/ is fresh: rebuilding the sources gives the committed bundle byte for
     const grammars = readdirSync(path.join(out, 'grammars')).map((f) => `grammars/${f}`);
     expect(grammars).toContain('grammars/tree-sitter.wasm');
     expect(readdirSync(path.join(root, 'dist', 'grammars')).sort()).toEqual(readdirSync(path.join(out, 'grammars')).sort());
-    for (const file of ['index.js', 'cli.js', 'map-worker.js', ...grammars]) {
+    // Files of ours that run outside the bundle (the mocha reporter), copied next to it.
+    expect(readdirSync(out)).toContain('mocha-reporter.cjs');
+    for (const file of ['index.js', 'cli.js', 'map-worker.js', 'mocha-reporter.cjs', ...grammars]) {
       const fresh = readFileSync(path.join(out, file));
       const committed = readFileSync(path.join(root, 'dist', file));
       if (!fresh.equals(committed)) {

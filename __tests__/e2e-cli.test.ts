@@ -1,5 +1,5 @@
 /** The CLI bundle (dist/cli.js) under node 24: the keyless demo, and `fix` on a local checkout. */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, symlinkSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { startScriptedModel } from '../src/scripted/server.js';
@@ -228,6 +228,46 @@ describe('when the tests already pass, a change must prove itself with a test th
   });
 });
 
+test('a mocha project: the bundle hands mocha the reporter shipped next to it (dist/mocha-reporter.cjs) and reads its report', async () => {
+  const files = sample();
+  const mochaTest = [
+    "import assert from 'node:assert/strict';",
+    "import { cartTotal, formatCents } from '../src/cart.js';",
+    '',
+    "describe('cart', () => {",
+    "  it('empty cart costs nothing', () => assert.equal(cartTotal([]), 0));",
+    "  it('multiplies each price by its quantity', () => assert.equal(cartTotal([{ name: 'pen', price: 150, quantity: 3 }]), 450));",
+    "  it('applies a percentage discount', () => assert.equal(cartTotal([{ name: 'book', price: 1000, quantity: 2 }], 10), 1800));",
+    "  it('formats cents as dollars', () => assert.equal(formatCents(1234), '$12.34'));",
+    '});',
+    '',
+  ].join('\n');
+  const pkg = { ...JSON.parse(files['package.json']), scripts: { test: 'mocha' } };
+  const repo = makeRepo({ ...files, 'package.json': `${JSON.stringify(pkg, null, 2)}\n`, 'test/cart.test.js': mochaTest }, { gitignore: ['node_modules'] });
+  symlinkSync(realpathSync(path.join(ROOT, 'node_modules')), path.join(repo.dir, 'node_modules'), 'dir');
+  const script = parseScript(JSON.parse(readFileSync(path.join(ROOT, 'demo', 'script.json'), 'utf8')));
+  const model = await startScriptedModel(script);
+  try {
+    const r = await cli(['fix', 'Cart total is wrong', '--repo', repo.dir, '--test-command', 'npm test', '--base-url', model.url, '--model', 'scripted', '--json'], { OPENAI_API_KEY: 'sk-local-test-key-123456' });
+    const report = JSON.parse(r.stdout);
+    expect(report.tests.runner).toBe('mocha');
+    // The baseline was read from our reporter's JSON lines, not from the plain output.
+    expect(report.baseline.executed).toMatch(/^npm test -- --reporter \S+agent-fix-mocha-reporter\.cjs --reporter-option agentFixOutput=\S+\.jsonl$/);
+    expect(report.baseline.structured).toBe(true);
+    expect(report.baseline.parsedFrom).toBe('mocha');
+    expect(report.baseline.tests.filter((t: { status: string }) => t.status === 'failed').map((t: { id: string }) => t.id).sort()).toEqual([
+      'cart > applies a percentage discount',
+      'cart > multiplies each price by its quantity',
+    ]);
+    expect(report.tests.commands[0].command).toBe('npm test');
+    expect(report.status).toBe('fixed');
+    expect(report.final.structured).toBe(true);
+    expect(report.final.counts).toEqual({ passed: 4, failed: 0, skipped: 0 });
+    expect(r.code).toBe(0);
+  } finally {
+    await model.close();
+  }
+});
 
 describe('a CLI that talks to people', () => {
   const demoScript = () => parseScript(JSON.parse(readFileSync(path.join(ROOT, 'demo', 'script.json'), 'utf8')));

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { TestCase, TestRun } from '../src/verify/types.js';
 import { compactIds, packFeedback, stripNoise } from '../src/verify/feedback.js';
-import { goJsonToText } from '../src/verify/structured.js';
+import { goJsonToText } from '../src/verify/runners/go.js';
 import { toTestRun } from '../src/verify/test-run.js';
 import { Redactor } from '../src/redact.js';
 

@@ -2,7 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseTestOutput, stripAnsi } from '../src/verify/parse.js';
+import { parseTestOutput } from '../src/verify/runners/index.js';
+import { stripAnsi } from '../src/verify/runners/text.js';
 import type { TestCase } from '../src/verify/types.js';
 
 const FIXTURES = path.join(process.cwd(), '__tests__', 'fixtures', 'verify');

@@ -7,7 +7,7 @@
 import { mkdirSync, writeFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Redactor } from '../src/redact.js';
-import { parseTestOutput } from '../src/verify/parse.js';
+import { parseTestOutput } from '../src/verify/runners/index.js';
 import { TestSession } from '../src/verify/session.js';
 import { makeStackProject, STACK_COMMANDS, unavailable, type Stack } from '../test-support/stacks.js';
 

@@ -2,10 +2,18 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { RunReport } from '../src/fix/types.js';
 import type { TestCase, TestRun, TestStatus } from '../src/verify/types.js';
-import { parseGoJson, parseJestJson, parseJUnit, parseMochaJsonl, parseStructured, firstRepoFrame, goJsonToText } from '../src/verify/structured.js';
-import { displayCommand, identifyRunner, ownReportFile, planFiles, planRelated, planStructured } from '../src/verify/plan.js';
+import { goJsonToText, parseGoJson } from '../src/verify/runners/go.js';
+import { parseJestJson } from '../src/verify/runners/jest.js';
+import { parseJUnit } from '../src/verify/runners/junit.js';
+import { parseMochaJsonl } from '../src/verify/runners/mocha.js';
+import { firstRepoFrame } from '../src/verify/runners/report.js';
+import { displayCommand, identifyRunner, ownReportFile, parseStructured, planFiles, planRelated, planStructured } from '../src/verify/runners/index.js';
 import { reconcile, describeConsistency } from '../src/verify/reconcile.js';
-import type { MochaConfig } from '../src/verify/mocha.js';
+import type { MochaConfig } from '../src/verify/runners/mocha-config.js';
+import type { SupportFile } from '../src/verify/runners/runner.js';
+
+/** A support file's content: written from text, or copied from a file shipped with agent-fix (the mocha reporter). */
+const supportText = (file: SupportFile): string => ('text' in file ? file.text : readFileSync(file.copyOf, 'utf8'));
 import { compareRuns } from '../src/verify/compare.js';
 import { packFeedback, stripNoise, estimateTokens } from '../src/verify/feedback.js';
 import { differingTests } from '../src/verify/session.js';
@@ -213,7 +221,7 @@ describe('mocha: our reporter, selection of files', () => {
       const plan = planStructured(cmd, identifyRunner(cmd, script), f);
       expect(plan.command).toBe(expected);
       expect(plan).toMatchObject({ reportFile: f, format: 'mocha-jsonl', parsedFrom: 'mocha', support: [{ path: reporter }] });
-      expect(plan.support![0].text).toContain("runner.on('fail'");
+      expect(supportText(plan.support![0])).toContain("runner.on('fail'");
       expect(displayCommand(plan.command)).toBe(cmd);
     }
     // A compound script or one mocha cannot be appended to: the plain command.
@@ -302,7 +310,7 @@ describe('mocha: our reporter, selection of files', () => {
     const config = '/tmp/agent-fix-tests-x/agent-fix-mocharc.json';
     expect(plan.command).toBe(`npm test -- test/unit/b.spec.js --config ${config} ${ours}`);
     expect(plan.support!.map((x) => x.path)).toEqual([reporter, config]);
-    expect(JSON.parse(plan.support![1].text)).toEqual({ require: ['test/setup.js'], timeout: 4321, extension: ['js'], ui: 'bdd' });
+    expect(JSON.parse(supportText(plan.support![1]))).toEqual({ require: ['test/setup.js'], timeout: 4321, extension: ['js'], ui: 'bdd' });
     expect(displayCommand(plan.command)).toBe('npm test -- test/unit/b.spec.js');
     // No spec in the configuration: it stays the project's (its extension and recursive still decide which files count).
     const plain = planFiles(info('npx mocha', null, { file: '.mocharc.yml', options: { extension: ['cjs'], recursive: true } }), ['test/a/b.test.cjs', 'test/c.test.js'], f)!;
@@ -310,12 +318,12 @@ describe('mocha: our reporter, selection of files', () => {
     // Positional `_` counts as spec too; `ignore` drops files.
     const ignored = planFiles(info('npx mocha', null, { file: '.mocharc.json', options: { _: ['test'], ignore: ['test/slow.test.js'] } }), ['test/slow.test.js', 'test/a.test.js'], f)!;
     expect(ignored.command).toBe(`npx mocha test/a.test.js --config ${config} ${ours}`);
-    expect(JSON.parse(ignored.support![1].text)).toEqual({ ignore: ['test/slow.test.js'] });
+    expect(JSON.parse(supportText(ignored.support![1]))).toEqual({ ignore: ['test/slow.test.js'] });
     // package.json's `mocha` field: a package file of ours without the spec (mocha merges it with the .mocharc as usual).
     const pkgPlan = planFiles(info('npm test', 'mocha', { pkg: { spec: 'spec/*.js', require: 'spec/helper.js' } }), ['spec/a.js', 'test/b.js'], f)!;
     const pkgFile = '/tmp/agent-fix-tests-x/agent-fix-mocha-package.json';
     expect(pkgPlan.command).toBe(`npm test -- spec/a.js --package ${pkgFile} ${ours}`);
-    expect(JSON.parse(pkgPlan.support![1].text)).toEqual({ mocha: { require: 'spec/helper.js' } });
+    expect(JSON.parse(supportText(pkgPlan.support![1]))).toEqual({ mocha: { require: 'spec/helper.js' } });
     expect(displayCommand(pkgPlan.command)).toBe('npm test -- spec/a.js');
     // Both, and spec files of the invocation too: the union decides which files count.
     const both = planFiles(info('npx mocha test/x.test.js', null, { file: '.mocharc.json', options: { spec: 'test/unit' }, pkg: { spec: 'spec/*.js' } }), ['test/unit/u.js', 'spec/s.js', 'test/x.test.js', 'test/y.test.js'], f)!;
@@ -328,8 +336,8 @@ describe('mocha: our reporter, selection of files', () => {
     const wrapper = '/tmp/agent-fix-tests-x/agent-fix-mocharc.cjs';
     // Its spec is unknown here: the files are run as given.
     expect(plan.command).toBe(`npx mocha test/a.test.js lib/b.test.js --config ${wrapper} ${ours}`);
-    expect(plan.support![1].text).toContain(`require(require('path').resolve(".mocharc.js"))`);
-    expect(plan.support![1].text).toContain('delete options.spec;');
+    expect(supportText(plan.support![1])).toContain(`require(require('path').resolve(".mocharc.js"))`);
+    expect(supportText(plan.support![1])).toContain('delete options.spec;');
     // No mention of spec: the project's file stays.
     expect(planFiles(info('npx mocha', { file: '.mocharc.cjs', jsSpec: false }), ['test/a.test.js'], f)!.command).toBe(`npx mocha test/a.test.js ${ours}`);
     // With spec files in the invocation, only globs and files are judged (a directory's files depend on the JS options).
@@ -644,7 +652,7 @@ describe('a runner that rejects the reporter flags', () => {
 
 describe('cargo test (plain output)', () => {
   test('unit, integration and doc tests, ignored tests, failure messages, totals', async () => {
-    const { parseTestOutput } = await import('../src/verify/parse.js');
+    const { parseTestOutput } = await import('../src/verify/runners/index.js');
     const out = readFileSync(path.join(process.cwd(), '__tests__', 'fixtures', 'verify', 'cargo-test.txt'), 'utf8');
     const r = parseTestOutput(out);
     expect(r.parsedFrom).toBe('cargo');

@@ -27,14 +27,12 @@
  * (self-written projects only) for the unit tests (__tests__/fixtures/ci-identity/logs).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, realpathSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { extractFailure } from '../src/ci/log-extract.js';
 import { checkReproduction, type Reproduction } from '../src/ci/fingerprint.js';
-import { identifyRunner, planStructured } from '../src/verify/plan.js';
-import { parseStructured } from '../src/verify/structured.js';
-import { parseTestOutput } from '../src/verify/parse.js';
+import { identifyRunner, parseStructured, parseTestOutput, planStructured } from '../src/verify/runners/index.js';
 import { identityOf, identityLabel, matchIdentity, sameIdentity, type TestIdentity } from '../src/verify/identity.js';
 import type { TestCase, TestRun } from '../src/verify/types.js';
 import { arg, type DevTask } from './dev-task.js';
@@ -92,7 +90,10 @@ function localRun(dir: string, command: string, env: Record<string, string> = {}
   const reportFile = path.join(dir, '.agent-fix-report');
   rmSync(reportFile, { force: true });
   const plan = planStructured(command, info, reportFile);
-  for (const s of plan.support ?? []) writeFileSync(s.path, s.text);
+  for (const s of plan.support ?? []) {
+    if ('text' in s) writeFileSync(s.path, s.text);
+    else copyFileSync(s.copyOf, s.path);
+  }
   const r = sh(dir, plan.command, env);
   let tests: TestCase[] = [];
   let structured = false;

@@ -20,7 +20,7 @@ import { makeShell } from '../src/adapters/shell.js';
 import { Redactor } from '../src/redact.js';
 import { TestSession } from '../src/verify/session.js';
 import { packFeedback } from '../src/verify/feedback.js';
-import { goJsonToText } from '../src/verify/structured.js';
+import { goJsonToText } from '../src/verify/runners/go.js';
 import { unavailable, type Stack } from '../test-support/stacks.js';
 
 function arg(name: string, fallback: string): string {

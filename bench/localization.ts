@@ -25,9 +25,9 @@ import { countJsonTokens, countTokens } from '../src/context/tokens.js';
 import { firstMessageWithContext, firstUserMessage, systemPrompt } from '../src/agent/prompt.js';
 import { TOOL_SPECS } from '../src/agent/tools.js';
 import { toTestRun, failureFeedback } from '../src/verify/test-run.js';
-import { parseJestJson } from '../src/verify/structured.js';
+import { parseJestJson } from '../src/verify/runners/jest.js';
 import { extractFailure } from '../src/ci/log-extract.js';
-import type { TestRun } from '../src/types.js';
+import type { TestRun } from '../src/verify/types.js';
 import { arg, type DevTask } from './dev-task.js';
 
 /** A task of the corpus, or one built from a repository's own history (no runner, no test list). */

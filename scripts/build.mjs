@@ -46,3 +46,9 @@ mkdirSync(path.join(outdir, 'grammars'), { recursive: true });
 for (const [pkg, file] of WASM_FILES) {
   copyFileSync(require.resolve(`${pkg}/${file}`), path.join(outdir, 'grammars', file));
 }
+
+// Files of our own that run outside the bundle, found next to it at run time (a module's
+// `import.meta.url` is the bundle's there): the mocha reporter (src/verify/runners/mocha.ts
+// hands it to the repository's mocha).
+export const SHIPPED_FILES = [['src/verify/runners/mocha-reporter.cjs', 'mocha-reporter.cjs']];
+for (const [from, to] of SHIPPED_FILES) copyFileSync(path.join(root, from), path.join(outdir, to));

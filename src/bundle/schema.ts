@@ -6,10 +6,12 @@
  *   change.patch    `git diff --binary --full-index --no-renames` from the base tree to the fix
  *                   (empty when the candidate found no verified fix)
  *
- * The evidence is the run's own report types (src/types.ts) without the task (publish derives
+ * The evidence is the run's own report types (`RunReport`, src/fix/types.ts) without the task (publish derives
  * the task from its own event, never from a bundle) and without the diff (publish recomputes it
- * from the applied patch). Each schema below is typed as `z.ZodType<the existing type>`, so a
- * change of a required field there fails the build here instead of drifting.
+ * from the applied patch). The evidence schemas follow those types field by field, optional ones
+ * too, checked at build time both ways (`EvidenceSchema`): a field added to a verdict, a proof
+ * or a test run fails the build here until the bundle carries it, instead of being dropped on
+ * the way from the propose job to the published report.
  */
 import { z } from 'zod';
 import type { FileChange } from '../ports/git.js';
@@ -45,7 +47,7 @@ const sha = z.string().regex(/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/, 'must be a full 
 const TestStatusSchema = z.enum(['passed', 'failed', 'skipped']);
 const CountsSchema = z.object({ passed: count, failed: count, skipped: count });
 
-const TestCaseSchema: z.ZodType<TestCase> = z.object({
+const TestCaseSchema = z.object({
   id: z.string(),
   status: TestStatusSchema,
   message: z.string().optional(),
@@ -53,9 +55,9 @@ const TestCaseSchema: z.ZodType<TestCase> = z.object({
   file: z.string().optional(),
   frame: z.string().optional(),
   details: z.string().optional(),
-});
+}) satisfies z.ZodType<TestCase>;
 
-export const TestRunSchema: z.ZodType<TestRun> = z.object({
+const TestRunSchema = z.object({
   command: z.string(),
   exitCode: nullableInt,
   timedOut: z.boolean(),
@@ -69,11 +71,20 @@ export const TestRunSchema: z.ZodType<TestRun> = z.object({
   structured: z.boolean().optional(),
   loadErrors: z.array(z.string()).optional(),
   consistency: z.enum(['consistent', 'exit-nonzero-without-failing-test', 'exit-zero-with-failing-tests', 'no-results']).optional(),
+  links: z
+    .object({
+      changed: z.array(z.string()),
+      files: z.record(
+        z.string(),
+        z.object({ runner: z.enum(['selected', 'not-selected', 'none']), graph: z.enum(['connected', 'not-connected', 'unknown']), detail: z.string() }),
+      ),
+    })
+    .optional(),
   scope: z.enum(['full', 'related']).optional(),
   flaky: z.array(z.string()).optional(),
-});
+}) satisfies z.ZodType<TestRun>;
 
-const VerdictSchema: z.ZodType<Verdict> = z.object({
+const VerdictSchema = z.object({
   ok: z.boolean(),
   newlyFailing: z.array(z.string()),
   nowPassing: z.array(z.string()),
@@ -81,42 +92,44 @@ const VerdictSchema: z.ZodType<Verdict> = z.object({
   flaky: z.array(z.string()).optional(),
   preexisting: z.array(z.string()).optional(),
   taskFailures: z.array(z.string()).optional(),
+  tolerance: z.array(z.object({ id: z.string(), file: z.string().optional(), excused: z.boolean(), evidence: z.string() })).optional(),
   summary: z.string(),
-});
+}) satisfies z.ZodType<Verdict>;
 
-const FailToPassProofSchema: z.ZodType<FailToPassProof> = z.object({
+const FailToPassProofSchema = z.object({
   testFiles: z.array(z.string()),
   withoutFix: TestRunSchema,
-});
+}) satisfies z.ZodType<FailToPassProof>;
 
-const AttemptSchema: z.ZodType<Attempt> = z.object({
+const AttemptSchema = z.object({
   iteration: count,
   summary: z.string(),
   verdict: VerdictSchema,
   changedFiles: z.array(z.string()),
   rolledBack: z.boolean(),
   proof: FailToPassProofSchema.optional(),
-});
+}) satisfies z.ZodType<Attempt>;
 
-const FileChangeSchema: z.ZodType<FileChange> = z.object({
+const FileChangeSchema = z.object({
   path: z.string(),
   status: z.enum(['added', 'modified', 'deleted', 'renamed']),
   oldPath: z.string().optional(),
   additions: count,
   deletions: count,
   binary: z.boolean(),
-});
+}) satisfies z.ZodType<FileChange>;
 
-const TokenUsageSchema: z.ZodType<TokenUsage> = z.object({ promptTokens: count, completionTokens: count, requests: count });
+const TokenUsageSchema = z.object({ promptTokens: count, completionTokens: count, requests: count }) satisfies z.ZodType<TokenUsage>;
 
-const TestProofSchema: z.ZodType<TestProof> = z.object({
+const TestProofSchema = z.object({
   status: z.enum(['proven', 'not-proven', 'no-test-changed', 'not-run']),
   detail: z.string(),
   testFiles: z.array(z.string()),
   tests: z.array(z.object({ id: z.string(), before: z.union([TestStatusSchema, z.literal('missing')]), after: z.union([TestStatusSchema, z.literal('missing')]) })),
-});
+  passingOnOriginal: z.array(z.string()).optional(),
+}) satisfies z.ZodType<TestProof>;
 
-const TestIntelSchema: z.ZodType<TestIntel> = z.object({
+const TestIntelSchema = z.object({
   runner: z.string(),
   detection: z.string().optional(),
   commands: z.array(
@@ -124,15 +137,29 @@ const TestIntelSchema: z.ZodType<TestIntel> = z.object({
   ),
   proof: TestProofSchema.optional(),
   refusals: z.array(z.string()),
-});
+  original: z
+    .object({
+      ok: z.boolean(),
+      testFiles: z.array(z.string()),
+      missing: z.array(z.string()),
+      failing: z.array(z.string()),
+      passing: z.array(z.string()),
+      relaxed: z.string().optional(),
+      detail: z.string(),
+      counts: CountsSchema,
+      exitCode: nullableInt,
+    })
+    .optional(),
+  commentOnly: z.array(z.object({ file: z.string(), line: count, added: z.array(z.string()) })).optional(),
+}) satisfies z.ZodType<TestIntel>;
 
-const SafetyFactsSchema: z.ZodType<SafetyFacts> = z.object({
+const SafetyFactsSchema = z.object({
   policy: z.string(),
   isolation: z.array(z.string()),
   budget: z.string(),
   budgetStop: z.string().optional(),
   costUsd: z.number().nonnegative().nullable().optional(),
-});
+}) satisfies z.ZodType<SafetyFacts>;
 
 /** The run's report without `task` (publish has its own) and `diff` (recomputed from the patch). */
 export type Evidence = Omit<RunReport, 'task' | 'diff'>;
@@ -157,7 +184,7 @@ const REASONS = [
   'internal-error',
 ] as const satisfies readonly RunReport['reason'][];
 
-export const EvidenceSchema: z.ZodType<Evidence> = z.object({
+const EvidenceObject = z.object({
   status: z.enum(['fixed', 'not-fixed', 'skipped', 'error']),
   reason: z.enum(REASONS),
   detail: z.string(),
@@ -177,11 +204,41 @@ export const EvidenceSchema: z.ZodType<Evidence> = z.object({
   durationMs: z.number().nonnegative(),
   branch: z.string().optional(),
   prNumber: z.number().int().optional(),
+  headSha: sha.optional(),
+  prOperation: z.enum(['created', 'updated']).optional(),
   prUrl: z.string().optional(),
   runUrl: z.string().optional(),
   tests: TestIntelSchema.optional(),
+  diagnostics: z
+    .object({ checkers: z.array(z.enum(['tsc', 'eslint'])), checks: count, fedBack: count, off: z.array(z.string()), ms: z.number().nonnegative() })
+    .optional() satisfies z.ZodType<RunReport['diagnostics']>,
+  keptAttempt: z.object({ branch: z.string(), baseSha: sha }).optional() satisfies z.ZodType<RunReport['keptAttempt']>,
   safety: SafetyFactsSchema.optional(),
 });
+
+/**
+ * Keys of `T` (deep: through objects, arrays and records) that the schema's output `S` lacks,
+ * as paths (`.tests.original`). zod drops keys its schema does not name, so a key missing
+ * here would be lost between the propose job and the published report.
+ */
+type Missing<S, T, P extends string = ''> = T extends readonly (infer TE)[]
+  ? S extends readonly (infer SE)[]
+    ? Missing<SE, TE, `${P}[]`>
+    : never
+  : T extends object
+    ? { [K in keyof T & string]-?: K extends keyof S ? Missing<NonNullable<S[K]>, NonNullable<T[K]>, `${P}.${K}`> : `${P}.${K}` }[keyof T & string]
+    : never;
+/** `true` only when nothing is missing; otherwise the build fails naming the missing keys. */
+type Complete<M> = [M] extends [never] ? true : { missing: M };
+
+/**
+ * The run's report as the bundle carries it: the same types as the report (verdicts,
+ * proofs, test runs, test intelligence), every field of them, checked at build time both
+ * ways (the schema reads nothing the types lack, and lacks nothing the types have).
+ */
+export const EvidenceSchema: z.ZodType<Evidence> = EvidenceObject;
+const _evidenceComplete: Complete<Missing<z.output<typeof EvidenceObject>, Evidence>> = true;
+void _evidenceComplete;
 
 /** A candidate id names a bundle directory and a matrix cell: short, plain characters. */
 export const CandidateIdSchema = z

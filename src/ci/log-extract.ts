@@ -21,7 +21,7 @@
  */
 
 import { stripVTControlCharacters } from 'node:util';
-import { parseTestOutput } from '../verify/parse.js';
+import { parseTestOutput } from '../verify/runners/index.js';
 import { identityOf, matchIdentity, type TestIdentity } from '../verify/identity.js';
 
 export interface ExtractOptions {
@@ -46,7 +46,7 @@ export interface LogExtract {
   /** Failing test names, in order of first appearance, durations removed. */
   failingTests: string[];
   /**
-   * Failing tests found by the same parsers that read a local run (verify/parse.ts) on the
+   * Failing tests found by the same parsers that read a local run (verify/runners/, `parseTestOutput`) on the
    * cleaned log: the identities reproduction matches against the local run's.
    */
   failures: LogFailure[];
@@ -534,7 +534,7 @@ export function extractFailure(log: string, opts: ExtractOptions = {}): LogExtra
   };
 }
 
-/** The failing tests the local-run parsers (verify/parse.ts) find in the cleaned log. */
+/** The failing tests the local-run parsers (verify/runners/) find in the cleaned log. */
 function parsedFailures(lines: string[], lastTest: number): LogFailure[] {
   // A window of the log, not all of it (the parsers are not built for 20 MB): ending a little
   // after the last line the recogniser took for a failing test (the runner's summary follows it),

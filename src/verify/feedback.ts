@@ -6,9 +6,9 @@
  * tokenizer), most useful first. Pure.
  */
 import type { TestCase, TestRun, Verdict } from './types.js';
-import { stripAnsi } from './parse.js';
+import { stripAnsi } from './runners/text.js';
 import { describeConsistency } from './reconcile.js';
-import { displayCommand } from './plan.js';
+import { displayCommand } from './runners/index.js';
 import { fenceBlock, removeInvisibleCharacters } from '../task/sanitize.js';
 import { countTokens, truncateToTokens } from '../context/tokens.js';
 

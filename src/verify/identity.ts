@@ -1,6 +1,6 @@
 /**
  * One identity for a test, wherever it is named: a local run's structured report
- * (verify/structured.ts), a local run's plain output (verify/parse.ts) or a CI job log
+ * (the runners' report parsers, verify/runners/), a local run's plain output (their output parsers) or a CI job log
  * (ci/log-extract.ts). Pure.
  *
  * Identity = the test's file (repo-relative; a go package; when known) + its normalised name
@@ -76,7 +76,7 @@ export function normaliseFile(file: string): string {
 
 /**
  * The id of a test as the parsers build it: levels joined with ` > `, each normalised, empty
- * levels dropped (an unnamed `describe('')` is no level). Used by parse.ts and structured.ts.
+ * levels dropped (an unnamed `describe('')` is no level). Used by the runner modules (verify/runners/).
  */
 export function testId(levels: readonly (string | null | undefined)[]): string {
   const out: string[] = [];

@@ -6,17 +6,30 @@
  * flaky test does not block a fix; the fail-to-pass proof of tests the model wrote.
  */
 import { isTestFileByName } from './test-files.js';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { CommandResult } from '../ports/shell.js';
 import type { Redactor } from '../redact.js';
 import type { TestCase, TestRun } from './types.js';
 import { compareRuns, STRICT_GATE, type GateRule } from './compare.js';
-import { readMochaConfig } from './mocha.js';
-import { displayCommand, identifyRunner, planFiles, planRelated, planStructured, type PlannedRun, type RunnerInfo } from './plan.js';
+import {
+  displayCommand,
+  findsRelated,
+  identifyRunner,
+  loadRunner,
+  parseStructured,
+  planFiles,
+  planRelated,
+  planStructured,
+  reportAsOutput,
+  reportExtension,
+  type PlannedRun,
+  type RunnerInfo,
+} from './runners/index.js';
+import { firstRepoFrame } from './runners/report.js';
+import type { PackageJson } from './runners/runner.js';
 import { reconcile } from './reconcile.js';
-import { firstRepoFrame, goJsonToText, parseStructured } from './structured.js';
 import { toTestRun } from './test-run.js';
 import { ImportGraph } from './imports.js';
 import { stillFailingFiles, testFileOf, type FileLink, type TestLinks } from './tolerance.js';
@@ -131,16 +144,15 @@ export class TestSession {
 
   static async create(deps: SessionDeps): Promise<TestSession> {
     let script: string | null = null;
-    let pkg: { scripts?: Record<string, unknown>; mocha?: unknown } | null = null;
+    let pkg: PackageJson | null = null;
     try {
-      pkg = JSON.parse(await readFile(path.join(deps.root, 'package.json'), 'utf8')) as { scripts?: Record<string, unknown> };
+      pkg = JSON.parse(await readFile(path.join(deps.root, 'package.json'), 'utf8')) as PackageJson;
       if (typeof pkg.scripts?.test === 'string') script = pkg.scripts.test;
     } catch {
       // not a node project
     }
     const tmp = await mkdtemp(path.join(os.tmpdir(), 'agent-fix-tests-'));
-    const info = identifyRunner(deps.testCommand, script);
-    if (info.runner === 'mocha') info.mochaConfig = await readMochaConfig(deps.root, pkg);
+    const info = await loadRunner(identifyRunner(deps.testCommand, script), deps.root, pkg);
     return new TestSession(deps, info, tmp);
   }
 
@@ -159,9 +171,7 @@ export class TestSession {
 
   private reportPath(): string {
     this.seq++;
-    const r = this.info.runner;
-    const ext = r === 'jest' || r === 'vitest' ? 'json' : r === 'go' || r === 'mocha' ? 'jsonl' : 'xml';
-    return path.join(this.tmp, `report-${this.seq}.${ext}`);
+    return path.join(this.tmp, `report-${this.seq}.${reportExtension(this.info.runner)}`);
   }
 
   private plainPlan(): PlannedRun {
@@ -186,7 +196,14 @@ export class TestSession {
     // The user's own report file is never deleted: it counts only when this run wrote it.
     const before = reportPath && plan.ownReport ? await mtime(reportPath) : null;
     if (reportPath && !plan.ownReport) await rm(reportPath, { force: true });
-    for (const file of plan.support ?? []) await writeFile(file.path, file.text);
+    for (const file of plan.support ?? []) {
+      if ('copyOf' in file) {
+        await copyFile(file.copyOf, file.path).catch((e: NodeJS.ErrnoException) => {
+          throw new Error(`agent-fix's own file ${file.copyOf} could not be copied for the test run (${e.code ?? e.message}): the installation is incomplete (the build ships it next to dist/index.js).`);
+        });
+      }
+      else await writeFile(file.path, file.text);
+    }
     const r = await this.deps.exec(plan.command);
     let content: string | null = null;
     if (reportPath && (!plan.ownReport || (await mtime(reportPath)) !== before)) {
@@ -197,7 +214,7 @@ export class TestSession {
       }
     }
     let output = r.output;
-    if (plan.stdoutIsReport) output = `${content ? goJsonToText(content) : ''}${output}`;
+    if (plan.stdoutIsReport) output = `${content ? reportAsOutput(plan.format, content) : ''}${output}`;
     let run = toTestRun({ ...r, output, command: this.deps.testCommand }, redactor);
     // go -json: build failures are plain lines on stdout (in the report) and stderr (in the output).
     const reportText = plan.stdoutIsReport && content !== null ? `${content}\n${r.output}` : content;
@@ -282,7 +299,7 @@ export class TestSession {
     // The runner's selection, once per verification (the related run and the gate see the same tree).
     const key = changed.join('\0');
     let selected: Set<string> | null = this.selection?.key === key ? this.selection.selected : null;
-    if (this.selection?.key !== key && (this.info.runner === 'jest' || this.info.runner === 'vitest') && !this.structuredOff && changed.length) {
+    if (this.selection?.key !== key && findsRelated(this.info.runner) && !this.structuredOff && changed.length) {
       const plan = planRelated(this.info, changed, all, this.reportPath());
       if (plan) {
         const r = await this.execute(plan, 'related', 'relatedness');

@@ -5,7 +5,8 @@
 import type { CommandResult } from '../ports/shell.js';
 import type { Redactor } from '../redact.js';
 import type { TestCase, TestRun } from './types.js';
-import { parseTestOutput, stripAnsi } from './parse.js';
+import { parseTestOutput } from './runners/index.js';
+import { stripAnsi } from './runners/text.js';
 import { packFeedback, type FeedbackOptions } from './feedback.js';
 
 const DEFAULT_TAIL = 4000;

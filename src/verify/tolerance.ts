@@ -13,7 +13,7 @@
  * evidence in one sentence, for the report and the model.
  */
 import type { TestCase, TestRun } from './types.js';
-import { stripAnsi } from './parse.js';
+import { stripAnsi } from './runners/text.js';
 import { isTestFile } from '../guard/test-integrity.js';
 
 /** What connects one test file to the change (attached to a run by the session). */

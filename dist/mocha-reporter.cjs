@@ -1,117 +1,12 @@
-/**
- * The mocha reporter the harness hands to a repository's own mocha (`--reporter <file>`):
- * mocha takes one reporter only, so this one prints what mocha's spec reporter prints
- * (suites, tests, the summary, numbered failures with message, diff and stack: readable
- * output, parsed by the plain mocha parser the same way) and writes one JSON line per test,
- * failing hook and the run's end to the file named by `--reporter-option
- * agentFixOutput=<file>` (lines are appended as tests finish, so a run killed by the
- * timeout still leaves what ran). Plain CommonJS without dependencies, so any mocha that
- * loads reporters with `require` (checked with 10.8, 11.8 and 12.0, serial and
- * `--parallel`) can load it; ids come from `titlePath()`, exactly the spec output's
- * `suite > nested > test`.
- *
- * Also the project's mocha configuration (`readMochaConfig`), which a run of selected files
- * replaces with one of its own without `spec` (plan.ts, `mochaSelection`).
- */
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
-import { parse as parseYaml } from 'yaml';
-
-/** mocha's configuration files, in the order mocha looks for them (lib/cli/config; `.mjs` since mocha 12). */
-const MOCHA_CONFIGS = ['.mocharc.cjs', '.mocharc.js', '.mocharc.mjs', '.mocharc.yaml', '.mocharc.yml', '.mocharc.jsonc', '.mocharc.json'];
-
-/**
- * The project's mocha configuration, as far as the harness needs it to run a selection of
- * files: mocha adds the configuration's `spec` (and `_`) to the files of the command line
- * (checked with 10.8, 11.8, 12.0), so a selected run gets a configuration of the harness's
- * own without them (`mochaSelection` in plan.ts).
- */
-export interface MochaConfig {
-  /** The `.mocharc.*` file mocha loads (the first found at the root). */
-  file?: string;
-  /** Its options, read as data (JSON, JSONC, YAML). Absent for a JS file: only mocha executes it. */
-  options?: Record<string, unknown>;
-  /** A JS file (`.cjs`, `.js`) that mentions `spec`: it may name spec files, unknown here. */
-  jsSpec?: boolean;
-  /** The `mocha` field of package.json. */
-  pkg?: Record<string, unknown>;
-  /** Why no selection of files is possible with this configuration. */
-  unselectable?: string;
-}
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** JSON with comments, read as mocha reads `.mocharc.json[c]` (strip-json-comments, then JSON.parse). */
-export function parseJsonc(text: string): unknown {
-  let out = '';
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (c === '"') {
-      let j = i + 1;
-      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
-      out += text.slice(i, j + 1);
-      i = j;
-    } else if (c === '/' && text[i + 1] === '/') {
-      while (i < text.length && text[i] !== '\n') i++;
-      out += '\n';
-    } else if (c === '/' && text[i + 1] === '*') {
-      const end = text.indexOf('*/', i + 2);
-      i = end === -1 ? text.length : end + 1;
-      out += ' ';
-    } else {
-      out += c;
-    }
-  }
-  return JSON.parse(out);
-}
-
-/** Whether a configuration object names spec files (`spec`, or positional `_`). */
-export function namesSpec(options: Record<string, unknown> | undefined): boolean {
-  return !!options && (options.spec !== undefined || options._ !== undefined);
-}
-
-/**
- * Reads the project's mocha configuration: the first `.mocharc.*` at the root (as mocha
- * picks it) and package.json's `mocha` field. Data files are parsed; a JS file is only
- * looked at as text (whether it mentions `spec`), never executed here.
- */
-export async function readMochaConfig(root: string, pkg: { mocha?: unknown } | null): Promise<MochaConfig> {
-  const config: MochaConfig = {};
-  if (isObject(pkg?.mocha)) config.pkg = pkg.mocha;
-  for (const name of MOCHA_CONFIGS) {
-    let text: string;
-    try {
-      text = await readFile(path.join(root, name), 'utf8');
-    } catch {
-      continue;
-    }
-    config.file = name;
-    const mentions = /\bspec\b/.test(text);
-    if (name === '.mocharc.mjs') {
-      // mocha 12 loads it, earlier versions skip it for the next file: which one applies depends on the version.
-      if (mentions) config.unselectable = `${name} may set spec (mocha 12 loads it, earlier versions do not)`;
-    } else if (/\.c?js$/.test(name)) {
-      config.jsSpec = mentions;
-    } else {
-      try {
-        const parsed = /\.ya?ml$/.test(name) ? parseYaml(text) : parseJsonc(text);
-        if (isObject(parsed)) config.options = parsed;
-        else if (parsed !== null && parsed !== undefined) throw new Error('not an object');
-      } catch {
-        if (mentions) config.unselectable = `${name} could not be read`;
-      }
-    }
-    break;
-  }
-  return config;
-}
-
-export const MOCHA_REPORTER_FILE = 'agent-fix-mocha-reporter.cjs';
-
-export const MOCHA_REPORTER_SOURCE = String.raw`'use strict';
+'use strict';
 // agent-fix: mocha reporter. Prints what mocha's spec reporter prints (suites, tests,
 // summary, numbered failures with message, diff and stack) and writes one JSON line per
-// test, failing hook and run end to the file named by --reporter-option agentFixOutput=<file>.
+// test, failing hook and run end to the file named by --reporter-option agentFixOutput=<file>
+// (appended as tests finish, so a run killed by the timeout still leaves what ran).
+// Plain CommonJS without dependencies, loaded by the repository's own mocha with require
+// (checked with mocha 10.8, 11.8 and 12.0, serial and --parallel). The build ships it as
+// dist/mocha-reporter.cjs; runners/mocha.ts copies it into each run's temporary directory
+// and parseMochaJsonl reads its lines.
 var fs = require('fs');
 var util = require('util');
 
@@ -252,4 +147,3 @@ function describe(err) {
 }
 
 module.exports = AgentFixReporter;
-`;

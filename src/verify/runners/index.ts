@@ -1,0 +1,223 @@
+/**
+ * The registry of test runners: every caller (detection, the test session, the feedback,
+ * CI log reading) goes through these functions, never through a runner module directly.
+ * Each runner's knowledge is one module behind the `TestRunner` interface (runner.ts).
+ *
+ * The order of `RUNNERS` is the order of precedence: detection asks the node runners
+ * (vitest, jest, mocha, node:test) when package.json has no test script, then pytest, go,
+ * cargo, make; of the plain-output parsers that draw trees the first that recognises an
+ * output applies, the line parsers (TAP, pytest, go, cargo) all apply.
+ */
+import type { ParsedFrom, TestCase } from '../types.js';
+import { cargo } from './cargo.js';
+import { go, goJsonToText, parseGoJson } from './go.js';
+import { jest, parseJestJson } from './jest.js';
+import { parseJUnit } from './junit.js';
+import { make } from './make.js';
+import { mocha, parseMochaJsonl } from './mocha.js';
+import { nodeTest } from './node-test.js';
+import { pytest } from './pytest.js';
+import type { StructuredFormat, StructuredResult } from './report.js';
+import { COMPOUND, core, type Appendable, type PackageJson, type PlannedRun, type RunnerId, type RunnerInfo, type TestRunner } from './runner.js';
+import { tap } from './tap.js';
+import { addTotals, Collector, countsOf, stripAnsi, toLines, type ParserResult, type TestTotals } from './text.js';
+import { vitest } from './vitest.js';
+
+export type { PlannedRun, RunnerId, RunnerInfo, TestRunner } from './runner.js';
+export type { StructuredFormat, StructuredResult } from './report.js';
+export type { TestTotals } from './text.js';
+
+export const RUNNERS: readonly TestRunner[] = [vitest, jest, mocha, nodeTest, tap, pytest, go, cargo, make];
+
+export function runnerById(id: RunnerId): TestRunner | undefined {
+  return RUNNERS.find((r) => r.id === id);
+}
+
+// ------------------------------------------------------------------------- which runner a command runs
+
+function runnerOf(invocation: string): RunnerId {
+  // A compound script (`tsc && jest`): the first part that runs a known runner.
+  const parts = invocation.split(/&&|\|\||;/);
+  if (parts.length > 1) {
+    for (const part of parts) {
+      const r = runnerOf(part);
+      if (r !== 'unknown') return r;
+    }
+    return 'unknown';
+  }
+  const c = core(invocation);
+  return RUNNERS.find((r) => r.invokedBy(c))?.id ?? 'unknown';
+}
+
+/** `testScript`: the package.json `test` script, when the command runs it. */
+export function identifyRunner(testCommand: string, testScript: string | null): RunnerInfo {
+  const cmd = testCommand.trim();
+  const script = cmd.match(/^(npm|pnpm|yarn)(?:\s+run)?\s+test\s*(?:--\s*)?$/);
+  if (script && testScript !== null) {
+    const runner = runnerOf(testScript);
+    const simple = !COMPOUND.test(testScript);
+    const manager = script[1];
+    const base = simple && runner !== 'unknown' ? (manager === 'npm' ? 'npm test --' : `${manager} test`) : null;
+    const info: RunnerInfo = { runner, base, invocation: testScript };
+    if (!base && runnerById(runner)?.directCall) {
+      const segment = testScript.split(/&&|\|\||;/).map((p) => p.trim()).find((p) => runnerOf(p) === runner);
+      if (segment && !/[|`$<>()]/.test(segment)) {
+        const exec = manager === 'npm' ? 'npx --no-install' : `${manager} exec`;
+        // `VAR=x jest`: the variables stay in front of the runner call (`VAR=x npx --no-install jest`).
+        const env = segment.match(/^(?:\w+=\S*\s+)*/)?.[0] ?? '';
+        info.direct = `${env}${exec} ${segment.slice(env.length).replace(/^(?:npx(?:\s+--no-install)?\s+)/, '')}`;
+      }
+    }
+    return info;
+  }
+  const runner = runnerOf(cmd);
+  return { runner, base: COMPOUND.test(cmd) ? null : cmd, invocation: cmd };
+}
+
+/** What the runner needs to know of the project to compose commands (mocha: its configuration), added to `info`. */
+export async function loadRunner(info: RunnerInfo, root: string, pkg: PackageJson | null): Promise<RunnerInfo> {
+  const load = runnerById(info.runner)?.load;
+  return load ? { ...info, ...(await load(root, pkg)) } : info;
+}
+
+const parsedFromOf = (id: RunnerId): ParsedFrom => runnerById(id)?.parsedFrom ?? 'none';
+
+/** The report file extension for a runner's composed runs. */
+export function reportExtension(id: RunnerId): string {
+  return runnerById(id)?.reportExtension ?? 'xml';
+}
+
+/** Whether the runner finds the tests related to changed files itself (its selection is evidence, verify/tolerance.ts). */
+export function findsRelated(id: RunnerId): boolean {
+  return runnerById(id)?.findsRelated === true;
+}
+
+// ------------------------------------------------------------------------- composing commands
+
+/**
+ * The JSON report file (jest's shape) the invocation already asks for, when it does: jest
+ * `--json --outputFile=x`, vitest `--reporter=json --outputFile=x`.
+ */
+export function ownReportFile(runner: RunnerId, invocation: string): string | null {
+  return runnerById(runner)?.ownReport?.(invocation) ?? null;
+}
+
+/** The command that also writes a machine-readable report to `reportFile`; plain command when not possible. */
+export function planStructured(testCommand: string, info: RunnerInfo, reportFile: string): PlannedRun {
+  const parsedFrom = parsedFromOf(info.runner);
+  const plain: PlannedRun = { command: testCommand, flavour: 'generic', parsedFrom };
+  const own = ownReportFile(info.runner, info.invocation);
+  if (own) return { command: testCommand, reportFile: own, ownReport: true, format: 'jest-json', flavour: 'generic', parsedFrom };
+  const runner = runnerById(info.runner);
+  if (!info.base || !runner?.compose) return plain;
+  return runner.compose(info as Appendable, reportFile) ?? plain;
+}
+
+/** The invocation without its own report flags, for the runs the harness composes (related tests, proof). */
+function withoutOwnReport(info: RunnerInfo): RunnerInfo {
+  const runner = runnerById(info.runner);
+  if (!ownReportFile(info.runner, info.invocation) || !runner?.withoutOwnReport) return info;
+  // `npm test --` runs the script, which still writes its report: only a direct invocation can drop the flags.
+  if (info.base !== info.invocation) return { ...info, base: null, direct: undefined };
+  return { ...info, base: runner.withoutOwnReport(info.base!), invocation: runner.withoutOwnReport(info.invocation) };
+}
+
+/** The info a selection is composed on: own report flags dropped, the direct runner call of a compound script. */
+function selectable(info: RunnerInfo): Appendable | null {
+  info = withoutOwnReport(info);
+  if (!info.base && info.direct) info = { ...info, base: info.direct, invocation: info.direct };
+  return info.base ? (info as Appendable) : null;
+}
+
+/**
+ * The command that runs only the tests related to `changed` (repo-relative paths that
+ * still exist), with the same structured report; null when the runner cannot select, or
+ * nothing related was found (then the full command runs).
+ */
+export function planRelated(info: RunnerInfo, changed: string[], allFiles: string[], reportFile: string): PlannedRun | null {
+  const on = selectable(info);
+  if (!on || changed.length === 0) return null;
+  return runnerById(on.runner)?.related?.(on, changed, allFiles, reportFile) ?? null;
+}
+
+/** A command that runs only the given test files (for the fail-to-pass proof); null when not possible. */
+export function planFiles(info: RunnerInfo, testFiles: string[], reportFile: string): PlannedRun | null {
+  const on = selectable(info);
+  if (!on || testFiles.length === 0) return null;
+  return runnerById(on.runner)?.files?.(on, testFiles, reportFile) ?? null;
+}
+
+/**
+ * The command as a person would type it: the reporter plumbing of ours (report flags and
+ * file paths) removed. For the report; the executed command is kept in the TestRun.
+ */
+export function displayCommand(command: string): string {
+  let c = command;
+  for (const r of RUNNERS) if (r.display) c = r.display(c);
+  return c.replace(/\s+/g, ' ').trim().replace(/ --$/, '');
+}
+
+// ------------------------------------------------------------------------- reading results
+
+const REPORT_PARSERS: Record<StructuredFormat, (text: string, root: string, flavour: 'pytest' | 'generic') => StructuredResult | null> = {
+  'jest-json': (text, root) => parseJestJson(text, root),
+  junit: (text, root, flavour) => parseJUnit(text, root, flavour),
+  'go-json': (text, root) => parseGoJson(text, root),
+  'mocha-jsonl': (text, root) => parseMochaJsonl(text, root),
+};
+
+/** A machine-readable report (the format a planned run names) read into test cases. */
+export function parseStructured(format: StructuredFormat, text: string, root: string, flavour: 'pytest' | 'generic' = 'generic'): StructuredResult | null {
+  return REPORT_PARSERS[format](text, root, flavour);
+}
+
+/** The human-readable output a report written to stdout stands for (`go test -json`: the lines it wraps). */
+export function reportAsOutput(format: StructuredFormat | undefined, text: string): string {
+  return format === 'go-json' ? goJsonToText(text) : text;
+}
+
+export interface ParsedOutput {
+  tests: TestCase[];
+  parsedFrom: ParsedFrom;
+  /**
+   * The runner's own summary counts, when it prints leaf counts (jest, vitest, mocha,
+   * pytest) — more complete than `tests` when the runner does not list passing tests.
+   */
+  totals?: TestTotals;
+}
+
+/**
+ * The plain output of any runner, read by the parsers of the runners that recognise it:
+ * at most one tree parser (the first in registry order), every line parser. Ids are stable
+ * between runs of the same suite (durations are never part of an id): jest, vitest and
+ * pytest ids start with the test file, go ids with the package, node and mocha
+ * `suite > nested > test`. Only leaves are reported; a parent (suite, test with subtests)
+ * appears only when it failed without any failing child (hook failure, crash, file that
+ * did not load).
+ */
+export function parseTestOutput(output: string): ParsedOutput {
+  const text = stripAnsi(output);
+  const lines = toLines(text);
+  const parsers = RUNNERS.flatMap((r) => r.output ?? []);
+  const results: ParserResult[] = [];
+  const tree = parsers.find((p) => p.kind === 'tree' && p.detect(text));
+  if (tree) results.push(tree.parse(lines));
+  for (const p of parsers) if (p.kind === 'lines' && p.detect(text)) results.push(p.parse(lines));
+
+  const useful = results.filter((r) => r.tests.length > 0 || r.totals);
+  if (useful.length === 0) return { tests: [], parsedFrom: 'none' };
+
+  const merged = new Collector();
+  let best = useful[0];
+  for (const r of useful) {
+    if (r.tests.length > best.tests.length) best = r;
+    for (const t of r.tests) merged.add(t.id, t.status, t.message, t.durationMs);
+  }
+  const result: ParsedOutput = { tests: merged.list(), parsedFrom: best.parsedFrom };
+  if (useful.some((r) => r.totals)) {
+    let totals: TestTotals | undefined;
+    for (const r of useful) totals = addTotals(totals, r.totals ?? countsOf(r.tests));
+    result.totals = totals;
+  }
+  return result;
+}
