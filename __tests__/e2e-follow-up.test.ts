@@ -197,6 +197,9 @@ describe('follow-ups on agent-fix\'s own pull request (dist/index.js under node 
     expect(body.indexOf('Round 2')).toBeLessThan(body.indexOf('Round 1: the original fix'));
     expect(body).toMatch(/before \(baseline.*FAIL \(exit 1; 2 passed, 2 failed\)/);
     expect(parseProofMarker(body)).toEqual(proof);
+    // the evidence says which gate replaced the fail-to-pass proof, never "missing"
+    expect(r.summary).toContain("**Fail-to-pass proof**: not asked (a follow-up on a verified pull request: nothing that passed on its head may fail, and the original fix's tests must still pass).");
+    expect(r.summary).not.toContain('**Fail-to-pass proof**: missing');
 
     // the sticky comment lives on the pull request and says what was pushed
     const sticky = w.github.comments.filter((c) => c.issueNumber === w.pr.number && c.body.includes('<!-- agent-fix:issue-7 -->'));
@@ -368,6 +371,7 @@ describe('follow-ups on agent-fix\'s own pull request (dist/index.js under node 
     const [sticky] = w.github.comments.filter((x) => x.issueNumber === w.pr.number && x.body.includes('<!-- agent-fix:issue-7 -->'));
     expect(sticky.body).toContain(`updated \`${BRANCH}\`: rebased onto \`main\``);
     expect(sticky.body).toMatch(/before \(the PR head [0-9a-f]{7}\): pass \(exit 0; 4 passed, 0 failed\); after \(the updated branch\): pass \(exit 0; 4 passed, 0 failed\)/);
+    expect(r.summary).toContain('**Fail-to-pass proof**: not asked (a rebase or merge of a verified pull request: the tests that passed on its head must still pass on the updated branch).');
     w.github.assertNoViolations();
   });
 

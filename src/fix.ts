@@ -222,6 +222,11 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
   const intel = await createTestIntel({ git, task, settings, redactor, testCommand, detection, baselineTree, exec: run });
   const runTests = (): Promise<TestRun> => intel.session.runForLoop();
   const baseline = await intel.session.runBaseline();
+  if (deps.candidate || deps.followUp) {
+    intel.data.proofNotAsked = deps.candidate
+      ? 'a rebase or merge of a verified pull request: the tests that passed on its head must still pass on the updated branch'
+      : "a follow-up on a verified pull request: nothing that passed on its head may fail, and the original fix's tests must still pass";
+  }
   const found: Found = { commands, tests: intel.data, baseline };
   emit({ type: 'test-run', purpose: 'verify', iteration: 0, run: baseline });
   progress({ type: 'phase', phase: { kind: 'baseline' }, state: baseline.exitCode === 127 && baseline.tests.length === 0 ? 'failed' : 'done', detail: `${testCommand}: ${runLine(baseline)}` });

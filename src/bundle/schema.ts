@@ -136,6 +136,7 @@ const TestIntelSchema = z.object({
     z.object({ purpose: z.string(), command: z.string(), exitCode: nullableInt, timedOut: z.boolean(), durationMs: z.number().nonnegative(), counts: CountsSchema }),
   ),
   proof: TestProofSchema.optional(),
+  proofNotAsked: z.string().optional(),
   refusals: z.array(z.string()),
   original: z
     .object({

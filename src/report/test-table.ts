@@ -85,7 +85,8 @@ export function renderTestSection(r: RunReport): string {
   }
   if (items.length) out.push(items.join('\n'));
 
-  const proof = intel?.proof;
+  // A follow-up or rebase is judged by its own gate; an unproven proof there is not a missing one.
+  const proof = intel?.proof && (intel.proof.status === 'proven' || !intel.proofNotAsked) ? intel.proof : undefined;
   if (proof) {
     const head = proof.status === 'proven' ? '**Fail-to-pass proof**: fails before, passes after.' : `**Fail-to-pass proof**: missing. ${proof.detail}`;
     const rows = proof.tests.slice(0, 20).map((t) => `| ${code(t.id)} | ${t.before} | ${t.after} |`);
@@ -94,6 +95,8 @@ export function renderTestSection(r: RunReport): string {
         ? `${head}${proof.status === 'proven' ? ` ${proof.detail}` : ''}\n\n| test | before the fix | after the fix |\n| --- | --- | --- |\n${rows.join('\n')}`
         : head,
     );
+  } else if (r.status === 'fixed' && intel?.proofNotAsked) {
+    out.push(`**Fail-to-pass proof**: not asked (${intel.proofNotAsked}).`);
   } else if (r.status === 'fixed') {
     out.push('**Fail-to-pass proof**: missing (not run).');
   }

@@ -73,6 +73,8 @@ export interface TestIntel {
   /** Every test command the harness ran, in order. */
   commands: { purpose: string; command: string; exitCode: number | null; timedOut: boolean; durationMs: number; counts: { passed: number; failed: number; skipped: number } }[];
   proof?: TestProof;
+  /** Why this run asks no fail-to-pass proof (a follow-up or a rebase of a verified pull request: its own gate applies instead). */
+  proofNotAsked?: string;
   /** Attempts refused by the test-integrity guard (their reasons). */
   refusals: string[];
   /** The last original-test gate run (verify/original.ts): only when the change touched test-ish files. */
