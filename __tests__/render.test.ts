@@ -1,19 +1,7 @@
 import { cell, codeCell, commentMarker, describeRun, escapeMarkdown, GITHUB_BODY_LIMIT, renderFinalComment, renderPrBody, renderReportMarkdown, renderStartComment, renderTerminal, truncateMarkdown } from '../src/report/render.js';
 import type { RunReport } from '../src/fix/types.js';
-import type { TestRun } from '../src/verify/types.js';
+import { run } from '../test-support/sample-reports.js';
 
-const run = (over: Partial<TestRun>): TestRun => ({
-  command: 'npm test',
-  exitCode: 0,
-  timedOut: false,
-  durationMs: 1200,
-  succeeded: true,
-  tests: [],
-  counts: { passed: 4, failed: 0, skipped: 0 },
-  parsedFrom: 'node-test',
-  outputTail: '',
-  ...over,
-});
 
 const base: RunReport = {
   status: 'fixed',

@@ -7,7 +7,8 @@
 import type { RunReport } from '../src/fix/types.js';
 import type { TestRun } from '../src/verify/types.js';
 
-const run = (over: Partial<TestRun>): TestRun => ({
+/** A test run with defaults (a passing `npm test`), overridden by `over`. */
+export const run = (over: Partial<TestRun>): TestRun => ({
   command: 'npm test',
   exitCode: 0,
   timedOut: false,
