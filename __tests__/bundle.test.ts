@@ -449,6 +449,15 @@ test('the evidence carries every field of the report: gate evidence, proof, orig
     tolerance: [{ id: 'test/old.test.js > old > breaks', file: 'test/old.test.js', excused: true, evidence: 'not selected by jest --findRelatedTests; the import graph does not reach src/a.js; same failure as before' }],
     summary: '1 now passing; 1 failing before any edit, unrelated',
   };
+  // The one proof: on the accepted attempt and as the report's, with the run on the original code plus only the test edits.
+  const proof = {
+    status: 'proven' as const,
+    detail: '1 test fails before and passes after',
+    testFiles: ['test/a.test.js'],
+    tests: [{ id: 'test/a.test.js > a > adds', before: 'failed' as const, after: 'passed' as const }],
+    passingOnOriginal: ['test/old.test.js > old > breaks'],
+    withoutFix: run,
+  };
   const evidence: Evidence = {
     status: 'fixed',
     reason: 'verified',
@@ -461,15 +470,14 @@ test('the evidence carries every field of the report: gate evidence, proof, orig
     summary: 'fixed',
     iterations: 1,
     maxIterations: 5,
-    attempts: [{ iteration: 1, summary: 'fixed', verdict, changedFiles: ['src/a.js', 'test/a.test.js'], rolledBack: false, proof: { testFiles: ['test/a.test.js'], withoutFix: run } }],
-    proof: { testFiles: ['test/a.test.js'], withoutFix: run },
+    attempts: [{ iteration: 1, summary: 'fixed', verdict, changedFiles: ['src/a.js', 'test/a.test.js'], rolledBack: false, proof }],
     changes: [{ path: 'src/a.js', status: 'modified', additions: 1, deletions: 1, binary: false }],
     usage: { promptTokens: 10, completionTokens: 5, requests: 1 },
     durationMs: 900,
     tests: {
       runner: 'jest',
       commands: [{ purpose: 'gate', command: 'npm test', exitCode: 0, timedOut: false, durationMs: 100, counts: { passed: 4, failed: 0, skipped: 0 } }],
-      proof: { status: 'proven', detail: '1 test fails before and passes after', testFiles: ['test/a.test.js'], tests: [{ id: 'test/a.test.js > a > adds', before: 'failed', after: 'passed' }], passingOnOriginal: ['test/old.test.js > old > breaks'] },
+      proof,
       refusals: [],
       original: { ok: true, testFiles: ['test/a.test.js'], missing: [], failing: [], passing: ['test/a.test.js > a > adds'], detail: 'the original tests pass', counts: { passed: 4, failed: 0, skipped: 0 }, exitCode: 0 },
       commentOnly: [{ file: 'src/a.js', line: 3, added: ['// fixed'] }],

@@ -642,7 +642,7 @@ describe('a runner that rejects the reporter flags', () => {
     const base = await s.runBaseline();
     expect(base.succeeded).toBe(true);
     expect(base.counts.passed).toBe(1);
-    const gate = await s.runForLoop();
+    const { run: gate } = await s.runForLoop();
     expect(gate.succeeded).toBe(true);
     expect(gate.scope).toBe('full');
     expect(seen).toEqual(['npm test -- --json --outputFile=' + seen[0].split('=')[1], 'npm test', 'npm test']);

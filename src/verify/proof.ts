@@ -13,8 +13,11 @@ import type { TestSession } from './session.js';
 
 type Status = TestStatus | 'missing';
 
-/** Pure: the proof from the two runs of the changed tests. */
-export function judgeProof(before: TestRun, after: TestRun, testFiles: string[]): TestProof {
+/**
+ * Pure: the proof from the two runs of the changed tests. `baseline` (the run on the untouched
+ * code) decides whether exit codes can stand in for per-test results (below).
+ */
+export function judgeProof(before: TestRun, after: TestRun, testFiles: string[], baseline?: TestRun | null): TestProof {
   const inFiles = (id: string, file?: string) =>
     testFiles.some((f) => file === f || id === f || id.startsWith(`${f} > `) || id.startsWith(`${f}::`));
   const beforeMap = new Map<string, Status>(before.tests.map((t) => [t.id, t.status]));
@@ -32,19 +35,43 @@ export function judgeProof(before: TestRun, after: TestRun, testFiles: string[])
   if (proven.length) {
     return { status: 'proven', testFiles, tests, detail: `${proven.length} test(s) in ${files} fail before the fix and pass after it.` };
   }
+  if (!tests.length) {
+    // No per-test result names a changed test (a runner the harness cannot read, e.g. `make`):
+    // the command's exit codes decide, as long as the command passed before the test changes
+    // (otherwise its failure on the original code shows nothing about them).
+    const ranCleanBefore = !baseline || baseline.succeeded;
+    if (ranCleanBefore && !before.succeeded && after.succeeded) {
+      return {
+        status: 'proven',
+        testFiles,
+        tests,
+        detail: `Judged by exit code (no per-test results name the changed tests): with only ${files} on the original code the command fails (${exitText(before)}), and with the fix it passes.`,
+      };
+    }
+    const why = !ranCleanBefore
+      ? 'no test of the changed test files was recognised in the runs, and the command already failed on the original code before the test changes, so its exit code shows nothing'
+      : before.succeeded
+        ? `no test of the changed test files was recognised in the runs, and judged by exit code the command passes on the original code with only ${files}, so they do not reproduce the problem`
+        : 'no test of the changed test files was recognised in the runs, and judged by exit code the command does not pass with the fix';
+    return { status: 'not-proven', testFiles, tests, detail: `No fail-to-pass proof: ${why}.` };
+  }
   let why: string;
-  if (!tests.length) why = 'no test of the changed test files was recognised in the runs';
-  else if (tests.every((t) => t.before === 'passed')) why = 'the changed tests already pass on the base code, so they do not reproduce the problem';
+  if (tests.every((t) => t.before === 'passed')) why = 'the changed tests already pass on the base code, so they do not reproduce the problem';
   else why = 'no changed test both fails before and passes after';
   return { status: 'not-proven', testFiles, tests, detail: `No fail-to-pass proof: ${why}.` };
+}
+
+function exitText(run: TestRun): string {
+  if (run.timedOut) return 'timed out';
+  return run.exitCode === null ? 'killed' : `exit ${run.exitCode}`;
 }
 
 export interface ProofDeps {
   git: GitPort;
   session: TestSession;
-  /** The checkout as it was (base code). */
+  /** The original code: the tree the baseline ran on. */
   pristineTree: string;
-  /** The fix (base code + the model's change); the working tree is left at this tree. */
+  /** The fix (that tree + the change, nothing else); the working tree is left at this tree. */
   fixTree: string;
   /** Repo-relative files the fix changes, with their status. */
   changes: { path: string; status: string }[];
@@ -88,8 +115,8 @@ export async function proveFailToPass(deps: ProofDeps): Promise<TestProof> {
     const before = (await session.runFiles(testFiles, 'proof-before')) ?? (await session.runFull('proof-before'));
     await git.restore(deps.fixTree);
     const after = before.scope === 'related' ? ((await session.runFiles(testFiles, 'proof-after')) ?? deps.finalRun) : deps.finalRun;
-    if (!after) return { status: 'not-run', testFiles, tests: [], detail: 'The fix was not run.' };
-    const proof = judgeProof(before, after, testFiles);
+    if (!after) return { status: 'not-run', testFiles, tests: [], detail: 'The fix was not run.', withoutFix: before };
+    const proof = { ...judgeProof(before, after, testFiles, deps.baselineRun), withoutFix: before };
     // Tests that failed before any edit and pass here, on the original code with only the test edits.
     const failedAtBaseline = new Set((deps.baselineRun?.tests ?? []).filter((t) => t.status === 'failed').map((t) => t.id));
     const passingOnOriginal = [...new Set(before.tests.filter((t) => t.status === 'passed' && failedAtBaseline.has(t.id)).map((t) => t.id))];
