@@ -22,21 +22,35 @@ export function judgeProof(before: TestRun, after: TestRun, testFiles: string[],
     testFiles.some((f) => file === f || id === f || id.startsWith(`${f} > `) || id.startsWith(`${f}::`));
   const beforeMap = new Map<string, Status>(before.tests.map((t) => [t.id, t.status]));
   const selected = after.tests.filter((t) => inFiles(t.id, t.file));
-  // Runners whose ids do not name the file (go packages, mocha, node): all tests of the selective run.
-  const pool = selected.length ? selected : after.scope === 'related' ? after.tests : [];
-  const tests = pool.map((t) => {
-    let b: Status = beforeMap.get(t.id) ?? 'missing';
-    // The whole file failed to load before (e.g. it imports a function the fix adds).
-    if (b === 'missing' && (before.loadErrors ?? []).some((e) => inFiles(e) || t.id.startsWith(`${e} > `) || t.id.startsWith(`${e}::`))) b = 'failed';
-    return { id: t.id, before: b, after: t.status as Status };
-  });
+  let tests: TestProof['tests'];
+  if (selected.length || after.scope === 'related') {
+    // Runners whose ids do not name the file (go packages, mocha, node): all tests of the selective run.
+    tests = (selected.length ? selected : after.tests).map((t) => {
+      let b: Status = beforeMap.get(t.id) ?? 'missing';
+      // The whole file failed to load before (e.g. it imports a function the fix adds).
+      if (b === 'missing' && (before.loadErrors ?? []).some((e) => inFiles(e) || t.id.startsWith(`${e} > `) || t.id.startsWith(`${e}::`))) b = 'failed';
+      return { id: t.id, before: b, after: t.status as Status };
+    });
+  } else {
+    // The whole command both times (the runner cannot select files) and ids that do not name
+    // files: the same tests ran on the original code with only the test edits and on the fix,
+    // so the tests whose result differs are what the source change did. A failure no longer
+    // listed once the command succeeds passed (runners that list only failures).
+    const afterMap = new Map<string, Status>(after.tests.map((t) => [t.id, t.status]));
+    tests = [...new Set([...before.tests.map((t) => t.id), ...after.tests.map((t) => t.id)])]
+      .map((id) => {
+        const b = beforeMap.get(id) ?? 'missing';
+        return { id, before: b, after: afterMap.get(id) ?? (b === 'failed' && after.succeeded ? 'passed' : 'missing') };
+      })
+      .filter((t) => t.before !== t.after);
+  }
   const proven = tests.filter((t) => (t.before === 'failed' || (t.before === 'missing' && !before.succeeded)) && t.after === 'passed');
   const files = testFiles.join(', ');
   if (proven.length) {
     return { status: 'proven', testFiles, tests, detail: `${proven.length} test(s) in ${files} fail before the fix and pass after it.` };
   }
   if (!tests.length) {
-    // No per-test result names a changed test (a runner the harness cannot read, e.g. `make`):
+    // No per-test result shows a changed test (a runner the harness cannot read, e.g. `make`):
     // the command's exit codes decide, as long as the command passed before the test changes
     // (otherwise its failure on the original code shows nothing about them).
     const ranCleanBefore = !baseline || baseline.succeeded;
