@@ -574,6 +574,15 @@ describe('fail-to-pass proof', () => {
     const quiet = judgeProof(run(1, { 'multiplies by quantity': 'failed' }, { scope: 'full' }), run(0, {}, { scope: 'full' }), files);
     expect(quiet.tests).toEqual([{ id: 'multiplies by quantity', before: 'failed', after: 'passed' }]);
     expect(quiet.status).toBe('proven');
+    // only the changed test file ran on the original code (by file), the fix's run is the gate's: its tests, looked up there
+    const byFile = run(1, { 'multiplies by quantity': 'failed', 'formats cents': 'passed' }, { parsedFrom: 'node-test', scope: 'related' });
+    const gate = run(0, { 'empty cart costs nothing': 'passed', 'multiplies by quantity': 'passed', 'formats cents': 'passed' }, { parsedFrom: 'node-test', scope: 'full' });
+    expect(judgeProof(byFile, gate, files).tests).toEqual([
+      { id: 'multiplies by quantity', before: 'failed', after: 'passed' },
+      { id: 'formats cents', before: 'passed', after: 'passed' },
+    ]);
+    const stillPassing = run(0, { 'multiplies by quantity': 'passed' }, { parsedFrom: 'node-test', scope: 'related' });
+    expect(judgeProof(stillPassing, gate, files).detail).toMatch(/already pass on the base code/);
     // nothing differs: the exit codes decide (here: the same, so not proven)
     const same = run(0, { 'empty cart costs nothing': 'passed' }, { scope: 'full' });
     expect(judgeProof(same, same, files).status).toBe('not-proven');

@@ -32,17 +32,24 @@ export function judgeProof(before: TestRun, after: TestRun, testFiles: string[],
       return { id: t.id, before: b, after: t.status as Status };
     });
   } else {
-    // The whole command both times (the runner cannot select files) and ids that do not name
-    // files: the same tests ran on the original code with only the test edits and on the fix,
-    // so the tests whose result differs are what the source change did. A failure no longer
+    // Ids that do not name files, and the fix's run is the whole command. A failure no longer
     // listed once the command succeeds passed (runners that list only failures).
     const afterMap = new Map<string, Status>(after.tests.map((t) => [t.id, t.status]));
-    tests = [...new Set([...before.tests.map((t) => t.id), ...after.tests.map((t) => t.id)])]
-      .map((id) => {
-        const b = beforeMap.get(id) ?? 'missing';
-        return { id, before: b, after: afterMap.get(id) ?? (b === 'failed' && after.succeeded ? 'passed' : 'missing') };
-      })
-      .filter((t) => t.before !== t.after);
+    const onFix = (id: string, b: Status): Status => afterMap.get(id) ?? (b === 'failed' && after.succeeded ? 'passed' : 'missing');
+    if (before.scope === 'related') {
+      // Only the changed test files ran on the original code: their tests, looked up in the fix's run.
+      tests = before.tests.map((t) => ({ id: t.id, before: t.status as Status, after: onFix(t.id, t.status) }));
+    } else {
+      // The whole command both times (the runner cannot select files): the same tests ran on the
+      // original code with only the test edits and on the fix, so the tests whose result differs
+      // are what the source change did.
+      tests = [...new Set([...before.tests.map((t) => t.id), ...after.tests.map((t) => t.id)])]
+        .map((id) => {
+          const b = beforeMap.get(id) ?? 'missing';
+          return { id, before: b, after: onFix(id, b) };
+        })
+        .filter((t) => t.before !== t.after);
+    }
   }
   const proven = tests.filter((t) => (t.before === 'failed' || (t.before === 'missing' && !before.succeeded)) && t.after === 'passed');
   const files = testFiles.join(', ');
@@ -128,7 +135,10 @@ export async function proveFailToPass(deps: ProofDeps): Promise<TestProof> {
     }
     const before = (await session.runFiles(testFiles, 'proof-before')) ?? (await session.runFull('proof-before'));
     await git.restore(deps.fixTree);
-    const after = before.scope === 'related' ? ((await session.runFiles(testFiles, 'proof-after')) ?? deps.finalRun) : deps.finalRun;
+    // The changed tests on the fix, by file where the runner selects files; not when they all
+    // passed on the original code (nothing can be proven then: the fix's gate run shows how they end).
+    const cleanBefore = before.succeeded && !before.tests.some((t) => t.status === 'failed') && !(before.loadErrors ?? []).length;
+    const after = before.scope === 'related' && !cleanBefore ? ((await session.runFiles(testFiles, 'proof-after')) ?? deps.finalRun) : deps.finalRun;
     if (!after) return { status: 'not-run', testFiles, tests: [], detail: 'The fix was not run.', withoutFix: before };
     const proof = { ...judgeProof(before, after, testFiles, deps.baselineRun), withoutFix: before };
     // Tests that failed before any edit and pass here, on the original code with only the test edits.
