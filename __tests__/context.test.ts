@@ -235,6 +235,15 @@ describe('the first message within a token budget (o200k_base)', () => {
     expect(long.startsWith(cut)).toBe(true);
   });
 
+  test('the spelling of a special token is counted as plain text, never an error (a file or test output may hold it)', () => {
+    const text = 'const EOT = "<|endoftext|>"; // and <|im_start|>, <|fim_prefix|>\n'.repeat(50);
+    expect(countTokens('<|endoftext|>')).toBe(7);
+    expect(countTokens(text)).toBeGreaterThan(50 * 20);
+    const cut = truncateToTokens(text, 40);
+    expect(countTokens(cut)).toBeLessThanOrEqual(40);
+    expect(text.startsWith(cut)).toBe(true);
+  });
+
   test('the rendered context never exceeds its budget and shows the likely code with line numbers', async () => {
     const repo = makeRepo(shop());
     const ctx = await prepareContext(repo.dir, 'cartTotal() ignores the quantity', failing(), { cacheDir: null });

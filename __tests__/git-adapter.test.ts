@@ -181,6 +181,22 @@ describe('diff / changes', () => {
     ]);
     expect(await git.listFiles()).toEqual(['dir with space/"quoted" é.txt', 'plain.txt']);
   });
+
+  test('paths that look like raw or numstat records, and a rename with edits, keep their own counts', async () => {
+    const long = Array.from({ length: 12 }, (_, i) => `line ${i} of a file long enough for rename detection`).join('\n');
+    const r = makeRepo({ ':100644 100644 abc def M': 'x\n', 'from.txt': `${long}\n`, '1\t2\tthree': 'y\n' });
+    const git = await openGit(r.dir);
+    const from = await git.snapshot();
+    writeFiles(r.dir, { ':100644 100644 abc def M': 'x\nmore\n', 'from.txt': null, 'to.txt': `${long}\nadded\n`, '1\t2\tthree': null, ':new': 'n\n' });
+    const to = await git.snapshot();
+    const by = Object.fromEntries((await git.changes(from, to)).map((c) => [c.path, c]));
+    expect(by).toEqual({
+      ':100644 100644 abc def M': { path: ':100644 100644 abc def M', status: 'modified', additions: 1, deletions: 0, binary: false },
+      'to.txt': { path: 'to.txt', oldPath: 'from.txt', status: 'renamed', additions: 1, deletions: 0, binary: false },
+      '1\t2\tthree': { path: '1\t2\tthree', status: 'deleted', additions: 0, deletions: 1, binary: false },
+      ':new': { path: ':new', status: 'added', additions: 1, deletions: 0, binary: false },
+    });
+  });
 });
 
 describe('listFiles', () => {

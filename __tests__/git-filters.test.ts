@@ -3,9 +3,10 @@
  * files through it with .gitattributes; the harness's own git calls (snapshot, restore,
  * checkout) must never run it. Real git, real repositories, a driver that leaves a marker.
  */
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { filterOverrides, openGit } from '../src/adapters/git.js';
+import { configSources, defaultConfigFiles } from '../src/ports/git-filters.js';
 import { trackedFiles } from '../src/context/map.js';
 import { cleanupFixtures, makeRepo, tempDir, writeFiles } from '../test-support/git-fixture.js';
 
@@ -70,6 +71,74 @@ describe('filter drivers never run in the harness git calls', () => {
     await git.restore(await git.snapshot().then(() => r.git('rev-parse', 'HEAD^{tree}')));
     expect(() => r.git('checkout', '-q', '--detach', third)).toThrow();
     expect(existsSync(path.join(markers, 'process'))).toBe(true);
+  });
+});
+
+describe('the configuration is read again exactly when a file it comes from changes', () => {
+  const saved = process.env.GIT_CONFIG_GLOBAL;
+  afterEach(() => {
+    if (saved === undefined) delete process.env.GIT_CONFIG_GLOBAL;
+    else process.env.GIT_CONFIG_GLOBAL = saved;
+  });
+
+  test('unchanged files: one read for many snapshots; a driver added in the checkout, an included file or the global file is blanked at the next snapshot', async () => {
+    const r = repoWithAttributes();
+    const markers = tempDir('agent-fix-markers-');
+    const elsewhere = tempDir('agent-fix-config-');
+    const included = path.join(elsewhere, 'included.cfg');
+    const global = path.join(elsewhere, 'global.cfg');
+    // an include whose file does not exist yet, and a global file, both written later
+    r.git('config', 'include.path', included);
+    writeFileSync(global, '[user]\n\tname = someone\n');
+    process.env.GIT_CONFIG_GLOBAL = global;
+    const git = await openGit(r.dir);
+    const first = await git.snapshot();
+    for (let i = 0; i < 4; i++) await git.restore(first);
+    expect(git.configReads).toBe(1);
+
+    const steps: [string, () => void][] = [
+      ['the checkout', () => defineDriver(r.git, markers, 'evil')],
+      ['an included file', () => writeFileSync(included, `[filter "x=y"]\n\tclean = \"touch ${path.join(markers, 'inc-clean')}; cat\"\n\trequired = true\n`)],
+      ['the global file', () => appendFileSync(global, `[filter "evil"]\n\tprocess = \"sh -c 'touch ${path.join(markers, 'global-process')}; exit 1'\"\n`)],
+    ];
+    let n = 0;
+    for (const [where, change] of steps) {
+      change();
+      n++;
+      writeFiles(r.dir, { 'src/a.js': `export const a = ${n + 1};\n`, 'notes.txt': `changed ${n}\n` });
+      const tree = await git.snapshot();
+      expect([where, r.git('cat-file', 'blob', `${tree}:src/a.js`)]).toEqual([where, `export const a = ${n + 1};`]);
+      await git.restore(first);
+      expect([where, readdirSync(markers)]).toEqual([where, []]);
+      // read once more for this change, not again for the restore's snapshot
+      expect([where, git.configReads]).toEqual([where, 1 + n]);
+    }
+    // the control: git itself, without the harness's blanks, runs the drivers (the required `process` one fails the command)
+    writeFileSync(path.join(r.dir, 'notes.txt'), 'control\n');
+    writeFileSync(path.join(r.dir, 'src/a.js'), 'control\n');
+    expect(() => r.git('add', 'notes.txt', 'src/a.js')).toThrow();
+    expect(readdirSync(markers).length).toBeGreaterThan(0);
+  });
+
+  test('configSources names every origin and include target; defaultConfigFiles follows the environment', () => {
+    const out = [
+      'file:/etc/gitconfig', 'core.x\n1',
+      'file:.git/config', 'filter.a.clean\ncat',
+      'file:.git/config', 'include.path\nextra/inc.cfg',
+      'file:.git/config', 'includeif.gitdir:/w/.path\n~/rel.cfg',
+      'command line:', 'core.hookspath\n/dev/null',
+      'file:/w/.git/extra/inc.cfg', 'filter.b.smudge\nsh evil.sh',
+    ].join('\0') + '\0';
+    const s = configSources(out, '/w', '/home/u');
+    expect(s.files.sort()).toEqual(['/etc/gitconfig', '/home/u/rel.cfg', '/w/.git/config', '/w/.git/extra/inc.cfg'].sort());
+    expect(s.filters).toBe('filter.a.clean\ncat\0filter.b.smudge\nsh evil.sh\0');
+    expect(filterOverrides(s.filters).GIT_CONFIG_COUNT).toBe('8');
+
+    const base = { gitDir: '/w/.git/worktrees/t', commonDir: '/w/.git', execPath: '/usr/lib/git-core' };
+    expect(defaultConfigFiles({ ...base, env: { HOME: '/home/u' } })).toEqual(['/w/.git/config', '/w/.git/worktrees/t/config.worktree', '/home/u/.gitconfig', '/home/u/.config/git/config', '/etc/gitconfig']);
+    expect(defaultConfigFiles({ ...base, execPath: '/opt/git/libexec/git-core', env: { HOME: '/h', XDG_CONFIG_HOME: '/x', GIT_CONFIG_NOSYSTEM: '0' } })).toEqual(['/w/.git/config', '/w/.git/worktrees/t/config.worktree', '/h/.gitconfig', '/x/git/config', '/etc/gitconfig', '/opt/git/etc/gitconfig']);
+    expect(defaultConfigFiles({ ...base, env: { GIT_CONFIG_GLOBAL: '/g.cfg', GIT_CONFIG_NOSYSTEM: '1' } })).toEqual(['/w/.git/config', '/w/.git/worktrees/t/config.worktree', '/g.cfg']);
+    expect(defaultConfigFiles({ ...base, env: { GIT_CONFIG_SYSTEM: '/s.cfg' } })).toEqual(['/w/.git/config', '/w/.git/worktrees/t/config.worktree', '/s.cfg']);
   });
 });
 

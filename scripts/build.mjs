@@ -5,6 +5,7 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { jsonRanksPlugin } from './json-ranks.mjs';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const outdir = path.resolve(process.argv[2] ?? path.join(root, 'dist'));
@@ -26,6 +27,7 @@ for (const [entry, out, banner] of [
     target: 'node20',
     banner: { js: banner },
     legalComments: 'none',
+    plugins: [jsonRanksPlugin],
     logLevel: 'warning',
   });
 }

@@ -24,7 +24,7 @@ import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { CommitInfo, FileChange, GitPort, Identity, PushResult, ReplayResult } from '../ports/git.js';
-import { FILTER_CONFIG_ARGS, filterOverrides } from '../ports/git-filters.js';
+import { CONFIG_LIST_ARGS, configSources, defaultConfigFiles, filterOverrides } from '../ports/git-filters.js';
 
 export { filterOverrides };
 
@@ -110,7 +110,10 @@ function removeAtExit(dir: string): void {
   indexDirs.add(dir);
 }
 
-export async function openGit(root: string, opts: OpenGitOptions = {}): Promise<GitPort> {
+/** The command-line GitPort, with how often it read the configuration (the filter drivers). */
+export type CliGitPort = GitPort & { readonly configReads: number };
+
+export async function openGit(root: string, opts: OpenGitOptions = {}): Promise<CliGitPort> {
   const dir = path.resolve(root);
   let top: string;
   try {
@@ -215,11 +218,40 @@ class CliGit implements GitPort {
     return tree;
   }
 
-  /** Reads the filter drivers defined now (a setup script or a test may have added one since) and blanks them. */
+  /**
+   * Reads the filter drivers defined now (a setup script or a test may have added one since) and
+   * blanks them. Skipped when none of the files git reads its configuration from (the checkout's,
+   * the global and system ones, every file a value came from or an include names) changed since
+   * the last read: a write changes a file's ctime, an atomic replace its inode.
+   */
   private async refreshFilters(): Promise<void> {
+    const watched = this.filterWatch;
+    if (watched && watched.state !== 'racy' && (await fileStates(watched.files)) === watched.state) return;
+    const defaults = await this.defaultConfigFiles();
+    const stated = [...new Set([...defaults, ...(watched?.files ?? [])])];
+    // stated before the read: a write during the read shows as a change next time
+    const before = await fileStates(stated);
     // the configuration as defined (files, includes), without the blanks of the last look
-    const r = await this.run(FILTER_CONFIG_ARGS, { ok: [0, 1], env: { GIT_CONFIG_COUNT: '0' } });
-    this.filterOff = filterOverrides(r.stdout);
+    const r = await this.run(CONFIG_LIST_ARGS, { ok: [0, 1], env: { GIT_CONFIG_COUNT: '0' } });
+    const sources = configSources(r.stdout, this.root, process.env.HOME);
+    this.filterOff = filterOverrides(sources.filters);
+    const added = sources.files.filter((f) => !stated.includes(f));
+    const after = await fileStates(added);
+    this.filterWatch = { files: [...stated, ...added], state: before === 'racy' || after === 'racy' ? 'racy' : [before, after].filter(Boolean).join('\n') };
+    this.configReads++;
+  }
+
+  /** How often the configuration was read (refreshFilters); for the tests. */
+  configReads = 0;
+  private filterWatch: { files: string[]; state: string } | null = null;
+  private configFiles: string[] | null = null;
+
+  private async defaultConfigFiles(): Promise<string[]> {
+    if (this.configFiles) return this.configFiles;
+    const [gitDir, commonDir] = (await this.out(['rev-parse', '--absolute-git-dir', '--git-common-dir'])).split('\n');
+    const execPath = await this.out(['--exec-path']);
+    this.configFiles = defaultConfigFiles({ gitDir, commonDir: path.resolve(this.root, commonDir), execPath, env: process.env });
+    return this.configFiles;
   }
 
   private snapshotEnv: Record<string, string> | null = null;
@@ -321,9 +353,8 @@ class CliGit implements GitPort {
   }
 
   async changes(fromTree: string, toTree: string): Promise<FileChange[]> {
-    const raw = (await this.run(['diff-tree', '-r', '-M', '-z', '--raw', fromTree, toTree])).stdout;
-    const num = (await this.run(['diff-tree', '-r', '-M', '-z', '--numstat', fromTree, toTree])).stdout;
-    const stats = parseNumstat(num);
+    const { raw, numstat } = parseRawNumstat((await this.run(['diff-tree', '-r', '-M', '-z', '--raw', '--numstat', fromTree, toTree])).stdout);
+    const stats = parseNumstat(numstat);
     const result: FileChange[] = [];
     for (const e of parseRaw(raw)) {
       const s = stats.get(e.path) ?? { additions: 0, deletions: 0, binary: false };
@@ -665,6 +696,32 @@ function parseRaw(out: string): RawEntry[] {
   return entries;
 }
 
+/** Splits `diff-tree -z --raw --numstat` output: the raw records (each `:<modes> <shas> <status>` then one or two paths) come first. */
+function parseRawNumstat(out: string): { raw: string; numstat: string } {
+  const t = out.split('\0');
+  let i = 0;
+  while (i < t.length && /^:\d{6} \d{6} [0-9a-f]+ [0-9a-f]+ [A-Z]\d*$/.test(t[i])) i += /^[RC]/.test(t[i].split(' ')[4]) ? 3 : 2;
+  return { raw: t.slice(0, i).join('\0'), numstat: t.slice(i).join('\0') };
+}
+
+/**
+ * Each file's state (inode, size, change and modification times), or `-` when it does not exist,
+ * in one string; `racy` when a file changed within the last 2 s on a file system with whole-second
+ * timestamps (a second write in the same tick could keep all four), which never equals a later state.
+ */
+async function fileStates(files: string[]): Promise<string> {
+  const recent = (BigInt(Date.now()) - 2000n) * 1_000_000n;
+  let racy = false;
+  const states = await Promise.all(
+    files.map(async (f) => {
+      const st = await stat(f, { bigint: true }).catch(() => null);
+      if (st && st.ctimeNs >= recent && st.ctimeNs % 1_000_000_000n === 0n) racy = true;
+      return st ? `${f}:${st.ino}:${st.size}:${st.ctimeNs}:${st.mtimeNs}` : `${f}:-`;
+    }),
+  );
+  return racy ? 'racy' : states.join('\n');
+}
+
 /** Parses `diff-tree -z --numstat` output, keyed by the new path. */
 function parseNumstat(out: string): Map<string, { additions: number; deletions: number; binary: boolean }> {
   const t = out.split('\0');
@@ -676,10 +733,12 @@ function parseNumstat(out: string): Map<string, { additions: number; deletions: 
       i++;
       continue;
     }
-    const [a, d, p] = rec.split('\t');
+    // added, deleted, path: the path may hold tabs itself (-z leaves it unquoted)
+    const [a, d] = rec.split('\t', 2);
+    const p = rec.split('\t').slice(2).join('\t');
     const binary = a === '-' && d === '-';
     const stat = { additions: binary ? 0 : Number(a), deletions: binary ? 0 : Number(d), binary };
-    if (p === '' || p === undefined) {
+    if (p === '') {
       // rename/copy: "a\td\t" NUL old NUL new
       m.set(t[i + 2], stat);
       i += 3;

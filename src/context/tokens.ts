@@ -4,11 +4,18 @@
  * differently, but within a few percent on code and English; a budget counted here is a
  * far better guide than characters divided by a constant.
  */
-import { countTokens as count, encode, decode } from 'gpt-tokenizer/encoding/o200k_base';
+import { countTokens as count, encode as encodeWith, decode } from 'gpt-tokenizer/encoding/o200k_base';
+
+/**
+ * Text as the API counts a message's content: a special token's spelling (`<|endoftext|>`, common
+ * in repositories about models) is plain text, never a special token, and never an error.
+ */
+const PLAIN = { allowedSpecial: new Set<string>(), disallowedSpecial: new Set<string>() };
+const encode = (text: string) => encodeWith(text, PLAIN);
 
 export function countTokens(text: string): number {
   if (!text) return 0;
-  return count(text);
+  return count(text, PLAIN);
 }
 
 /** The tokens of a chat request's tool schemas as the API receives them (JSON). */

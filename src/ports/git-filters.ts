@@ -5,6 +5,7 @@
  * context/map.ts). Pure; it sits with the ports because both of those layers need it and the
  * adapters may import nothing above the ports.
  */
+import path from 'node:path';
 
 /** `git <these>` lists the defined drivers; run it with `GIT_CONFIG_COUNT=0` to see the configuration as defined. */
 export const FILTER_CONFIG_ARGS = ['config', '-z', '--get-regexp', '^filter\\.'];
@@ -45,4 +46,75 @@ export function filterOverrides(config: string): Record<string, string> {
     env[`GIT_CONFIG_VALUE_${i}`] = v;
   });
   return env;
+}
+
+/**
+ * `git <these>` lists every configuration value with the file it came from; run it with
+ * `GIT_CONFIG_COUNT=0` to see the configuration as defined. One call gives both the drivers
+ * (configSources) and the files to watch for a change (configFilesToWatch).
+ */
+export const CONFIG_LIST_ARGS = ['config', '--list', '--show-origin', '-z'];
+
+export interface ConfigSources {
+  /** The `filter.*` entries in the form `filterOverrides` reads (`key\nvalue\0`...). */
+  filters: string;
+  /** Absolute paths of every file a value came from, and of every file an `include.path` or `includeIf.*.path` names (existing or not). */
+  files: string[];
+}
+
+/**
+ * Reads `git config --list --show-origin -z` (entries `file:<path>\0<key>\n<value>\0`), run in
+ * `cwd`; relative origins are relative to `cwd`, relative include paths to the including file's
+ * directory, `~/` to `home`. Pure.
+ */
+export function configSources(out: string, cwd: string, home: string | undefined): ConfigSources {
+  const filters: string[] = [];
+  const files = new Set<string>();
+  const t = out.split('\0');
+  for (let i = 0; i + 1 < t.length; i += 2) {
+    const origin = t[i];
+    const entry = t[i + 1];
+    const nl = entry.indexOf('\n');
+    const key = nl < 0 ? entry : entry.slice(0, nl);
+    const value = nl < 0 ? '' : entry.slice(nl + 1);
+    const file = origin.startsWith('file:') ? absolute(origin.slice('file:'.length), cwd, home) : null;
+    if (file) files.add(file);
+    if (/^filter\./i.test(key)) filters.push(`${key}\n${value}`);
+    if (/^(include|includeif\..*)\.path$/is.test(key) && value) {
+      const base = file ? path.posix.dirname(file) : cwd;
+      const target = absolute(value, base, home);
+      if (target) files.add(target);
+    }
+  }
+  return { filters: filters.length ? `${filters.join('\0')}\0` : '', files: [...files] };
+}
+
+/**
+ * The files git reads its configuration from whether or not they exist yet (a setup script may
+ * create one): the checkout's own, the global and the system files, as git locates them from
+ * the environment. `gitDir`/`commonDir` are absolute; `execPath` is `git --exec-path`. Pure.
+ */
+export function defaultConfigFiles(p: { gitDir: string; commonDir: string; execPath: string; env: Record<string, string | undefined> }): string[] {
+  const { env } = p;
+  const files = [path.posix.join(p.commonDir, 'config'), path.posix.join(p.gitDir, 'config.worktree')];
+  if (env.GIT_CONFIG_GLOBAL) files.push(env.GIT_CONFIG_GLOBAL);
+  else {
+    if (env.HOME) files.push(path.posix.join(env.HOME, '.gitconfig'));
+    const xdg = env.XDG_CONFIG_HOME || (env.HOME ? path.posix.join(env.HOME, '.config') : '');
+    if (xdg) files.push(path.posix.join(xdg, 'git/config'));
+  }
+  const noSystem = env.GIT_CONFIG_NOSYSTEM && !/^(0|false|no|off)$/i.test(env.GIT_CONFIG_NOSYSTEM);
+  if (env.GIT_CONFIG_SYSTEM) files.push(env.GIT_CONFIG_SYSTEM);
+  else if (!noSystem) {
+    // $(prefix)/etc/gitconfig, where the exec path is $(prefix)/lib/git-core or $(prefix)/libexec/git-core; /etc/gitconfig for prefix /usr
+    const prefix = p.execPath.replace(/\/+(lib|libexec)\/git-core\/*$/, '');
+    files.push('/etc/gitconfig');
+    if (prefix && prefix !== p.execPath && prefix !== '/usr') files.push(path.posix.join(prefix, 'etc/gitconfig'));
+  }
+  return [...new Set(files)];
+}
+
+function absolute(p: string, base: string, home: string | undefined): string | null {
+  if (p.startsWith('~/')) return home ? path.posix.join(home, p.slice(2)) : null;
+  return path.posix.resolve(base, p);
 }
