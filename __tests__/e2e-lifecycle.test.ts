@@ -227,7 +227,7 @@ describe('/agent-fix stop', () => {
 
     expect(r.code).toBe(0);
     expect(r.outputs.status).toBe('not-fixed');
-    // it stopped before verifying the attempt: no further model request, nothing pushed
+    // it stopped at the attempt's checkpoint (read while the attempt was verified): no further model request, nothing pushed
     expect(w.model.requests).toHaveLength(4);
     if (pr) {
       // the earlier branch and PR are left as they were

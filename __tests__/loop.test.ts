@@ -1,7 +1,7 @@
 /** The agent loop with real git, real tools and real test runs; the model is an in-process replay. */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { runAgentLoop, type LoopEvent, type LoopLimits } from '../src/agent/loop.js';
+import { runAgentLoop, type LoopDeps, type LoopEvent, type LoopLimits } from '../src/agent/loop.js';
 import { ToolBox } from '../src/agent/tools.js';
 import { openGit } from '../src/adapters/git.js';
 import { makeShell } from '../src/adapters/shell.js';
@@ -40,7 +40,7 @@ function replay(turns: Turn[]): ChatModel & { seen: ChatMessage[][] } {
 
 const lastToolResult = (m: ChatMessage[]) => [...m].reverse().find((x) => x.role === 'tool')?.content ?? '';
 
-async function setup(turns: Turn[], limits: Partial<LoopLimits> = {}) {
+async function setup(turns: Turn[], limits: Partial<LoopLimits> = {}, more: Partial<LoopDeps> = {}) {
   const repo = makeRepo(sample());
   const git = await openGit(repo.dir);
   const shell = makeShell();
@@ -66,6 +66,7 @@ async function setup(turns: Turn[], limits: Partial<LoopLimits> = {}) {
       limits: { maxIterations: 3, maxChangedFiles: 10, maxChangedLines: 200, maxTurns: 20, maxTokens: 0, ...limits },
       redact: (t) => redactor.redact(t),
       emit: (e) => events.push(e),
+      ...more,
     },
   );
   return { out, model, events, repo, cart: () => readFileSync(path.join(repo.dir, 'src/cart.js'), 'utf8') };
@@ -131,4 +132,33 @@ test('run_tests gives the model the harness\'s own summary without counting as a
   const { out, model } = await setup([{ calls: [['run_tests', {}]] }, { calls: [fixQuantity, fixDiscount] }, { calls: [finish] }]);
   expect(lastToolResult(model.seen[1])).toContain('applies a percentage discount');
   expect(out.iterations).toBe(1);
+});
+
+test('a stop read at an attempt\'s checkpoint discards that attempt, even a verified one: nothing of it is kept or counted', async () => {
+  const asked: string[] = [];
+  let testsRanBeforeTheAnswer = false;
+  let events: LoopEvent[] = [];
+  const { out, model, cart } = await setup([{ calls: [fixQuantity, fixDiscount] }, { calls: [finish] }], {}, {
+    interrupt: async (at) => {
+      asked.push(at);
+      if (at !== 'attempt') return null;
+      // answered only once the attempt's tests ran: the read overlaps the verification
+      for (let i = 0; i < 600 && !testsRanBeforeTheAnswer; i++) {
+        testsRanBeforeTheAnswer = events.some((e) => e.type === 'test-run');
+        await new Promise((done) => setTimeout(done, 10));
+      }
+      return '@maintainer asked to stop this run';
+    },
+    emit: (e) => (events = [...events, e]),
+  });
+  expect(testsRanBeforeTheAnswer).toBe(true);
+  expect(asked).toEqual(['turn', 'turn', 'attempt']);
+  expect(out.reason).toBe('stopped');
+  expect(out.stopDetail).toBe('@maintainer asked to stop this run');
+  // the attempt passed its tests, yet counts for nothing and its edits are gone
+  expect(events.find((e) => e.type === 'test-run' && e.verdict?.ok)).toBeDefined();
+  expect(out.attempts).toEqual([]);
+  expect(out.iterations).toBe(0);
+  expect(cart()).not.toContain('item.quantity');
+  expect(model.seen).toHaveLength(2);
 });

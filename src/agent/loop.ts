@@ -100,8 +100,9 @@ export interface LoopDeps {
   diagnostics?: Pick<DiagnosticsWatcher, 'warmUp' | 'check' | 'stats'>;
   /**
    * The story's checkpoint: called before every model request (`turn`, cheap: the caller rate-limits
-   * its API reads) and before an attempt is verified (`attempt`); a sentence ends the loop with
-   * reason `stopped` (a `/agent-fix stop`, a newer run that took the task over).
+   * its API reads) and at each attempt (`attempt`: read while the attempt's tests run, decided
+   * before its outcome is used); a sentence ends the loop with reason `stopped` (a `/agent-fix
+   * stop`, a newer run that took the task over) and the attempt counts for nothing.
    */
   interrupt?: (at: 'turn' | 'attempt') => Promise<string | null>;
   /** Resume from an earlier best attempt instead of the untouched code. */
@@ -296,14 +297,19 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
         continue;
       }
       if (call.name === 'finish') {
-        const halt = await deps.interrupt?.('attempt');
+        // The attempt's checkpoint is read while the attempt is verified (the API round trip hides
+        // behind the tests) and decides first: a stopped run uses nothing of this attempt.
+        const halting = deps.interrupt?.('attempt').catch(() => null);
+        const next = iteration + 1;
+        const summary = parseSummary(call.arguments);
+        emit({ type: 'verifying', iteration: next });
+        const outcome = await verifyAttempt(next, summary, best);
+        const halt = await halting;
         if (halt) return interrupted(halt);
         finished = true;
-        iteration++;
-        lastSummary = parseSummary(call.arguments);
-        emit({ type: 'verifying', iteration });
+        iteration = next;
+        lastSummary = summary;
         // The attempt's outcome is a value; the loop's state changes here and only here.
-        const outcome = await verifyAttempt(iteration, lastSummary, best);
         attempts.push(outcome.attempt);
         emit({ type: 'attempt', attempt: outcome.attempt });
         if (outcome.final) final = outcome.final;

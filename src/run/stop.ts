@@ -5,7 +5,7 @@
  * as not completed. For each, this run claims the task in its place (its run id is newer) and
  * leaves a stop marker, in the sticky comment and in a reply of its own (which the running run's
  * progress updates cannot overwrite). The running run reads the comments at its checkpoints
- * (before starting, before each attempt and, at most every 20 seconds, before a model request,
+ * (before starting, at each attempt (read while its tests run) and, at most every 20 seconds, before a model request,
  * before publishing) and stops at the first one after the request, with a final comment that
  * says who stopped it and what it left behind. The stop run itself needs neither the model nor a
  * checkout; with no run in progress it says so.

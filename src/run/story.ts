@@ -177,7 +177,7 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
     return { status: 'skipped', reason: 'superseded', iterations: report?.iterations, transcriptPath: written, report };
   };
   /**
-   * The loop's checkpoint (before each attempt, and before a model request at most every
+   * The loop's checkpoint (at each attempt, read while its tests run, and before a model request at most every
    * CLAIM_POLL_MS): why to stop now, or null. Once taken over, always taken over; an API error
    * is not a reason to stop (the checkpoint before publishing reads the claim again).
    */
