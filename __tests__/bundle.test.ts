@@ -421,6 +421,30 @@ test('a huge suite: the writer keeps the manifest within the limit by listing on
   );
 });
 
+test('the one proof travels in the bundle: the report\'s and the accepted attempt\'s, its run on the original code cut to the tests that did not pass like every run', async () => {
+  const m = JSON.parse(readFileSync(path.join(out, 'candidate-3', MANIFEST_FILE), 'utf8'));
+  const tests = Array.from({ length: 3000 }, (_, i) => ({ id: `suite > a passing test with a long enough name number ${i}`, status: 'passed' }));
+  tests.push({ id: 'suite > add adds', status: 'failed' });
+  const withoutFix = { ...m.evidence.baseline, tests, counts: { passed: 3000, failed: 1, skipped: 0 } };
+  const proof = { status: 'proven', detail: '1 test(s) in test.js fail before the fix and pass after it.', testFiles: ['test.js'], tests: [{ id: 'suite > add adds', before: 'failed', after: 'passed' }], withoutFix };
+  const attempts = m.evidence.attempts.map((a: object) => ({ ...a, proof }));
+  const report = { ...m.evidence, attempts, tests: { ...m.evidence.tests, proof }, task: ADDER_TASK, diff: '' };
+  const limits = { ...DEFAULT_LIMITS, manifestBytes: 100_000 };
+  // the verified candidate's tree, as publish builds it from its bundle
+  const accepted = await checkBundle(path.join(out, 'candidate-3'), expectation, patches);
+  if (accepted.kind !== 'accepted' || !accepted.tree) throw new Error(`candidate 3 was not accepted: ${JSON.stringify(accepted)}`);
+  const written = await writeBundle({ fix: { report, tree: accepted.tree, baseSha: repo.sha }, candidate: { id: '9' }, settings: bundleSettings(), redactor: new Redactor([]), patches, outDir: tempDir(), limits });
+  expect((await checkBundle(written.dir, { ...expectation, limits }, patches)).kind).toBe('accepted');
+  const evidence = written.manifest.evidence;
+  expect(evidence).not.toHaveProperty('proof');
+  const shrunk = { ...proof, withoutFix: { ...withoutFix, tests: [{ id: 'suite > add adds', status: 'failed' }] } };
+  expect(evidence.tests?.proof).toEqual(shrunk);
+  expect(evidence.attempts[0].proof).toEqual(shrunk);
+  // read back as publish reads it
+  const read = JSON.parse(readFileSync(path.join(written.dir, MANIFEST_FILE), 'utf8'));
+  expect(read.evidence.tests.proof).toEqual(shrunk);
+});
+
 test('the evidence carries every field of the report: gate evidence, proof, original-test gate, comment-only hunks, test links, diagnostics, a kept attempt survive the bundle', () => {
   const run = {
     command: 'npm test',
@@ -449,6 +473,15 @@ test('the evidence carries every field of the report: gate evidence, proof, orig
     tolerance: [{ id: 'test/old.test.js > old > breaks', file: 'test/old.test.js', excused: true, evidence: 'not selected by jest --findRelatedTests; the import graph does not reach src/a.js; same failure as before' }],
     summary: '1 now passing; 1 failing before any edit, unrelated',
   };
+  // The one proof: on the accepted attempt and as the report's, with the run on the original code plus only the test edits.
+  const proof = {
+    status: 'proven' as const,
+    detail: '1 test fails before and passes after',
+    testFiles: ['test/a.test.js'],
+    tests: [{ id: 'test/a.test.js > a > adds', before: 'failed' as const, after: 'passed' as const }],
+    passingOnOriginal: ['test/old.test.js > old > breaks'],
+    withoutFix: run,
+  };
   const evidence: Evidence = {
     status: 'fixed',
     reason: 'verified',
@@ -461,15 +494,14 @@ test('the evidence carries every field of the report: gate evidence, proof, orig
     summary: 'fixed',
     iterations: 1,
     maxIterations: 5,
-    attempts: [{ iteration: 1, summary: 'fixed', verdict, changedFiles: ['src/a.js', 'test/a.test.js'], rolledBack: false, proof: { testFiles: ['test/a.test.js'], withoutFix: run } }],
-    proof: { testFiles: ['test/a.test.js'], withoutFix: run },
+    attempts: [{ iteration: 1, summary: 'fixed', verdict, changedFiles: ['src/a.js', 'test/a.test.js'], rolledBack: false, proof }],
     changes: [{ path: 'src/a.js', status: 'modified', additions: 1, deletions: 1, binary: false }],
     usage: { promptTokens: 10, completionTokens: 5, requests: 1 },
     durationMs: 900,
     tests: {
       runner: 'jest',
       commands: [{ purpose: 'gate', command: 'npm test', exitCode: 0, timedOut: false, durationMs: 100, counts: { passed: 4, failed: 0, skipped: 0 } }],
-      proof: { status: 'proven', detail: '1 test fails before and passes after', testFiles: ['test/a.test.js'], tests: [{ id: 'test/a.test.js > a > adds', before: 'failed', after: 'passed' }], passingOnOriginal: ['test/old.test.js > old > breaks'] },
+      proof,
       refusals: [],
       original: { ok: true, testFiles: ['test/a.test.js'], missing: [], failing: [], passing: ['test/a.test.js > a > adds'], detail: 'the original tests pass', counts: { passed: 4, failed: 0, skipped: 0 }, exitCode: 0 },
       commentOnly: [{ file: 'src/a.js', line: 3, added: ['// fixed'] }],

@@ -372,6 +372,7 @@ describe('compaction inside the loop', () => {
     const { makeShell } = await import('../src/adapters/shell.js');
     const { childEnv } = await import('../src/verify/env.js');
     const { toTestRun } = await import('../src/verify/test-run.js');
+    const { compareRuns } = await import('../src/verify/compare.js');
     const { Redactor } = await import('../src/redact.js');
     const { readFileSync } = await import('node:fs');
     const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -405,8 +406,11 @@ describe('compaction inside the loop', () => {
         },
         tools: new ToolBox({ root: git.root, listFiles: () => git.listFiles(), protectedPaths: [] }),
         git,
-        runTests,
-        runWithoutFix: async () => runTests(),
+        // the gate's verdict comes with the run (the test session judges; here compareRuns directly)
+        runTests: async () => {
+          const run = await runTests();
+          return { run, verdict: compareRuns(baseline, run) };
+        },
         baseline,
         baselineTree: await git.snapshot(),
         limits: { maxIterations: 2, maxChangedFiles: 10, maxChangedLines: 200, maxTurns: 20, maxTokens: 0 },

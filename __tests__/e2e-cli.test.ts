@@ -218,9 +218,9 @@ describe('when the tests already pass, a change must prove itself with a test th
     expect(model.mismatches).toEqual([]);
     expect(r.code).toBe(0);
     expect(report.status).toBe('fixed');
-    expect(report.proof.testFiles).toEqual(['test/cart.test.js']);
-    expect(report.proof.withoutFix.succeeded).toBe(false);
-    expect(report.proof.withoutFix.counts.failed).toBe(1);
+    expect(report.tests.proof.testFiles).toEqual(['test/cart.test.js']);
+    expect(report.tests.proof.withoutFix.succeeded).toBe(false);
+    expect(report.tests.proof.withoutFix.counts.failed).toBe(1);
     expect(report.detail).toContain('fails (1 failing)');
     // the working tree was put back; the branch holds both the test and the fix
     expect(gitIn(repo.dir)('status', '--porcelain')).toBe('');

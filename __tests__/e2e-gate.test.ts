@@ -18,11 +18,11 @@ const edit = (p: string, oldString: string, newString: string) => ({ name: 'edit
 const finish = (summary: string) => ({ name: 'finish', arguments: { summary } });
 const PKG = (name: string) => JSON.stringify({ name, private: true, type: 'module', scripts: { test: 'node --test' } }, null, 2) + '\n';
 
-async function fix(files: Record<string, string>, task: string, steps: unknown[]) {
+async function fix(files: Record<string, string>, task: string, steps: unknown[], maxIterations = 2) {
   const repo = makeRepo(files);
   const model = await startScriptedModel(parseScript({ label: 'gate', steps }));
   try {
-    const r = await cli(['fix', task, '--repo', repo.dir, '--test-command', 'npm test', '--base-url', model.url, '--max-iterations', '2', '--json']);
+    const r = await cli(['fix', task, '--repo', repo.dir, '--test-command', 'npm test', '--base-url', model.url, '--max-iterations', String(maxIterations), '--json']);
     return { r, report: JSON.parse(r.stdout), repo, mismatches: model.mismatches };
   } finally {
     await model.close();
@@ -123,7 +123,7 @@ test('the real fix with the failing test weakened is refused: the test edits alo
     { toolCalls: [edit('src/clamp.js', '  return Math.min(lo, Math.max(hi, x));', '  return Math.min(hi, Math.max(lo, x));')] },
     { toolCalls: [edit('test/clamp.test.js', '  assert.equal(clamp(5, 0, 10), 5);', '  try {\n    assert.equal(clamp(5, 0, 10), 5);\n  } catch {\n    // platform dependent\n  }')] },
     { toolCalls: [finish('Swapped min and max; made the test robust.')] },
-  ]);
+  ], 1); // the only attempt: the refusal ends the run (with attempts left it goes back to the model, next test)
   expect(mismatches).toEqual([]);
   expect(r.code).toBe(1);
   expect(report.status).toBe('not-fixed');

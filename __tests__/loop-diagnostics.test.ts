@@ -12,6 +12,7 @@ import { openGit } from '../src/adapters/git.js';
 import { makeShell } from '../src/adapters/shell.js';
 import { childEnv } from '../src/verify/env.js';
 import { toTestRun } from '../src/verify/test-run.js';
+import { compareRuns } from '../src/verify/compare.js';
 import { Redactor } from '../src/redact.js';
 import { createDiagnostics } from '../src/diagnostics/watch.js';
 import { makeRepo, cleanupFixtures } from '../test-support/git-fixture.js';
@@ -64,8 +65,11 @@ test('a run_tests in the reply whose edit introduced a type error is held back; 
       model,
       tools: new ToolBox({ root: git.root, listFiles: () => git.listFiles(), protectedPaths: [], beforeWrite: (rel) => diagnostics.beforeWrite(rel) }),
       git,
-      runTests,
-      runWithoutFix: async () => runTests(),
+      // the gate's verdict comes with the run (the test session judges; here compareRuns directly)
+      runTests: async () => {
+        const run = await runTests();
+        return { run, verdict: compareRuns(baseline, run) };
+      },
       baseline,
       baselineTree,
       limits: { maxIterations: 1, maxChangedFiles: 10, maxChangedLines: 200, maxTurns: 3, maxTokens: 0 },

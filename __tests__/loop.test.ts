@@ -7,6 +7,7 @@ import { openGit } from '../src/adapters/git.js';
 import { makeShell } from '../src/adapters/shell.js';
 import { childEnv } from '../src/verify/env.js';
 import { toTestRun } from '../src/verify/test-run.js';
+import { compareRuns } from '../src/verify/compare.js';
 import { Redactor } from '../src/redact.js';
 import { makeRepo, cleanupFixtures } from '../test-support/git-fixture.js';
 import type { ChatMessage, ChatModel, ModelReply, ToolCall } from '../src/ports/llm.js';
@@ -55,8 +56,11 @@ async function setup(turns: Turn[], limits: Partial<LoopLimits> = {}, more: Part
       model,
       tools: new ToolBox({ root: git.root, listFiles: () => git.listFiles(), protectedPaths: [] }),
       git,
-      runTests,
-      runWithoutFix: async () => runTests(),
+      // the gate's verdict comes with the run (the test session judges; here compareRuns directly)
+      runTests: async () => {
+        const run = await runTests();
+        return { run, verdict: compareRuns(baseline, run) };
+      },
       baseline,
       baselineTree,
       limits: { maxIterations: 3, maxChangedFiles: 10, maxChangedLines: 200, maxTurns: 20, maxTokens: 0, ...limits },

@@ -158,7 +158,7 @@ describe.each(Object.keys(EXPECT) as Stack[])('%s fixture', (stack) => {
       });
       const file = path.join(p.dir, e.source);
       writeFileSync(file, readFileSync(file, 'utf8').replace(e.fix[0], e.fix[1]));
-      const run = await session.runForLoop();
+      const { run } = await session.runForLoop();
       const purposes = session.commands.map((c) => c.purpose);
       if (e.related) {
         expect(purposes[0]).toBe('related');
@@ -233,7 +233,7 @@ describe('mocha: our reporter on the real mocha', () => {
       expect(statuses(files!)).toEqual(['failed math > subtracts', 'passed math > adds', 'skipped math > multiplies']);
       expect(session.commands.at(-1)!.command).toBe('npx mocha test/math.test.js');
       // Inside the loop: the files of the baseline failures (both still failing: the feedback, no gate).
-      const loop = await session.runForLoop();
+      const { run: loop } = await session.runForLoop();
       expect(loop.scope).toBe('related');
       expect(session.commands.at(-1)!.command).toBe('npx mocha test/broken.test.js test/math.test.js');
       expect(statuses(loop)).toEqual(['failed broken setup > "before all" hook for "queries"', 'failed math > subtracts', 'passed math > adds', 'skipped math > multiplies']);
@@ -307,7 +307,7 @@ describe('setup', () => {
       expect(statuses(one!)).toEqual(['passed setup > ran before the tests']);
       expect(session.commands.at(-1)!.command).toMatch(/^(?:npm test -- |npx --no-install mocha -r test\/support\/setup\.js --timeout 4321 )test\/setup\.test\.js$/);
       // The loop: the changed test file and those of the baseline's failures (broken, math), nothing else (not flaky).
-      const loop = await session.runForLoop();
+      const { run: loop } = await session.runForLoop();
       expect(loop.scope).toBe('related');
       expect(session.commands.at(-1)!.purpose).toBe('related');
       expect(loop.executed).toMatch(executed);
@@ -357,7 +357,7 @@ describe('a command that already writes its own JSON report (jest --json --outpu
       // The related run carries only our output file (a runner takes one).
       session.useBaseline(run);
       writeFileSync(path.join(p.dir, 'src/math.js'), readFileSync(path.join(p.dir, 'src/math.js'), 'utf8').replace('a - b', 'a - b + 1'));
-      const loop = await session.runForLoop();
+      const { run: loop } = await session.runForLoop();
       expect(loop.scope).toBe('related');
       expect(loop.executed).toMatch(related);
       expect(loop.structured).toBe(true);

@@ -527,6 +527,66 @@ describe('fail-to-pass proof', () => {
     expect(p.status).toBe('not-proven');
     expect(p.detail).toMatch(/already pass on the base code/);
   });
+
+  describe('no per-test results (make, an unknown runner): the exit codes decide', () => {
+    const plain = (exitCode: number | null, over: Partial<TestRun> = {}) => run(exitCode, {}, { parsedFrom: 'none', scope: 'full', ...over });
+    const passingBaseline = plain(0);
+
+    test('fails on the original code with only the test changes, passes with the fix: proven, and the detail says how it was judged', () => {
+      const p = judgeProof(plain(2), plain(0), files, passingBaseline);
+      expect(p).toEqual({
+        status: 'proven',
+        testFiles: files,
+        tests: [],
+        detail: 'Judged by exit code (no per-test results name the changed tests): with only test/cart.test.js on the original code the command fails (exit 2), and with the fix it passes.',
+      });
+      // a timeout on the original code (the bug hangs) fails there too
+      expect(judgeProof(plain(null, { timedOut: true }), plain(0), files, passingBaseline).detail).toContain('the command fails (timed out)');
+      // no baseline given: judged the same way
+      expect(judgeProof(plain(1), plain(0), files).status).toBe('proven');
+    });
+
+    test('passes on the original code with only the test changes: they do not reproduce the problem', () => {
+      const p = judgeProof(plain(0), plain(0), files, passingBaseline);
+      expect(p.status).toBe('not-proven');
+      expect(p.detail).toBe('No fail-to-pass proof: no test of the changed test files was recognised in the runs, and judged by exit code the command passes on the original code with only test/cart.test.js, so they do not reproduce the problem.');
+    });
+
+    test('the fix does not pass: not proven', () => {
+      expect(judgeProof(plain(1), plain(1), files, passingBaseline).detail).toContain('judged by exit code the command does not pass with the fix');
+    });
+
+    test('a baseline that already failed: the failure on the original code shows nothing about the test changes', () => {
+      const p = judgeProof(plain(1), plain(0), files, plain(1));
+      expect(p.status).toBe('not-proven');
+      expect(p.detail).toContain('the command already failed on the original code before the test changes, so its exit code shows nothing');
+    });
+  });
+
+  test('the whole command both times, ids without file names: the tests whose result the fix changed are the proof', () => {
+    // node --test through `npm test`: no file selection, ids are bare names
+    const before = run(1, { 'empty cart costs nothing': 'passed', 'multiplies by quantity': 'failed' }, { parsedFrom: 'node-test', scope: 'full' });
+    const after = run(0, { 'empty cart costs nothing': 'passed', 'multiplies by quantity': 'passed' }, { parsedFrom: 'node-test', scope: 'full' });
+    const p = judgeProof(before, after, files, run(0, { 'empty cart costs nothing': 'passed' }));
+    expect(p.status).toBe('proven');
+    expect(p.tests).toEqual([{ id: 'multiplies by quantity', before: 'failed', after: 'passed' }]);
+    // a runner that lists only failures: a failure no longer listed once the command succeeds passed
+    const quiet = judgeProof(run(1, { 'multiplies by quantity': 'failed' }, { scope: 'full' }), run(0, {}, { scope: 'full' }), files);
+    expect(quiet.tests).toEqual([{ id: 'multiplies by quantity', before: 'failed', after: 'passed' }]);
+    expect(quiet.status).toBe('proven');
+    // only the changed test file ran on the original code (by file), the fix's run is the gate's: its tests, looked up there
+    const byFile = run(1, { 'multiplies by quantity': 'failed', 'formats cents': 'passed' }, { parsedFrom: 'node-test', scope: 'related' });
+    const gate = run(0, { 'empty cart costs nothing': 'passed', 'multiplies by quantity': 'passed', 'formats cents': 'passed' }, { parsedFrom: 'node-test', scope: 'full' });
+    expect(judgeProof(byFile, gate, files).tests).toEqual([
+      { id: 'multiplies by quantity', before: 'failed', after: 'passed' },
+      { id: 'formats cents', before: 'passed', after: 'passed' },
+    ]);
+    const stillPassing = run(0, { 'multiplies by quantity': 'passed' }, { parsedFrom: 'node-test', scope: 'related' });
+    expect(judgeProof(stillPassing, gate, files).detail).toMatch(/already pass on the base code/);
+    // nothing differs: the exit codes decide (here: the same, so not proven)
+    const same = run(0, { 'empty cart costs nothing': 'passed' }, { scope: 'full' });
+    expect(judgeProof(same, same, files).status).toBe('not-proven');
+  });
 });
 
 describe('report: test section', () => {
@@ -642,7 +702,7 @@ describe('a runner that rejects the reporter flags', () => {
     const base = await s.runBaseline();
     expect(base.succeeded).toBe(true);
     expect(base.counts.passed).toBe(1);
-    const gate = await s.runForLoop();
+    const { run: gate } = await s.runForLoop();
     expect(gate.succeeded).toBe(true);
     expect(gate.scope).toBe('full');
     expect(seen).toEqual(['npm test -- --json --outputFile=' + seen[0].split('=')[1], 'npm test', 'npm test']);

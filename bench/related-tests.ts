@@ -20,7 +20,7 @@ import path from 'node:path';
 import { makeShell } from '../src/adapters/shell.js';
 import { Redactor } from '../src/redact.js';
 import { TestSession } from '../src/verify/session.js';
-import { compareRuns, type GateRule } from '../src/verify/compare.js';
+import type { GateRule } from '../src/verify/compare.js';
 
 interface Task {
   id: string;
@@ -91,7 +91,7 @@ for (const task of tasks) {
     listFiles: async () => git('ls-files').split('\n'),
   });
   const baseline = await session.runFull('baseline');
-  // runForLoop compares with the baseline and selects its failing tests' files.
+  // runForLoop judges against the baseline (its verdict comes with the run) and selects its failing tests' files.
   session.useBaseline(baseline);
   const originallyFailing = task.fail_to_pass.map(norm);
   const failingAtBaseline = baseline.tests.filter((t) => t.status === 'failed').map((t) => norm(t.id));
@@ -106,7 +106,7 @@ for (const task of tasks) {
     }
     const before = session.commands.length;
     const t0 = Date.now();
-    const run = await session.runForLoop();
+    const { run } = await session.runForLoop();
     const ms = Date.now() - t0;
     const ids = new Set(run.tests.map((t) => norm(t.id)));
     const failingSelected = originallyFailing.every((id) => ids.has(id));
@@ -117,10 +117,9 @@ for (const task of tasks) {
   for (const f of task.fix_files) writeFileSync(path.join(repoDir, f), git('show', `${task.fix_sha}:${f}`) + '\n');
   const before = session.commands.length;
   const t0 = Date.now();
-  const fixed = await session.runForLoop();
+  const { run: fixed, verdict } = await session.runForLoop();
   const finalMs = Date.now() - t0;
   fullTimes.push(baseline.durationMs);
-  const verdict = compareRuns(baseline, fixed, gate);
   const row = {
     task: task.id,
     fullSuiteMs: baseline.durationMs,

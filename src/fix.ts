@@ -9,11 +9,11 @@ import path from 'node:path';
 import type { ChatModel } from './ports/llm.js';
 import type { FileChange, GitPort } from './ports/git.js';
 import type { Shell, CommandResult } from './ports/shell.js';
-import type { FailToPassProof, Reason } from './agent/types.js';
+import type { Reason } from './agent/types.js';
 import type { RunReport } from './fix/types.js';
 import type { Settings } from './settings/types.js';
 import type { Task } from './task/types.js';
-import type { TestIntel, TestRun } from './verify/types.js';
+import type { JudgedRun, TestIntel, TestProof, TestRun } from './verify/types.js';
 import { ToolBox } from './agent/tools.js';
 import { runAgentLoop, type LoopEvent, type LoopOutput, type LoopStart } from './agent/loop.js';
 import { DEFAULT_CONTEXT_TOKENS } from './agent/prompt.js';
@@ -22,7 +22,7 @@ import { detectCommands } from './verify/detect.js';
 import { childEnv } from './verify/env.js';
 import { toTestRun } from './verify/test-run.js';
 import { createTestIntel } from './verify/intel.js';
-import { compareRuns, taskTargets, type GateRule } from './verify/compare.js';
+import { taskTargets, type GateRule } from './verify/compare.js';
 import type { Redactor } from './redact.js';
 import { Budget, DEFAULT_BUDGET } from './budget/budget.js';
 import { isolationFor, probeSandbox, type SandboxProbe } from './sandbox/sandbox.js';
@@ -143,7 +143,6 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
       maxIterations: settings.maxIterations,
       attempts: loop?.attempts ?? [],
       ...(found.tests ? { tests: found.tests } : {}),
-      ...(loop ? { proof: acceptedProof(loop) } : {}),
       ...(loop?.diagnostics ? { diagnostics: loop.diagnostics } : {}),
       changes: found.changes ?? [],
       diff: found.diff ?? '',
@@ -220,7 +219,7 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
   progress({ type: 'waiting', on: 'the tests (baseline, untouched code)' });
   const baselineTree = await git.snapshot();
   const intel = await createTestIntel({ git, task, settings, redactor, testCommand, detection, baselineTree, exec: run });
-  const runTests = (): Promise<TestRun> => intel.session.runForLoop();
+  const runTests = (): Promise<JudgedRun> => intel.session.runForLoop();
   const baseline = await intel.session.runBaseline();
   if (deps.candidate || deps.followUp) {
     intel.data.proofNotAsked = deps.candidate
@@ -268,14 +267,25 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     focus,
     ...(diagnostics ? { beforeWrite: (rel: string) => diagnostics.beforeWrite(rel) } : {}),
   });
-  const runWithoutFix = async (testFiles: string[]): Promise<TestRun> => {
-    const current = await git.snapshot();
-    await composeChange(git, baselineTree, testFiles);
+  /**
+   * The fail-to-pass proof of an attempt (the loop asks once per attempt the gate accepted): its
+   * change composed on the tree the baseline ran on (nothing the test runs left behind), the
+   * proof's runs there, then the working tree back at the attempt's tree.
+   */
+  const prove = async (tree: string, changes: FileChange[], run: TestRun): Promise<TestProof> => {
+    await git.restore(tree);
+    const fixTree = await composeChange(git, baselineTree, changedPaths(changes));
     try {
-      return await intel.session.runOnBase(testFiles);
+      return await intel.prove(baselineTree, fixTree, changes, run);
     } finally {
-      await git.restore(current);
+      await git.restore(tree);
     }
+  };
+  /** Test edits that alone make failing tests pass refuse the attempt (recorded among the refusals). */
+  const testEditsAlone = (proof: TestProof): string | null => {
+    const why = intel.testEditsAlone(proof);
+    if (why) intel.data.refusals.push(`[test-edits-alone] ${why}`);
+    return why;
   };
   // `/agent-fix continue`: the earlier best attempt on top of the checkout as the tests left it, tested once.
   let start: LoopStart | undefined;
@@ -283,8 +293,7 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     const paths = [...new Set((await git.changes(`${baseSha}^{tree}`, deps.resume.tree)).flatMap((c) => (c.oldPath ? [c.path, c.oldPath] : [c.path])))];
     await git.restore(deps.resume.tree);
     const startTree = await composeChange(git, baselineTree, paths);
-    const run = await runTests();
-    const verdict = compareRuns(baseline, run, gate);
+    const { run, verdict } = await runTests();
     emit({ type: 'test-run', purpose: 'verify', iteration: 0, run, verdict });
     log(`Resumed from the best attempt (${paths.length} file(s)): ${verdict.summary}`);
     const state = run.succeeded ? 'The test command succeeds on it.' : `The test run on it (by the harness, now): ${verdict.summary}\n\n${intel.feedback(run, verdict)}`;
@@ -294,9 +303,7 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
   const loop = deps.candidate
     ? await checkCandidate(deps.candidate, {
         git,
-        baseline,
         baseTree: `${baseSha}^{tree}`,
-        gate,
         runGate: () => intel.session.runGate(),
         followUp: deps.followUp ? (run, changed) => judgeFollowUp(baseline, run, changed, deps.followUp as FollowUpGate) : undefined,
         emit,
@@ -308,7 +315,8 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     runTests,
     baseline,
     baselineTree: loopTree,
-    runWithoutFix,
+    // A start other than the checkout carries the base's own changes: no proof of the model's edits is made from there (a follow-up's own gate decides).
+    ...(deps.startTree ? {} : { prove, testEditsAlone }),
     gate,
     limits: {
       maxIterations: settings.maxIterations,
@@ -348,18 +356,16 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
   const changes = await git.changes(baseTree, tree);
   const rawDiff = await git.diff(baseTree, tree);
   const diff = redactor.redact(rawDiff);
+  // The proof of the accepted attempt, made in the loop, is the report's (one proof, made once).
+  const proof = loop.reason === 'verified' ? loop.attempts[loop.attempts.length - 1]?.proof : undefined;
+  if (proof) intel.data.proof = proof;
   const after: Found = { ...found, loop, changes, diff };
-  // A candidate (a rebase) carries the base's own changes: the proof and the test-integrity guard judge the model's edits, not those.
+  // A candidate (a rebase) carries the base's own changes: the test-integrity guard judges the model's edits, not those.
   const modelMade = !deps.candidate && !deps.startTree;
-  if (loop.reason === 'verified' && modelMade) {
-    await intel.prove(pristineTree, workTree, changes, loop.final);
-    await intel.flagComments(pristineTree, workTree, changes);
-  }
+  if (loop.reason === 'verified' && modelMade) await intel.flagComments(pristineTree, workTree, changes);
   await intel.session.dispose();
   // The guard once more on exactly what would be published.
   const refusal = loop.reason === 'verified' && modelMade ? await intel.guardPublished(pristineTree, workTree) : null;
-  const alone = loop.reason === 'verified' && modelMade ? intel.passingWithoutFix() : null;
-  if (alone) return finish('not-fixed', 'tests-still-failing', `The fail-to-pass proof refused the change; ${words.nothingPublished}.\n${alone}`, after);
   if (refusal) return finish('not-fixed', 'tests-still-failing', `The test-integrity guard refused the change; ${words.nothingPublished}.\n${refusal}`, after);
   if (diff !== rawDiff) {
     // Defense in depth: a change that carries a secret (in any encoding the redactor knows) is never published.
@@ -368,8 +374,6 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
   if (loop.reason === 'verified' && changes.length === 0) {
     return finish('not-fixed', 'no-changes', 'Verification passed but no file differs from the checkout; nothing to publish.', after);
   }
-  const proof = acceptedProof(loop);
-
   const verdict = loop.attempts[loop.attempts.length - 1]?.verdict;
   switch (loop.reason) {
     case 'verified':
@@ -380,16 +384,21 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
           ? `The updated branch was verified: the test command \`${testCommand}\` ran on the pull request's head (before) and on the updated branch (after), and nothing that passed before fails${deps.followUp && requiredOriginal(baseline, deps.followUp).length ? `; the ${requiredOriginal(baseline, deps.followUp).length} test(s) of the original fix are present and pass` : ''}.`
           : deps.followUp
           ? followUpDetail(testCommand, baseline, deps.followUp)
-          : baseline.succeeded && proof
-          ? `The test command \`${testCommand}\` passed before any edit, so the change proves itself with a test: with only ${proof.testFiles.map((f) => `\`${f}\``).join(', ')} applied to the original code the command fails (${proof.withoutFix.counts.failed} failing), and with the fix it passes.`
+          : baseline.succeeded && proof?.withoutFix
+          ? `The test command \`${testCommand}\` passed before any edit, so the change proves itself with a test: with only ${proof.testFiles.map((f) => `\`${f}\``).join(', ')} applied to the original code the command fails (${failing(proof.withoutFix)}), and with the fix it passes.`
           : verdict?.preexisting?.length
             ? `The test command \`${testCommand}\` still fails, but only on ${verdict.preexisting.length} test(s) that were already failing before any edit, each with evidence that it is unrelated to the change (listed below with that evidence). The change makes ${verdict.nowPassing.length} failing test(s) pass, and nothing that passed before fails.`
             : `The test command \`${testCommand}\` failed before and passes now, and nothing that passed before fails.`,
         after,
         tree,
       );
-    case 'tests-still-failing':
+    case 'tests-still-failing': {
+      // The last attempt passed the gate, but its test edits alone made the failing tests pass.
+      const last = loop.attempts[loop.attempts.length - 1];
+      const alone = last?.proof ? intel.testEditsAlone(last.proof) : null;
+      if (alone) return finish('not-fixed', loop.reason, `The fail-to-pass proof refused the change; ${words.nothingPublished}.\n${alone}`, after);
       return finish('not-fixed', loop.reason, `No attempt passed verification in ${loop.iterations} iteration(s); ${words.nothingPublished}.`, after);
+    }
     case 'budget-exhausted':
       // The best state reached is kept for `/agent-fix continue` (the caller decides where).
       return finish('not-fixed', loop.reason, `Stopped because ${loop.stopDetail ?? 'the budget ran out'}, after ${loop.usage.requests} model request(s) and ${loop.iterations} attempt(s), without a verified fix; ${words.nothingPublished}. The report below is partial.`, after, null, changes.length > 0 ? { tree } : undefined);
@@ -415,19 +424,17 @@ async function checkCandidate(
   candidate: { tree: string; summary: string },
   c: {
     git: GitPort;
-    baseline: TestRun;
     baseTree: string;
-    gate: GateRule;
-    runGate: () => Promise<TestRun>;
+    runGate: () => Promise<JudgedRun>;
     followUp?: (run: TestRun, changed: string[]) => string | null;
     emit: NonNullable<FixDeps['emit']>;
   },
 ): Promise<LoopOutput> {
   const changes = await c.git.changes(c.baseTree, candidate.tree);
-  const touched = [...new Set(changes.flatMap((ch) => (ch.oldPath && ch.oldPath !== ch.path ? [ch.path, ch.oldPath] : [ch.path])))];
+  const touched = changedPaths(changes);
   await c.git.restore(candidate.tree);
-  const run = await c.runGate();
-  let verdict = compareRuns(c.baseline, run, c.gate);
+  const { run, verdict: gateVerdict } = await c.runGate();
+  let verdict = gateVerdict;
   const problem = verdict.ok && c.followUp ? c.followUp(run, changes.map((ch) => ch.path)) : null;
   if (problem) verdict = { ...verdict, ok: false, summary: `${verdict.summary}; ${problem}` };
   c.emit({ type: 'test-run', purpose: 'verify', iteration: 1, run, verdict });
@@ -462,9 +469,15 @@ interface Found {
   diff?: string;
 }
 
-/** The fail-to-pass proof of the accepted attempt (a passing baseline), if any. */
-function acceptedProof(loop: LoopOutput): FailToPassProof | undefined {
-  return loop.reason === 'verified' ? loop.attempts[loop.attempts.length - 1]?.proof : undefined;
+/** The paths a change touches (both sides of a rename). */
+function changedPaths(changes: FileChange[]): string[] {
+  return [...new Set(changes.flatMap((c) => (c.oldPath && c.oldPath !== c.path ? [c.path, c.oldPath] : [c.path])))];
+}
+
+/** How a run failed, in a few words: `2 failing`, or its exit when no test was counted. */
+function failing(run: TestRun): string {
+  if (run.counts.failed > 0) return `${run.counts.failed} failing`;
+  return run.timedOut ? 'timed out' : `exit ${run.exitCode ?? 'none'}`;
 }
 
 /**

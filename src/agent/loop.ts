@@ -6,14 +6,14 @@
  */
 import type { ChatMessage, ChatModel, ModelReply, ToolCall } from '../ports/llm.js';
 import type { FileChange, GitPort } from '../ports/git.js';
-import type { Attempt, FailToPassProof, LoopResult, Reason, TokenUsage } from './types.js';
+import type { Attempt, LoopResult, Reason, TokenUsage } from './types.js';
 import type { Task } from '../task/types.js';
-import type { TestRun, Verdict } from '../verify/types.js';
+import type { JudgedRun, TestProof, TestRun, Verdict } from '../verify/types.js';
 import { TOOL_SPECS, type ToolBox } from './tools.js';
 import { DEFAULT_CONTEXT_TOKENS, firstMessageWithContext, firstUserMessage, systemPrompt } from './prompt.js';
 import type { RepoContext } from '../context/index.js';
 import { compactMessages, compactionNote } from '../context/compact.js';
-import { compareRuns, describeTaskFailures, type GateRule } from '../verify/compare.js';
+import { describeTaskFailures, type GateRule } from '../verify/compare.js';
 import { isTestFile } from '../guard/test-integrity.js';
 import { failureFeedback } from '../verify/test-run.js';
 import type { DiagnosticsStats, DiagnosticsWatcher } from '../diagnostics/watch.js';
@@ -46,16 +46,27 @@ export interface LoopDeps {
   model: ChatModel;
   tools: ToolBox;
   git: GitPort;
-  /** Runs the repository's test command (the harness's own run). */
-  runTests: () => Promise<TestRun>;
+  /**
+   * Runs the repository's test command (the harness's own run) and returns it with the gate's
+   * verdict against the baseline (verify/session.ts judges once; the loop never judges again).
+   */
+  runTests: () => Promise<JudgedRun>;
   baseline: TestRun;
   baselineTree: string;
   /**
-   * Runs the test command on the original code plus only the given test files as they are now.
-   * Needed when the baseline passes: the tests must show the problem before they can show a fix.
+   * The fail-to-pass proof of an attempt the gate accepted (verify/proof.ts, made once per such
+   * attempt): the change's test files on the original code with only the test edits, then on the
+   * fix. `tree` is the attempt's tree, `changes` its change from `baselineTree`, `run` the gate's
+   * run of it; the working tree is left at `tree`. With a passing baseline an attempt is accepted
+   * only when the proof holds; absent, such an attempt cannot be accepted.
    */
-  runWithoutFix: (testFiles: string[]) => Promise<TestRun>;
-  /** How the gate treats tests failing before any edit (default: the command must succeed). */
+  prove?: (tree: string, changes: FileChange[], run: TestRun) => Promise<TestProof>;
+  /**
+   * A proof whose test edits alone make tests that failed before any edit pass (its
+   * `passingOnOriginal`): why that refuses the attempt, or null (verify/intel.ts testEditsAlone).
+   */
+  testEditsAlone?: (proof: TestProof) => string | null;
+  /** How the gate treats tests failing before any edit (default: the command must succeed); for the first message. */
   gate?: GateRule;
   limits: LoopLimits;
   /** Applied to every message before it leaves the process. */
@@ -68,7 +79,8 @@ export interface LoopDeps {
   /**
    * A follow-up on a verified change (fix.ts `followUp`): judges an attempt the gate accepted
    * (a refusal for the model, or null). With it, a baseline that already passes needs no
-   * fail-to-pass proof; this check decides instead.
+   * fail-to-pass proof; this check decides instead (a proof made is recorded, and test edits
+   * that alone make failing tests pass still refuse).
    */
   followUp?: (run: TestRun, changedFiles: string[]) => string | null;
   /** Failure context for the model (default: failureFeedback). */
@@ -308,9 +320,8 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
         continue;
       }
       if (call.name === 'run_tests') {
-        const run = await deps.runTests();
+        const { run, verdict } = await deps.runTests();
         emit({ type: 'test-run', purpose: 'run_tests', iteration, run });
-        const verdict = compareRuns(deps.baseline, run, deps.gate);
         const text = run.succeeded ? `Tests pass. ${verdict.summary}` : `${verdict.summary}\n\n${feedback(run, verdict)}`;
         emit({ type: 'tool', turn, name: call.name, arguments: call.arguments, ok: true, display: `run_tests: ${verdict.summary}`, result: text });
         messages.push(toolMessage(call, deps.redact(text)));
@@ -346,6 +357,12 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
     const changedFiles = changes.map((c) => c.path);
     const outOfAttempts = iteration >= limits.maxIterations;
     const noVerdict = (summary: string): Verdict => ({ ok: false, newlyFailing: [], nowPassing: [], stillFailing: [], summary });
+    /** A refused attempt: the message goes back to the model and the tree stays; out of attempts, the loop ends at the best state. */
+    const refuse = async (message: string): Promise<{ message: string; stop?: Reason; tree: string }> => {
+      if (!outOfAttempts) return { message, tree };
+      await git.restore(best.tree);
+      return { message, stop: 'tests-still-failing', tree: best.tree };
+    };
 
     if (changes.length === 0) {
       out.attempt = ({ iteration, summary: lastSummary, verdict: noVerdict('no changes'), changedFiles, rolledBack: false });
@@ -355,11 +372,7 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
     if (size.files > limits.maxChangedFiles || size.lines > limits.maxChangedLines) {
       const msg = `The change is too large: ${size.files} files and ${size.lines} changed lines; the limits are ${limits.maxChangedFiles} files and ${limits.maxChangedLines} lines. Shrink it to the smallest change that fixes the problem, then call finish again.`;
       out.attempt = ({ iteration, summary: lastSummary, verdict: noVerdict('diff over the size limits'), changedFiles, rolledBack: false });
-      if (outOfAttempts) {
-        await git.restore(best.tree);
-        return { message: msg, stop: 'tests-still-failing', tree: best.tree };
-      }
-      return { message: msg, tree };
+      return refuse(msg);
     }
 
     const overBeforeTests = deps.budget?.exceeded();
@@ -372,69 +385,61 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
     const refusal = deps.guard ? await deps.guard(tree, changedFiles) : null;
     if (refusal) {
       out.attempt = ({ iteration, summary: lastSummary, verdict: noVerdict('refused by the test-integrity guard'), changedFiles, rolledBack: false });
-      if (outOfAttempts) {
-        await git.restore(best.tree);
-        return { message: refusal, stop: 'tests-still-failing', tree: best.tree };
-      }
-      return { message: refusal, tree };
+      return refuse(refusal);
     }
 
-    const run = await deps.runTests();
+    const { run, verdict } = await deps.runTests();
     out.final = run;
-    const verdict = compareRuns(deps.baseline, run, deps.gate);
     emit({ type: 'test-run', purpose: 'verify', iteration, run, verdict });
     const originalRefusal = verdict.ok && deps.originalTests ? await deps.originalTests(tree, verdict) : null;
     if (originalRefusal) {
       out.attempt = ({ iteration, summary: lastSummary, verdict: { ...verdict, ok: false, summary: `${verdict.summary}; refused by the original-test gate` }, changedFiles, rolledBack: false });
-      if (outOfAttempts) {
-        await git.restore(best.tree);
-        return { message: originalRefusal, stop: 'tests-still-failing', tree: best.tree };
-      }
-      return { message: originalRefusal, tree };
+      return refuse(originalRefusal);
     }
     if (verdict.ok && deps.followUp) {
       const problem = deps.followUp(run, changedFiles);
-      if (!problem) {
-        out.attempt = ({ iteration, summary: lastSummary, verdict, changedFiles, rolledBack: false });
-        return { message: `Verified: ${verdict.summary}`, stop: 'verified', tree };
+      if (problem) {
+        out.attempt = ({ iteration, summary: lastSummary, verdict: { ...verdict, ok: false, summary: `${verdict.summary}; refused by the follow-up gate` }, changedFiles, rolledBack: false });
+        return refuse(problem);
       }
-      out.attempt = ({ iteration, summary: lastSummary, verdict: { ...verdict, ok: false, summary: `${verdict.summary}; refused by the follow-up gate` }, changedFiles, rolledBack: false });
-      if (outOfAttempts) {
-        await git.restore(best.tree);
-        return { message: problem, stop: 'tests-still-failing', tree: best.tree };
-      }
-      return { message: problem, tree };
-    }
-    if (verdict.ok && !deps.baseline.succeeded) {
-      out.attempt = ({ iteration, summary: lastSummary, verdict, changedFiles, rolledBack: false });
-      return { message: `Verified: ${verdict.summary}`, stop: 'verified', tree };
     }
     if (verdict.ok) {
-      // The tests passed before any edit, so passing now proves nothing by itself.
-      const testFiles = changedFiles.filter(isTestFile);
-      let problem: string;
-      let proof: FailToPassProof | undefined;
-      if (testFiles.length === 0) {
-        problem = 'The test command already passed before your change, so passing now does not show that the problem is fixed. Add or extend a test that reproduces the problem (it must fail without your source change), then call finish again.';
-      } else {
-        const withoutFix = await deps.runWithoutFix(testFiles);
-        emit({ type: 'test-run', purpose: 'verify', iteration, run: withoutFix });
-        proof = { testFiles, withoutFix };
-        problem = withoutFix.succeeded
-          ? `Your test changes (${testFiles.join(', ')}) also pass on the original code without your source change, so they do not reproduce the problem. Make the test check the behaviour the task describes, then call finish again.`
-          : '';
+      // The fail-to-pass proof, made once, here: the report's proof is the accepted attempt's.
+      const proof = deps.prove ? await deps.prove(tree, changes, run) : undefined;
+      if (proof?.withoutFix) emit({ type: 'test-run', purpose: 'verify', iteration, run: proof.withoutFix });
+      const refused = (why: string): Attempt => ({ iteration, summary: lastSummary, verdict: { ...verdict, ok: false, summary: `${verdict.summary}; ${why}` }, changedFiles, rolledBack: false, ...(proof ? { proof } : {}) });
+      const alone = proof && deps.testEditsAlone ? deps.testEditsAlone(proof) : null;
+      if (alone) {
+        out.attempt = refused('refused by the fail-to-pass proof (the test edits alone make failing tests pass)');
+        return refuse(
+          [
+            `REFUSED by the fail-to-pass proof: ${alone}`,
+            'Fix the code under test so that the tests pass because of your source change; keep the tests checking what they checked (new tests may be added next to them). Then call finish again.',
+          ].join('\n'),
+        );
       }
-      if (!problem) {
+      // The tests passed before any edit, so passing now proves nothing by itself (a follow-up has its own check above).
+      if (!deps.baseline.succeeded || deps.followUp) {
+        out.attempt = ({ iteration, summary: lastSummary, verdict, changedFiles, rolledBack: false, ...(proof ? { proof } : {}) });
+        return { message: `Verified: ${verdict.summary}`, stop: 'verified', tree };
+      }
+      if (proof?.status === 'proven') {
         out.attempt = ({ iteration, summary: lastSummary, verdict, changedFiles, rolledBack: false, proof });
         return { message: `Verified: ${verdict.summary}; the new test fails without the fix.`, stop: 'verified', tree };
       }
-      const unproven: Verdict = { ...verdict, ok: false, summary: `${verdict.summary}; no test shows the problem` };
-      out.attempt = ({ iteration, summary: lastSummary, verdict: unproven, changedFiles, rolledBack: false, proof });
-      if (outOfAttempts) {
-        await git.restore(best.tree);
-        return { message: problem, stop: 'tests-still-failing', tree: best.tree };
+      const testFiles = changedFiles.filter(isTestFile);
+      let problem: string;
+      if (testFiles.length === 0) {
+        problem = 'The test command already passed before your change, so passing now does not show that the problem is fixed. Add or extend a test that reproduces the problem (it must fail without your source change), then call finish again.';
+      } else if (!proof) {
+        problem = 'The test command already passed before your change, and no fail-to-pass proof can be made here, so the change cannot be verified.';
+      } else if (proof.withoutFix?.succeeded) {
+        problem = `Your test changes (${testFiles.join(', ')}) also pass on the original code without your source change, so they do not reproduce the problem. Make the test check the behaviour the task describes, then call finish again.`;
+      } else {
+        problem = `The test command already passed before your change, and your test changes (${testFiles.join(', ')}) do not show the problem: ${proof.detail} A changed test must fail on the original code with only your test changes and pass with your fix. Make the test check the behaviour the task describes, then call finish again.`;
       }
-      return { message: problem, tree };
+      out.attempt = refused('no test shows the problem');
+      return refuse(problem);
     }
     const s = score(run);
     let rolledBack = false;

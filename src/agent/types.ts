@@ -1,5 +1,5 @@
 /** What the agent loop reports: why it stopped, its attempts, its usage (agent/loop.ts). */
-import type { TestRun, Verdict } from '../verify/types.js';
+import type { TestProof, TestRun, Verdict } from '../verify/types.js';
 
 export type Reason =
   | 'verified'
@@ -27,15 +27,11 @@ export interface Attempt {
   verdict: Verdict;
   changedFiles: string[];
   rolledBack: boolean;
-  /** When the baseline passed: the test command run on the original code plus only the test changes. */
-  proof?: FailToPassProof;
-}
-
-/** Evidence that the change fixes something the tests can see although they passed before. */
-export interface FailToPassProof {
-  testFiles: string[];
-  /** The run with the test changes on the original code: it must fail. */
-  withoutFix: TestRun;
+  /**
+   * The fail-to-pass proof of an attempt the gate accepted (loop.ts, made once): with a passing
+   * baseline the attempt is accepted only when it is proven; the accepted attempt's proof is the report's.
+   */
+  proof?: TestProof;
 }
 
 export interface TokenUsage {

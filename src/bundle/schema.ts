@@ -15,7 +15,7 @@
  */
 import { z } from 'zod';
 import type { FileChange } from '../ports/git.js';
-import type { Attempt, FailToPassProof, TokenUsage } from '../agent/types.js';
+import type { Attempt, TokenUsage } from '../agent/types.js';
 import type { RunReport, SafetyFacts } from '../fix/types.js';
 import type { TestCase, TestIntel, TestProof, TestRun, Verdict } from '../verify/types.js';
 
@@ -96,10 +96,14 @@ const VerdictSchema = z.object({
   summary: z.string(),
 }) satisfies z.ZodType<Verdict>;
 
-const FailToPassProofSchema = z.object({
+const TestProofSchema = z.object({
+  status: z.enum(['proven', 'not-proven', 'no-test-changed', 'not-run']),
+  detail: z.string(),
   testFiles: z.array(z.string()),
-  withoutFix: TestRunSchema,
-}) satisfies z.ZodType<FailToPassProof>;
+  tests: z.array(z.object({ id: z.string(), before: z.union([TestStatusSchema, z.literal('missing')]), after: z.union([TestStatusSchema, z.literal('missing')]) })),
+  passingOnOriginal: z.array(z.string()).optional(),
+  withoutFix: TestRunSchema.optional(),
+}) satisfies z.ZodType<TestProof>;
 
 const AttemptSchema = z.object({
   iteration: count,
@@ -107,7 +111,7 @@ const AttemptSchema = z.object({
   verdict: VerdictSchema,
   changedFiles: z.array(z.string()),
   rolledBack: z.boolean(),
-  proof: FailToPassProofSchema.optional(),
+  proof: TestProofSchema.optional(),
 }) satisfies z.ZodType<Attempt>;
 
 const FileChangeSchema = z.object({
@@ -120,14 +124,6 @@ const FileChangeSchema = z.object({
 }) satisfies z.ZodType<FileChange>;
 
 const TokenUsageSchema = z.object({ promptTokens: count, completionTokens: count, requests: count }) satisfies z.ZodType<TokenUsage>;
-
-const TestProofSchema = z.object({
-  status: z.enum(['proven', 'not-proven', 'no-test-changed', 'not-run']),
-  detail: z.string(),
-  testFiles: z.array(z.string()),
-  tests: z.array(z.object({ id: z.string(), before: z.union([TestStatusSchema, z.literal('missing')]), after: z.union([TestStatusSchema, z.literal('missing')]) })),
-  passingOnOriginal: z.array(z.string()).optional(),
-}) satisfies z.ZodType<TestProof>;
 
 const TestIntelSchema = z.object({
   runner: z.string(),
@@ -199,7 +195,6 @@ const EvidenceObject = z.object({
   iterations: count,
   maxIterations: count,
   attempts: z.array(AttemptSchema),
-  proof: FailToPassProofSchema.optional(),
   changes: z.array(FileChangeSchema),
   usage: TokenUsageSchema,
   durationMs: z.number().nonnegative(),

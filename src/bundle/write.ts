@@ -153,8 +153,8 @@ function shrinkEvidence(e: Evidence): Evidence {
     ...e,
     baseline: run(e.baseline),
     final: run(e.final),
-    ...(e.proof ? { proof: { ...e.proof, withoutFix: run(e.proof.withoutFix) } } : {}),
-    attempts: e.attempts.map((a) => (a.proof ? { ...a, proof: { ...a.proof, withoutFix: run(a.proof.withoutFix) } } : a)),
+    ...(e.tests?.proof?.withoutFix ? { tests: { ...e.tests, proof: { ...e.tests.proof, withoutFix: run(e.tests.proof.withoutFix) } } } : {}),
+    attempts: e.attempts.map((a) => (a.proof?.withoutFix ? { ...a, proof: { ...a.proof, withoutFix: run(a.proof.withoutFix) } } : a)),
   };
 }
 

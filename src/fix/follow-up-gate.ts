@@ -78,9 +78,10 @@ export function proofTests(report: RunReport): string[] {
   if (report.status !== 'fixed') return [];
   const last = report.attempts[report.attempts.length - 1];
   const out = new Set(last?.verdict.nowPassing ?? []);
-  for (const t of report.tests?.proof?.tests ?? []) if (t.after === 'passed' && t.before !== 'passed') out.add(t.id);
-  if (report.proof && report.final) {
-    const without = new Map(report.proof.withoutFix.tests.map((t) => [t.id, t.status]));
+  const proof = report.tests?.proof;
+  for (const t of proof?.tests ?? []) if (t.after === 'passed' && t.before !== 'passed') out.add(t.id);
+  if (proof?.withoutFix && report.final) {
+    const without = new Map(proof.withoutFix.tests.map((t) => [t.id, t.status]));
     for (const t of report.final.tests) if (t.status === 'passed' && without.get(t.id) === 'failed') out.add(t.id);
   }
   return [...out].slice(0, MAX_MARKED);

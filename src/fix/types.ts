@@ -2,7 +2,7 @@
 import type { FileChange } from '../ports/git.js';
 import type { Task } from '../task/types.js';
 import type { TestIntel, TestRun } from '../verify/types.js';
-import type { Attempt, FailToPassProof, Reason, TokenUsage } from '../agent/types.js';
+import type { Attempt, Reason, TokenUsage } from '../agent/types.js';
 import type { DiagnosticsStats } from '../diagnostics/watch.js';
 
 export type Outcome = 'fixed' | 'not-fixed' | 'skipped' | 'error';
@@ -24,8 +24,6 @@ export interface RunReport {
   iterations: number;
   maxIterations: number;
   attempts: Attempt[];
-  /** Set when the baseline passed and the accepted change proved itself with a test. */
-  proof?: FailToPassProof;
   changes: FileChange[];
   diff: string;
   usage: TokenUsage;
@@ -38,7 +36,7 @@ export interface RunReport {
   prNumber?: number;
   prUrl?: string;
   runUrl?: string;
-  /** Test intelligence: runner, commands run, fail-to-pass proof, guard refusals. */
+  /** Test intelligence: runner, commands run, the fail-to-pass proof (the accepted attempt's), guard refusals. */
   tests?: TestIntel;
   /** Type and lint checks after the model's edits (the repository's own tsc/ESLint): how many ran, how many new errors were fed back. */
   diagnostics?: DiagnosticsStats;

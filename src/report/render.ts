@@ -145,7 +145,8 @@ function commandTable(r: RunReport): string {
   const rows = ['| | command | result |', '| --- | --- | --- |'];
   if (r.setupCommand) rows.push(`| setup | ${codeCell(r.setupCommand)} | ran once before the baseline |`);
   rows.push(`| before (baseline, untouched code) | ${codeCell(r.testCommand ?? 'none')} | ${describeRun(r.baseline)} |`);
-  if (r.proof) rows.push(`| fail-to-pass proof: original code + only ${r.proof.testFiles.map((f) => codeCell(f, 100)).join(', ')} | ${codeCell(r.testCommand ?? 'none')} | ${describeRun(r.proof.withoutFix)} |`);
+  const proof = r.tests?.proof;
+  if (proof?.withoutFix) rows.push(`| fail-to-pass proof: original code + only ${proof.testFiles.map((f) => codeCell(f, 100)).join(', ')} | ${codeCell(r.testCommand ?? 'none')} | ${describeRun(proof.withoutFix)} |`);
   rows.push(`| after (final gate) | ${codeCell(r.testCommand ?? 'none')} | ${describeRun(r.final)} |`);
   return rows.join('\n');
 }
@@ -324,7 +325,7 @@ export function renderTerminal(r: RunReport): string {
   if (r.setupCommand) out.push(`setup:      ${r.setupCommand}`);
   out.push(`tests:      ${r.testCommand ?? 'none'}${r.tests ? ` (${r.tests.runner}${r.tests.detection ? `; detected: ${r.tests.detection}` : ''})` : ''}`);
   out.push(`  before:   ${describeRun(r.baseline)}`);
-  if (r.proof) out.push(`  proof:    ${describeRun(r.proof.withoutFix)} with only ${r.proof.testFiles.join(', ')} on the original code`);
+  if (r.tests?.proof?.withoutFix) out.push(`  proof:    ${describeRun(r.tests.proof.withoutFix)} with only ${r.tests.proof.testFiles.join(', ')} on the original code`);
   out.push(`  after:    ${describeRun(r.final)}`);
   if (r.tests?.proof) out.push(`  proof:    ${r.tests.proof.status === 'proven' ? 'fails before, passes after' : 'missing'} — ${r.tests.proof.detail}`);
   out.push('attempts:');

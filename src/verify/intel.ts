@@ -9,7 +9,7 @@ import type { CommandResult } from '../ports/shell.js';
 import type { Redactor } from '../redact.js';
 import type { Settings } from '../settings/types.js';
 import type { Task } from '../task/types.js';
-import type { TestIntel, TestRun, Verdict } from './types.js';
+import type { TestIntel, TestProof, TestRun, Verdict } from './types.js';
 import {
   allowedCategories,
   checkTestIntegrity,
@@ -43,7 +43,11 @@ export interface Intel {
   data: TestIntel;
   guard: (tree: string, changedFiles: string[]) => Promise<string | null>;
   feedback: (run: TestRun, verdict?: Verdict) => string;
-  prove: (pristineTree: string, fixTree: string, changes: FileChange[], finalRun: TestRun | null) => Promise<void>;
+  /**
+   * The fail-to-pass proof (proof.ts) of the change `baseTree -> fixTree` (the working tree must be
+   * `fixTree`, and is left there): the change's test files on `baseTree` with only the test edits, and on the fix.
+   */
+  prove: (baseTree: string, fixTree: string, changes: FileChange[], finalRun: TestRun | null) => Promise<TestProof>;
   /**
    * The original-test gate on an attempt the model's own run verified (original.ts): null when
    * no test-ish file changed or the original tests agree; otherwise the refusal for the model.
@@ -52,11 +56,12 @@ export interface Intel {
   /** Flags the hunks of the change (fromTree -> toTree, the working tree) that only touch comments or whitespace; the working tree is left at toTree. */
   flagComments: (fromTree: string, toTree: string, changes: FileChange[]) => Promise<void>;
   /**
-   * After `prove`: tests that failed at baseline and pass on the ORIGINAL code with only the
-   * model's test changes applied (the proof's "before" run): the test changes alone made them
-   * pass, whatever the source change does. A refusal, or null.
+   * Tests that failed at baseline and pass on the ORIGINAL code with only the change's test
+   * edits applied (the proof's "before" run, `passingOnOriginal`): the test edits alone made
+   * them pass, whatever the source change does. Why that refuses the change, or null (none, or
+   * a maintainer allowed test changes for this task). Pure: the caller records the refusal.
    */
-  passingWithoutFix: () => string | null;
+  testEditsAlone: (proof: TestProof) => string | null;
   /** The guard on the change about to be published (pristine checkout -> fix): a refusal, or null. */
   guardPublished: (fromTree: string, toTree: string) => Promise<string | null>;
 }
@@ -122,14 +127,12 @@ export async function createTestIntel(deps: IntelDeps): Promise<Intel> {
       data.refusals.push(`[original-tests] ${judged.detail}`);
       return message;
     },
-    passingWithoutFix: () => {
-      const hits = data.proof?.passingOnOriginal ?? [];
+    testEditsAlone: (proof) => {
+      const hits = proof.passingOnOriginal ?? [];
       if (!hits.length) return null;
       // A maintainer allowed test changes for this task (policy + the task asks): reported by the proof table, not refused.
       if (allowed.length) return null;
-      const why = `${hits.length} test(s) that failed before any edit pass on the original code with only the change's test edits applied (${data.proof!.testFiles.join(', ')}): ${hits.slice(0, 8).join(', ')}. The test edits, not the source change, make them pass.`;
-      data.refusals.push(`[test-edits-alone] ${why}`);
-      return why;
+      return `${hits.length} test(s) that failed before any edit pass on the original code with only the change's test edits applied (${proof.testFiles.join(', ')}): ${hits.slice(0, 8).join(', ')}. The test edits, not the source change, make them pass.`;
     },
     flagComments: async (fromTree, toTree, changes) => {
       const files = changes.filter((c) => c.status === 'modified' && /\.[cm]?[jt]sx?$/.test(c.path)).map((c) => c.path);
@@ -147,8 +150,6 @@ export async function createTestIntel(deps: IntelDeps): Promise<Intel> {
       const hunks = files.flatMap((f) => commentOnlyHunks(f, before.get(f) ?? null, after.get(f) ?? null));
       if (hunks.length) data.commentOnly = hunks;
     },
-    prove: async (pristineTree, fixTree, changes, finalRun) => {
-      data.proof = await proveFailToPass({ git, session, pristineTree, fixTree, changes, finalRun, baselineRun: session.baseline });
-    },
+    prove: (baseTree, fixTree, changes, finalRun) => proveFailToPass({ git, session, pristineTree: baseTree, fixTree, changes, finalRun, baselineRun: session.baseline }),
   };
 }

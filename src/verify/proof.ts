@@ -13,38 +13,86 @@ import type { TestSession } from './session.js';
 
 type Status = TestStatus | 'missing';
 
-/** Pure: the proof from the two runs of the changed tests. */
-export function judgeProof(before: TestRun, after: TestRun, testFiles: string[]): TestProof {
+/**
+ * Pure: the proof from the two runs of the changed tests. `baseline` (the run on the untouched
+ * code) decides whether exit codes can stand in for per-test results (below).
+ */
+export function judgeProof(before: TestRun, after: TestRun, testFiles: string[], baseline?: TestRun | null): TestProof {
   const inFiles = (id: string, file?: string) =>
     testFiles.some((f) => file === f || id === f || id.startsWith(`${f} > `) || id.startsWith(`${f}::`));
   const beforeMap = new Map<string, Status>(before.tests.map((t) => [t.id, t.status]));
   const selected = after.tests.filter((t) => inFiles(t.id, t.file));
-  // Runners whose ids do not name the file (go packages, mocha, node): all tests of the selective run.
-  const pool = selected.length ? selected : after.scope === 'related' ? after.tests : [];
-  const tests = pool.map((t) => {
-    let b: Status = beforeMap.get(t.id) ?? 'missing';
-    // The whole file failed to load before (e.g. it imports a function the fix adds).
-    if (b === 'missing' && (before.loadErrors ?? []).some((e) => inFiles(e) || t.id.startsWith(`${e} > `) || t.id.startsWith(`${e}::`))) b = 'failed';
-    return { id: t.id, before: b, after: t.status as Status };
-  });
+  let tests: TestProof['tests'];
+  if (selected.length || after.scope === 'related') {
+    // Runners whose ids do not name the file (go packages, mocha, node): all tests of the selective run.
+    tests = (selected.length ? selected : after.tests).map((t) => {
+      let b: Status = beforeMap.get(t.id) ?? 'missing';
+      // The whole file failed to load before (e.g. it imports a function the fix adds).
+      if (b === 'missing' && (before.loadErrors ?? []).some((e) => inFiles(e) || t.id.startsWith(`${e} > `) || t.id.startsWith(`${e}::`))) b = 'failed';
+      return { id: t.id, before: b, after: t.status as Status };
+    });
+  } else {
+    // Ids that do not name files, and the fix's run is the whole command. A failure no longer
+    // listed once the command succeeds passed (runners that list only failures).
+    const afterMap = new Map<string, Status>(after.tests.map((t) => [t.id, t.status]));
+    const onFix = (id: string, b: Status): Status => afterMap.get(id) ?? (b === 'failed' && after.succeeded ? 'passed' : 'missing');
+    if (before.scope === 'related') {
+      // Only the changed test files ran on the original code: their tests, looked up in the fix's run.
+      tests = before.tests.map((t) => ({ id: t.id, before: t.status as Status, after: onFix(t.id, t.status) }));
+    } else {
+      // The whole command both times (the runner cannot select files): the same tests ran on the
+      // original code with only the test edits and on the fix, so the tests whose result differs
+      // are what the source change did.
+      tests = [...new Set([...before.tests.map((t) => t.id), ...after.tests.map((t) => t.id)])]
+        .map((id) => {
+          const b = beforeMap.get(id) ?? 'missing';
+          return { id, before: b, after: onFix(id, b) };
+        })
+        .filter((t) => t.before !== t.after);
+    }
+  }
   const proven = tests.filter((t) => (t.before === 'failed' || (t.before === 'missing' && !before.succeeded)) && t.after === 'passed');
   const files = testFiles.join(', ');
   if (proven.length) {
     return { status: 'proven', testFiles, tests, detail: `${proven.length} test(s) in ${files} fail before the fix and pass after it.` };
   }
+  if (!tests.length) {
+    // No per-test result shows a changed test (a runner the harness cannot read, e.g. `make`):
+    // the command's exit codes decide, as long as the command passed before the test changes
+    // (otherwise its failure on the original code shows nothing about them).
+    const ranCleanBefore = !baseline || baseline.succeeded;
+    if (ranCleanBefore && !before.succeeded && after.succeeded) {
+      return {
+        status: 'proven',
+        testFiles,
+        tests,
+        detail: `Judged by exit code (no per-test results name the changed tests): with only ${files} on the original code the command fails (${exitText(before)}), and with the fix it passes.`,
+      };
+    }
+    const why = !ranCleanBefore
+      ? 'no test of the changed test files was recognised in the runs, and the command already failed on the original code before the test changes, so its exit code shows nothing'
+      : before.succeeded
+        ? `no test of the changed test files was recognised in the runs, and judged by exit code the command passes on the original code with only ${files}, so they do not reproduce the problem`
+        : 'no test of the changed test files was recognised in the runs, and judged by exit code the command does not pass with the fix';
+    return { status: 'not-proven', testFiles, tests, detail: `No fail-to-pass proof: ${why}.` };
+  }
   let why: string;
-  if (!tests.length) why = 'no test of the changed test files was recognised in the runs';
-  else if (tests.every((t) => t.before === 'passed')) why = 'the changed tests already pass on the base code, so they do not reproduce the problem';
+  if (tests.every((t) => t.before === 'passed')) why = 'the changed tests already pass on the base code, so they do not reproduce the problem';
   else why = 'no changed test both fails before and passes after';
   return { status: 'not-proven', testFiles, tests, detail: `No fail-to-pass proof: ${why}.` };
+}
+
+function exitText(run: TestRun): string {
+  if (run.timedOut) return 'timed out';
+  return run.exitCode === null ? 'killed' : `exit ${run.exitCode}`;
 }
 
 export interface ProofDeps {
   git: GitPort;
   session: TestSession;
-  /** The checkout as it was (base code). */
+  /** The original code: the tree the baseline ran on. */
   pristineTree: string;
-  /** The fix (base code + the model's change); the working tree is left at this tree. */
+  /** The fix (that tree + the change, nothing else); the working tree is left at this tree. */
   fixTree: string;
   /** Repo-relative files the fix changes, with their status. */
   changes: { path: string; status: string }[];
@@ -87,9 +135,12 @@ export async function proveFailToPass(deps: ProofDeps): Promise<TestProof> {
     }
     const before = (await session.runFiles(testFiles, 'proof-before')) ?? (await session.runFull('proof-before'));
     await git.restore(deps.fixTree);
-    const after = before.scope === 'related' ? ((await session.runFiles(testFiles, 'proof-after')) ?? deps.finalRun) : deps.finalRun;
-    if (!after) return { status: 'not-run', testFiles, tests: [], detail: 'The fix was not run.' };
-    const proof = judgeProof(before, after, testFiles);
+    // The changed tests on the fix, by file where the runner selects files; not when they all
+    // passed on the original code (nothing can be proven then: the fix's gate run shows how they end).
+    const cleanBefore = before.succeeded && !before.tests.some((t) => t.status === 'failed') && !(before.loadErrors ?? []).length;
+    const after = before.scope === 'related' && !cleanBefore ? ((await session.runFiles(testFiles, 'proof-after')) ?? deps.finalRun) : deps.finalRun;
+    if (!after) return { status: 'not-run', testFiles, tests: [], detail: 'The fix was not run.', withoutFix: before };
+    const proof = { ...judgeProof(before, after, testFiles, deps.baselineRun), withoutFix: before };
     // Tests that failed before any edit and pass here, on the original code with only the test edits.
     const failedAtBaseline = new Set((deps.baselineRun?.tests ?? []).filter((t) => t.status === 'failed').map((t) => t.id));
     const passingOnOriginal = [...new Set(before.tests.filter((t) => t.status === 'passed' && failedAtBaseline.has(t.id)).map((t) => t.id))];

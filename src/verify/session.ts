@@ -3,7 +3,8 @@
  * (plain-output parsing otherwise), reconciled with the exit code; the baseline run twice
  * when it fails (flaky tests marked); inside the loop the tests related to the changed
  * files first, then the full command as the gate, re-run once when tests newly fail so a
- * flaky test does not block a fix; the fail-to-pass proof of tests the model wrote.
+ * flaky test does not block a fix; each run the loop gets comes with its verdict (compare.ts),
+ * judged here once; the runs of the fail-to-pass proof of tests the model wrote.
  */
 import { isTestFileByName } from './test-files.js';
 import { copyFile, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
@@ -11,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { CommandResult } from '../ports/shell.js';
 import type { Redactor } from '../redact.js';
-import type { TestCase, TestRun } from './types.js';
+import type { JudgedRun, TestCase, TestRun } from './types.js';
 import { compareRuns, STRICT_GATE, type GateRule } from './compare.js';
 import {
   displayCommand,
@@ -316,16 +317,26 @@ export class TestSession {
     return { ...run, links };
   }
 
-  /** The full command (the gate), re-run once when tests newly fail, to tell flaky tests from real ones. */
-  async runGate(): Promise<TestRun> {
-    const first = await this.attachLinks(await this.execute(this.fullPlan(), 'full', 'gate'));
+  /**
+   * The verdict on a run (compare.ts, the one judge), against the baseline. Without a baseline
+   * (a session used on its own) against an empty passing one: every failing test counts.
+   */
+  private judge(run: TestRun): JudgedRun {
+    const baseline: TestRun = this.baselineRun ?? { command: run.command, exitCode: 0, timedOut: false, durationMs: 0, succeeded: true, tests: [], counts: { passed: 0, failed: 0, skipped: 0 }, parsedFrom: run.parsedFrom, outputTail: '' };
+    return { run, verdict: compareRuns(baseline, run, this.gate) };
+  }
+
+  /**
+   * The full command (the gate), re-run once when tests newly fail, to tell flaky tests from
+   * real ones; with the verdict on the run it returns (callers use it as is, never judge again).
+   */
+  async runGate(): Promise<JudgedRun> {
+    const first = this.judge(await this.attachLinks(await this.execute(this.fullPlan(), 'full', 'gate')));
     const baseline = this.baselineRun;
-    if (!baseline || first.timedOut) return first;
-    const verdict = compareRuns(baseline, first, this.gate);
-    if (verdict.ok || verdict.newlyFailing.length === 0) return first;
+    if (!baseline || first.run.timedOut || first.verdict.ok || first.verdict.newlyFailing.length === 0) return first;
     const second = await this.execute(this.fullPlan(), 'full', 'gate-rerun');
-    const flaky = [...new Set([...differingTests(first, second), ...(baseline.flaky ?? [])])];
-    return flaky.length ? { ...first, flaky } : first;
+    const flaky = [...new Set([...differingTests(first.run, second), ...(baseline.flaky ?? [])])];
+    return flaky.length ? this.judge({ ...first.run, flaky }) : first;
   }
 
   /**
@@ -334,7 +345,7 @@ export class TestSession {
    * only the way the gate tolerates), the full gate. When the runner's own selection finds no test, test files named after the
    * changed files are tried.
    */
-  async runForLoop(): Promise<TestRun> {
+  async runForLoop(): Promise<JudgedRun> {
     this.selection = null;
     if (this.deps.relatedFirst !== false && this.deps.changedFiles && !this.structuredOff) {
       const changed = (await this.deps.changedFiles()).filter((p) => !p.startsWith('..'));
@@ -351,7 +362,10 @@ export class TestSession {
       }
       // The related tests decide the attempt when they already show it cannot pass the gate
       // (judged like the gate, so failures that predate the change count as the gate counts them).
-      if (related && !related.succeeded && this.baselineRun && !compareRuns(this.baselineRun, related, this.gate).ok) return related;
+      if (related && !related.succeeded && this.baselineRun) {
+        const judged = this.judge(related);
+        if (!judged.verdict.ok) return judged;
+      }
     }
     return this.runGate();
   }
@@ -362,11 +376,6 @@ export class TestSession {
     const plan = planFiles(this.info, testFiles, this.reportPath());
     if (!plan) return null;
     return this.execute(plan, 'related', purpose);
-  }
-
-  /** The changed test files on the base code (the working tree already set up so): those files where the runner can select them, else the full command. */
-  async runOnBase(testFiles: string[]): Promise<TestRun> {
-    return (await this.runFiles(testFiles, 'proof-before')) ?? (await this.runFull('proof-before'));
   }
 
   /** The full command with the current working tree (used by the proof when files cannot be selected). */

@@ -83,6 +83,10 @@ export interface TestIntel {
   commentOnly?: import('./comments.js').CommentHunk[];
 }
 
+/**
+ * The fail-to-pass proof of a change (verify/proof.ts), made once per attempt the gate accepted
+ * (agent/loop.ts); the accepted attempt's proof is the report's. The only proof type.
+ */
 export interface TestProof {
   status: 'proven' | 'not-proven' | 'no-test-changed' | 'not-run';
   detail: string;
@@ -90,4 +94,12 @@ export interface TestProof {
   tests: { id: string; before: TestStatus | 'missing'; after: TestStatus | 'missing' }[];
   /** Tests that failed before any edit and pass on the original code with only the change's test edits applied. */
   passingOnOriginal?: string[];
+  /** The run on the original code with only the change's test files applied (the proof's "before"), when it ran. */
+  withoutFix?: TestRun;
+}
+
+/** A test run of the harness with the gate's verdict on it: the session judges (compare.ts) once, and everyone reads that verdict. */
+export interface JudgedRun {
+  run: TestRun;
+  verdict: Verdict;
 }
