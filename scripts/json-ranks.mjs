@@ -1,7 +1,7 @@
 // The tokenizer's ranks (gpt-tokenizer's o200k_base: 200k strings) as one JSON string in the
 // bundle instead of a 2 MB array literal. V8 parses a JSON string far more cheaply than the same
 // data as JavaScript: measured on node 24, loading the tokenizer takes 93-96 MB of peak RSS
-// instead of 115 MB (bench/README.md). The data is the package's own, unchanged; the test
+// instead of 115 MB (BENCHMARKS.md, bench/tokenizer-load.ts). The data is the package's own, unchanged; the test
 // __tests__/json-ranks.test.ts compares the tokens of both.
 import { pathToFileURL } from 'node:url';
 
