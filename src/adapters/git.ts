@@ -11,7 +11,9 @@
  *   `.smudge` or `.process`, commands that a setup script (or the model's tests) can define in
  *   `.git/config`, and `add -A` (snapshot), `checkout-index` (restore), `update-index --refresh`
  *   and `checkout` would run them. Before each snapshot and checkout the defined drivers are read
- *   (`git config --get-regexp`) and every one is blanked through `GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_<n>`/`GIT_CONFIG_VALUE_<n>`
+ *   (`git config --list --show-origin`, again only when a file the configuration comes from changed:
+ *   the checkout's, the global, the system and every included file, by stat) and every one is
+ *   blanked through `GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_<n>`/`GIT_CONFIG_VALUE_<n>`
  *   (`filter.x.clean` = ``, ...; an empty command is no filter to git; the environment form, unlike
  *   `-c`, takes a driver name holding `=` verbatim), except Git LFS's own exact commands (`git-lfs
  *   clean -- %f`, ...), whose files the guard protects anyway (workspace/repo-state.ts).
