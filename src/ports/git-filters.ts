@@ -51,7 +51,7 @@ export function filterOverrides(config: string): Record<string, string> {
 /**
  * `git <these>` lists every configuration value with the file it came from; run it with
  * `GIT_CONFIG_COUNT=0` to see the configuration as defined. One call gives both the drivers
- * (configSources) and the files to watch for a change (configFilesToWatch).
+ * (configSources) and the files it came from, to watch for a change (with defaultConfigFiles).
  */
 export const CONFIG_LIST_ARGS = ['config', '--list', '--show-origin', '-z'];
 
