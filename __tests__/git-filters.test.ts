@@ -5,7 +5,7 @@
  */
 import { appendFileSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { filterOverrides, openGit } from '../src/adapters/git.js';
+import { filterOverrides, gitVersionProblem, openGit, parseGitVersion } from '../src/adapters/git.js';
 import { configSources, defaultConfigFiles } from '../src/ports/git-filters.js';
 import { trackedFiles } from '../src/context/map.js';
 import { cleanupFixtures, makeRepo, tempDir, writeFiles } from '../test-support/git-fixture.js';
@@ -188,5 +188,24 @@ describe('filterOverrides', () => {
     expect(env.GIT_CONFIG_COUNT).toBe('4');
     expect(env.GIT_CONFIG_KEY_0).toBe('filter.lfs.clean');
     expect(filterOverrides('')).toEqual({ GIT_CONFIG_COUNT: '0' });
+  });
+});
+
+describe('a git too old to blank the drivers is refused (GIT_CONFIG_COUNT: git 2.31)', () => {
+  test('versions as git prints them, on Linux, Windows and macOS', () => {
+    expect(parseGitVersion('git version 2.39.5\n')).toEqual([2, 39]);
+    expect(parseGitVersion('git version 2.45.1.windows.1')).toEqual([2, 45]);
+    expect(parseGitVersion('git version 2.39.3 (Apple Git-145)')).toEqual([2, 39]);
+    expect(parseGitVersion('bash: git: command not found')).toBeNull();
+    expect(gitVersionProblem('git version 2.31.0')).toBeNull();
+    expect(gitVersionProblem('git version 3.0.0')).toBeNull();
+    expect(gitVersionProblem('git version 2.30.9')).toMatch(/^git 2\.30 is too old: agent-fix needs git 2\.31 or later \(GIT_CONFIG_COUNT.*Install a newer git/);
+    expect(gitVersionProblem('git version 1.9.1')).toMatch(/^git 1\.9 is too old/);
+    expect(gitVersionProblem('')).toMatch(/^git could not be run or did not say its version \(no output\); agent-fix needs git 2\.31 or later on PATH\.$/);
+  });
+
+  test('the git on this machine passes the check, so openGit works', async () => {
+    const r = makeRepo({ 'a.txt': 'a\n' });
+    await expect(openGit(r.dir)).resolves.toBeDefined();
   });
 });

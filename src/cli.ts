@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { localTask, runLocal as runLocalStory, UsageError, type LocalOptions } from './run/local.js';
-import { openGit } from './adapters/git.js';
+import { GitVersionError, openGit } from './adapters/git.js';
 import { makeShell } from './adapters/shell.js';
 import { makeChatModel } from './adapters/openai.js';
 import { renderTerminal } from './report/render.js';
@@ -95,7 +95,8 @@ function runLocal(o: Omit<LocalOptions, 'openGit' | 'shell' | 'makeModel' | 'wor
     ...o,
     wording: CLI_WORDING,
     openGit: (repo) =>
-      openGit(repo).catch(() => {
+      openGit(repo).catch((e: unknown) => {
+        if (e instanceof GitVersionError) throw new UsageError(e.message);
         throw new UsageError(`${repo} is not inside a git repository. Run agent-fix in a git checkout or pass --repo DIR (to start one: git init && git add -A && git commit -m "initial").`);
       }),
     shell: makeShell(),
