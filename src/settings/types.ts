@@ -67,4 +67,6 @@ export interface SandboxSettings {
   requireIsolation: boolean;
   /** Address-space limit per command in MiB; 0: none. */
   memoryMb: number;
+  /** Where model code may run only in the sandbox (sandbox/sandbox.ts); absent: 'github-hosted'. */
+  requireSandbox?: 'always' | 'github-hosted' | 'never';
 }
