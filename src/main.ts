@@ -242,7 +242,8 @@ async function action(rt: ActionsRuntime, env: NodeJS.ProcessEnv, overrides: Run
   const world: StoryWorld = {
     github,
     policy: loaded.policy,
-    openGit: () => openGit(workspace, { log: say }),
+    // agent-fix fetches and pushes with the github-token input, given to git per command (persist-credentials: false works)
+    openGit: () => openGit(workspace, { log: say, auth: { token: settings.githubToken, serverUrl: env.GITHUB_SERVER_URL || 'https://github.com' } }),
     shell: makeShell(),
     makeModel: () =>
       mode === 'publish'
