@@ -28,7 +28,6 @@ import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import type { CommitInfo, FileChange, GitPort, Identity, PushResult, ReplayResult } from '../ports/git.js';
 import { CONFIG_LIST_ARGS, configSources, defaultConfigFiles, filterOverrides, withConfig } from '../ports/git-filters.js';
-import { SECRET_NAME } from '../redact.js';
 
 export { filterOverrides };
 
@@ -96,6 +95,8 @@ const UNSAFE_ENV = new Set([
 
 /** The action's own secrets never reach a git process (nor anything git starts). */
 const SECRET_ENV = /^(INPUT_|ACTIONS_)|^GITHUB_TOKEN$/i;
+/** Names that hold secrets by convention (redact.ts's SECRET_NAME; adapters import nothing above them). */
+const SECRET_NAME = /TOKEN|SECRET|PASSW(?:OR)?D|API[_-]?KEY|PRIVATE|CREDENTIAL|AUTH(?!OR)/i;
 
 /** Temp of agent-fix's own git (indexes, the global configuration's copy), as it was at start: never the sandbox's. */
 const PRIVATE_TMP = tmpdir();
