@@ -200,10 +200,13 @@ function isDir(p: string): boolean {
 /** Probes the real system once per process. */
 export function probeSandbox(log?: (m: string) => void): SandboxProbe {
   if (cached) return cached;
+  const state = stateDir();
+  const repo = path.join(state, 'tmp', 'probe-repo');
+  mkdirSync(repo);
   const env: ProbeEnv = {
     run(argv) {
       try {
-        const r = spawnSync(argv[0], argv.slice(1), { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+        const r = spawnSync(argv[0], argv.slice(1), { cwd: repo, encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
         if (r.status !== 0 && r.stderr) log?.(`sandbox probe: ${r.stderr.trim().split('\n').slice(-2).join(' ')}`);
         return { code: r.error ? null : r.status, stdout: r.stdout ?? '' };
       } catch {
@@ -219,9 +222,6 @@ export function probeSandbox(log?: (m: string) => void): SandboxProbe {
     cached = { mode: 'none', wrapper: [], description: `NOT sandboxed: ${process.platform} has no Linux namespaces; the repository's commands run with agent-fix's own user, processes, files and network` };
     return cached;
   }
-  const state = stateDir();
-  const repo = path.join(state, 'tmp', 'probe-repo');
-  mkdirSync(repo);
   const { notes: _notes, ...probe } = chooseSandbox(env, sandboxArgv({ repo, state, home: '', cover: [] }, false));
   cached = probe;
   return probe;
