@@ -142,7 +142,7 @@ describe.each([
     expect(r.homeConfig).not.toContain('protocol "ext"');
     expect(r.pushed).toBe(FIXED);
     expect(r.result.summary).toMatch(/tests: sandboxed \(its own user, PID, mount and network namespaces/);
-    expect(r.result.summary).toContain(user === 'root' ? '(unshare + setpriv, as root)' : '(unshare + setpriv, unprivileged)');
+    expect(r.result.summary).toContain(user === 'root' ? '(unshare + perl, as root)' : '(unshare + perl, unprivileged)');
     expect(r.result.summary).toContain('a test run modified the working tree (src/add.js)');
     expect(r.github.pulls).toHaveLength(1);
   });

@@ -4,7 +4,7 @@
  * once without it, which shows the attack itself works). End to end through the bundle, as root
  * and as an unprivileged user: __tests__/e2e-sandbox.test.ts.
  */
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { filesFromShowOrigin } from '../src/sandbox/credentials.js';
@@ -40,24 +40,24 @@ function env(works: { ns?: boolean; sudo?: boolean; sysctlFixes?: boolean }, ove
 
 describe('choosing the sandbox (pure)', () => {
   test('namespaces when they work, as root and unprivileged', () => {
-    expect(chooseSandbox(env({ ns: true }, { isRoot: true }), ['unshare']).description).toMatch(/as root\)$/);
-    expect(chooseSandbox(env({ ns: true }), ['unshare']).mode).toBe('namespaces');
+    expect(chooseSandbox(env({ ns: true }, { isRoot: true }), [{ launcher: 'perl', wrapper: ['unshare'] }]).description).toMatch(/as root\)$/);
+    expect(chooseSandbox(env({ ns: true }), [{ launcher: 'perl', wrapper: ['unshare'] }]).mode).toBe('namespaces');
   });
   test('GitHub-hosted Ubuntu 24.04: sudo sysctl lifts the AppArmor restriction, then namespaces', () => {
     const e = env({ sudo: true, sysctlFixes: true }, { githubHosted: true });
-    expect(chooseSandbox(e, ['unshare']).mode).toBe('namespaces');
+    expect(chooseSandbox(e, [{ launcher: 'perl', wrapper: ['unshare'] }]).mode).toBe('namespaces');
     expect(e.calls.some((c) => c.join(' ') === 'sudo -n sysctl -w kernel.apparmor_restrict_unprivileged_userns=0')).toBe(true);
   });
   test('self-hosted runners are never reconfigured; no sandbox is said plainly', () => {
     const e = env({ sudo: true, sysctlFixes: true });
-    const p = chooseSandbox(e, ['unshare']);
+    const p = chooseSandbox(e, [{ launcher: 'perl', wrapper: ['unshare'] }]);
     expect(p.mode).toBe('none');
     expect(e.calls.some((c) => c[0] === 'sudo')).toBe(false);
     expect(p.description).toMatch(/^NOT sandboxed: .*agent-fix's own user/);
     expect(isolationFor('tests', false, p)).toMatchObject({ unavailable: true, line: expect.stringContaining('NOT sandboxed') });
   });
   test('AGENT_FIX_SANDBOX=off turns it off, and says so', () => {
-    expect(chooseSandbox(env({ ns: true }, { disabled: true }), ['unshare']).description).toContain('turned off by AGENT_FIX_SANDBOX=off');
+    expect(chooseSandbox(env({ ns: true }, { disabled: true }), [{ launcher: 'perl', wrapper: ['unshare'] }]).description).toContain('turned off by AGENT_FIX_SANDBOX=off');
   });
   test('a sandbox that starts but keeps a capability, a writable root or a network interface does not count', () => {
     expect(sandboxHolds(HOLDS)).toBe(true);
@@ -91,7 +91,7 @@ describe('on this machine', () => {
   const shell = makeShell();
   const sandboxed = probe.mode === 'namespaces' ? test : test.skip;
 
-  function world() {
+  function world(launcher: 'perl' | 'sh' = probe.launcher ?? 'sh') {
     const base = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'agent-fix-sbx-')));
     const repo = path.join(base, 'repo');
     const home = path.join(base, 'home');
@@ -100,7 +100,7 @@ describe('on this machine', () => {
     writeFileSync(path.join(repo, '.git', 'config'), '[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic c2VjcmV0\n');
     writeFileSync(path.join(home, '.git-credentials'), 'https://x:ghp_HOMESECRET@github.com\n');
     writeFileSync(path.join(base, 'outside.txt'), 'trusted\n');
-    const box = openSandbox(probe, repo, [path.join(repo, '.git', 'config')], home);
+    const box = openSandbox({ ...probe, launcher }, repo, [path.join(repo, '.git', 'config')], home);
     const opts = (network: boolean) => ({ cwd: repo, timeoutMs: 20_000, env: box.env(childEnv({ ...process.env, HOME: home })), maxOutputChars: 20_000, wrapper: box.wrapper(network) });
     return { base, repo, home, opts };
   }
@@ -110,8 +110,8 @@ describe('on this machine', () => {
     expect(probe.description.length).toBeGreaterThan(5);
   });
 
-  sandboxed('inside: no capability, own PID namespace, read-only outside the repository, private HOME, credential covered; all of it readable without', async () => {
-    const w = world();
+  sandboxed.each(['perl', 'sh'] as const)('%s launcher, inside: no capability, own PID namespace, read-only outside the repository, private HOME, credential covered; all of it readable without', async (launcher) => {
+    const w = world(launcher);
     const script = [
       'grep CapEff /proc/self/status',
       'echo "pids $(ls /proc | grep -c "^[0-9]")"',
@@ -122,6 +122,9 @@ describe('on this machine', () => {
       'echo built > build.txt && echo "repo writable"',
       'echo x > "$TMPDIR/t" && echo "temp writable"',
       'umount .git/config 2>/dev/null || echo "no umount"',
+      '[ -w /proc/sys/kernel/core_pattern ] && echo "sysctl writable" || echo "sysctl read-only"',
+      'echo "devices: $(ls /dev | tr "\\n" " ")"',
+      'echo "run: $(ls /run 2>/dev/null | tr "\\n" " ")"',
       'exit 3',
     ].join('; ');
     const r = await shell.run(script, w.opts(false));
@@ -134,13 +137,17 @@ describe('on this machine', () => {
     expect(r.output).toContain('repo writable');
     expect(r.output).toContain('temp writable');
     expect(r.output).toContain('no umount');
+    expect(r.output).toContain('sysctl read-only');
+    expect(r.output).toContain('devices: fd full null pts random shm stderr stdin stdout tty urandom zero');
+    expect(r.output).not.toMatch(/run: .*(dbus|docker|user)/);
     expect(readFileSync(path.join(w.base, 'outside.txt'), 'utf8')).toBe('trusted\n');
     expect(readFileSync(path.join(w.repo, 'build.txt'), 'utf8')).toBe('built\n');
     // control: the same script without the sandbox reads and writes all of it
     const open = await shell.run(script, { ...w.opts(false), wrapper: undefined, env: childEnv({ ...process.env, HOME: w.home }) });
     expect(open.output).toContain('ghp_HOMESECRET');
     expect(open.output).toMatch(/^1$/m);
-    expect(open.output).not.toContain('outside read-only');
+    if (process.getuid?.() === 0) expect(open.output).toContain('sysctl writable');
+    if (existsSync('/run/dbus')) expect(open.output).toMatch(/run: .*dbus/);
     expect(readFileSync(path.join(w.base, 'outside.txt'), 'utf8')).toBe('trusted\nhacked\n');
   });
 
@@ -163,6 +170,8 @@ describe('on this machine', () => {
     const w = world();
     const out = await shell.run('tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d " " | sort | tr "\\n" " "', w.opts(false));
     expect(out.output.trim()).toBe('lo');
+    const loop = await shell.run(`node -e "const s=require('http').createServer((q,r)=>r.end('in')).listen(0,'127.0.0.1',()=>fetch('http://127.0.0.1:'+s.address().port).then(r=>r.text()).then(t=>{console.log('LOOPBACK '+t);s.close()}))"`, w.opts(false));
+    expect(loop.output).toContain('LOOPBACK in');
     const setup = await shell.run('tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d " " | sort | tr "\\n" " "', w.opts(true));
     expect(setup.output.trim()).not.toBe('lo');
   });

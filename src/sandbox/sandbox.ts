@@ -2,10 +2,12 @@
  * The sandbox of the repository's own commands (setup, tests, type and lint checkers): model-written
  * code runs in the tests, so everything they start is treated as hostile.
  *
- * One mechanism, util-linux only (`unshare` + `setpriv`, present wherever util-linux is):
+ * One mechanism: util-linux's `unshare` for the namespaces, then a launcher inside that does the
+ * mounts and drops the capabilities, in one perl process where perl is (PERL_LAUNCH; perl-base is
+ * Essential on Debian and Ubuntu), else in `sh` with util-linux's `mount` and `setpriv` (LAUNCH):
  *
  *   unshare --user --map-root-user --mount --pid --fork --kill-child --mount-proc
- *           --propagation private [--net] -- sh -c LAUNCH agent-fix-sandbox <paths> -- <command>
+ *           --propagation private [--net] -- perl -e PERL_LAUNCH <arch> <paths> -- <command>
  *
  * - a user namespace even when agent-fix runs as root (the command is "root" only inside it, and
  *   every mount it inherits is locked: a nested namespace cannot unmount or remount them);
@@ -19,8 +21,12 @@
  *   every other mount read-only (runner temp, file-command files, `_actions`, the event file, the
  *   transcript and bundle locations, the tool caches);
  * - a network namespace with only loopback for the tests (setup keeps the network by default);
- * - then `setpriv --no-new-privs --bounding-set=-all --inh-caps=-all`: no capability at all (no
- *   `umount`, no `mount`, no `nsenter`) and no way to regain one through a set-uid program.
+ * - `/dev` with only null, zero, full, random, urandom and tty; `/run` empty (no daemon's socket:
+ *   docker, systemd, dbus); `/proc` and `/sys` read-only (no sysctl, no sysrq-trigger: as root the
+ *   command's uid is the real root's, so only read-only mounts and hidden sockets keep it from
+ *   what root owns);
+ * - then no_new_privs and every capability dropped (bounding, inheritable, ambient, effective,
+ *   permitted): no `umount`, no `mount`, no `nsenter`, no way back through a set-uid program.
  *
  * What commands may write: the repository's working tree (not `.git`), the private temp and the
  * private HOME (both persist across the commands of one run, so setup can fill package caches for
@@ -42,8 +48,12 @@ import path from 'node:path';
 
 export type SandboxMode = 'namespaces' | 'none';
 
+export type Launcher = 'perl' | 'sh';
+
 export interface SandboxProbe {
   mode: SandboxMode;
+  /** What does the mounts inside (PERL_LAUNCH, else LAUNCH); absent: 'sh'. */
+  launcher?: Launcher;
   /** argv prefix of the probe's command (kept for callers that only need to know it works); empty for 'none'. */
   wrapper: string[];
   /** Human description for the report. */
@@ -64,28 +74,93 @@ const LO_UP = 'if [ "$net" = 1 ]; then ip link set lo up 2>/dev/null || ifconfig
 export const LAUNCH = [
   'set -e',
   'net=$1 repo=$2 phome=$3 ptmp=$4 home=$5 cwd=$(pwd); shift 5',
-  'exec 7<"$repo" 8<"$phome" 9<"$ptmp"',
-  'bindfd() { mkdir -p "$2" 2>/dev/null || true; mount --no-canonicalize --bind "/proc/self/fd/$1" "$2"; }',
-  'for d in /tmp /var/tmp /dev/shm; do if [ -d "$d" ]; then mount -t tmpfs -o nosuid,nodev,mode=1777 tmpfs "$d"; fi; done',
-  'if [ -n "$home" ]; then bindfd 8 "$home"; else bindfd 8 "$phome"; fi',
-  'bindfd 9 "$ptmp"',
-  'bindfd 7 "$repo"',
-  'exec 7<&- 8<&- 9<&-',
+  'exec 5</dev 7<"$repo" 8<"$phome" 9<"$ptmp"',
+  'if [ -d /run/systemd/resolve ]; then exec 6</run/systemd/resolve; fi',
+  'bind() { mkdir -p "$2" 2>/dev/null || true; mount --no-canonicalize --bind "$1" "$2"; }',
+  // Empty: the temps, /run (daemons' sockets: docker, systemd, dbus), the cgroup tree; /dev holds only the harmless devices.
+  'for d in /tmp /var/tmp /run /sys/fs/cgroup; do if [ -d "$d" ] && [ ! -L "$d" ]; then mount -t tmpfs -o nosuid,nodev,mode=1777 tmpfs "$d"; fi; done',
+  'mount -t tmpfs -o nosuid,noexec,mode=755 tmpfs /dev',
+  'for n in null zero full random urandom tty; do : > "/dev/$n"; mount --no-canonicalize --bind "/proc/self/fd/5/$n" "/dev/$n"; done',
+  'mkdir /dev/shm /dev/pts; mount -t tmpfs -o nosuid,nodev,mode=1777 tmpfs /dev/shm',
+  'ln -s /proc/self/fd /dev/fd; ln -s /proc/self/fd/0 /dev/stdin; ln -s /proc/self/fd/1 /dev/stdout; ln -s /proc/self/fd/2 /dev/stderr',
+  'if [ -e /proc/self/fd/6 ]; then bind /proc/self/fd/6 /run/systemd/resolve; fi',
+  'if [ -n "$home" ]; then bind /proc/self/fd/8 "$home"; else bind /proc/self/fd/8 "$phome"; fi',
+  'bind /proc/self/fd/9 "$ptmp"',
+  'bind /proc/self/fd/7 "$repo"',
+  'exec 5<&- 6<&- 7<&- 8<&- 9<&-',
   'if [ -e "$repo/.git" ]; then mount --bind "$repo/.git" "$repo/.git"; fi',
   'while [ "$#" -gt 0 ] && [ "$1" != "--" ]; do mount --bind /dev/null "$1"; shift; done; shift',
-  // Every mount but the writable ones read-only, keeping the flags the kernel locks (nosuid, nodev, ...).
+  // Every other mount read-only (/proc too: no sysctl, no sysrq-trigger), keeping the flags the kernel locks.
+  // A mount point that is gone or hidden under a cover is skipped; one that stays writable stops the sandbox.
   'w=" /tmp /var/tmp /dev/shm $home $phome $ptmp $repo "',
   'while read -r _ _ _ _ mp opts _; do',
-  '  mp=$(printf "%b" "$mp")',
-  '  case "$mp" in /proc|/proc/*) continue;; esac',
+  '  case "$mp" in *\\\\*) mp=$(printf "%b" "$mp");; esac',
+  '  case "$mp" in /proc/*|/dev/?*) continue;; esac',
   '  case "$w" in *" $mp "*) continue;; esac',
-  '  fl=; for o in $(echo "$opts" | tr , " "); do case "$o" in nosuid|nodev|noexec|noatime|nodiratime|relatime|strictatime|nosymfollow) fl="$fl,$o";; esac; done',
-  '  mount -o "remount,bind,ro$fl" "$mp" 2>/dev/null || { [ ! -e "$mp" ] || { echo "agent-fix sandbox: could not make $mp read-only" >&2; exit 125; }; }',
+  '  case ",$opts," in *,ro,*) continue;; esac',
+  '  fl=; IFS=,; for o in $opts; do case "$o" in nosuid|nodev|noexec|noatime|nodiratime|relatime|strictatime|nosymfollow) fl="$fl,$o";; esac; done; IFS=" "',
+  '  mount -o "remount,bind,ro$fl" "$mp" 2>/dev/null || [ ! -w "$mp" ] || { echo "agent-fix sandbox: could not make $mp read-only" >&2; exit 125; }',
   'done < /proc/self/mountinfo',
   LO_UP,
   // the working directory again, through the new mounts (the inherited one still points into the old ones)
   'cd "$cwd"',
   'exec setpriv --no-new-privs --inh-caps=-all --bounding-set=-all -- "$@"',
+].join('\n');
+
+/**
+ * The same as LAUNCH in one perl process (perl-base is Essential on Debian and Ubuntu): every
+ * mount, the loopback interface, the capability drop and no_new_privs are system calls, not a
+ * `mount`/`setpriv` process each, which is most of LAUNCH's start-up time (BENCHMARKS.md).
+ * Arguments: arch (node's process.arch) net repo private-home private-tmp real-home cover... -- command.
+ */
+export const PERL_LAUNCH = [
+  'use strict; use warnings; use Fcntl qw(O_RDONLY O_DIRECTORY);',
+  'my $arm = shift(@ARGV) eq \'arm64\';',
+  'my ($net, $repo, $phome, $ptmp, $home) = splice(@ARGV, 0, 5);',
+  'my @cover; while (@ARGV && $ARGV[0] ne \'--\') { push @cover, shift @ARGV } shift @ARGV;',
+  'my ($SYS_mount, $SYS_prctl, $SYS_capset) = $arm ? (40, 167, 91) : (165, 157, 126);',
+  'my %F = (ro => 1, nosuid => 2, nodev => 4, noexec => 8, remount => 32, bind => 4096, noatime => 1024, nodiratime => 2048, relatime => 1 << 21, strictatime => 1 << 24, nosymfollow => 256);',
+  'sub fail { print STDERR "agent-fix sandbox: $_[0]: $!\\n"; exit 125 }',
+  'sub mnt { my ($src, $dst, $type, $flags, $data) = @_; syscall($SYS_mount, $src, $dst, $type // 0, $flags, $data // 0) == 0 }',
+  'sub mkp { my $p = \'\'; for (grep { length } split m{/}, $_[0]) { $p .= "/$_"; mkdir $p } }',
+  'sub dirfd { sysopen(my $h, $_[0], O_RDONLY | O_DIRECTORY) or fail("open $_[0]"); $h }',
+  'sub bindfd { my ($h, $dst) = @_; mkp($dst); mnt(\'/proc/self/fd/\' . fileno($h), $dst, undef, $F{bind}) or fail("bind $dst") }',
+  'my $cwd = readlink("/proc/self/cwd") // fail("cwd");',
+  'my ($dev, $r, $ph, $pt) = map { dirfd($_) } (\'/dev\', $repo, $phome, $ptmp);',
+  'my $resolve = -d \'/run/systemd/resolve\' ? dirfd(\'/run/systemd/resolve\') : undef;',
+  'for my $d (\'/tmp\', \'/var/tmp\', \'/run\', \'/sys/fs/cgroup\') { next unless -d $d && !-l $d; mnt(\'tmpfs\', $d, \'tmpfs\', $F{nosuid} | $F{nodev}, \'mode=1777\') or fail("tmpfs $d") }',
+  'mnt(\'tmpfs\', \'/dev\', \'tmpfs\', $F{nosuid} | $F{noexec}, \'mode=755\') or fail(\'tmpfs /dev\');',
+  'for my $n (qw(null zero full random urandom tty)) { open(my $f, \'>\', "/dev/$n") or fail("/dev/$n"); close $f; mnt(\'/proc/self/fd/\' . fileno($dev) . "/$n", "/dev/$n", undef, $F{bind}) or fail("bind /dev/$n") }',
+  'mkdir \'/dev/shm\'; mkdir \'/dev/pts\'; mnt(\'tmpfs\', \'/dev/shm\', \'tmpfs\', $F{nosuid} | $F{nodev}, \'mode=1777\') or fail(\'tmpfs /dev/shm\');',
+  'symlink(\'/proc/self/fd\', \'/dev/fd\'); symlink(\'/proc/self/fd/0\', \'/dev/stdin\'); symlink(\'/proc/self/fd/1\', \'/dev/stdout\'); symlink(\'/proc/self/fd/2\', \'/dev/stderr\');',
+  'bindfd($resolve, \'/run/systemd/resolve\') if $resolve;',
+  'bindfd($ph, $home ne \'\' ? $home : $phome);',
+  'bindfd($pt, $ptmp);',
+  'bindfd($r, $repo);',
+  'close $_ for grep { defined } ($dev, $r, $ph, $pt, $resolve);',
+  'if (-e "$repo/.git") { mnt("$repo/.git", "$repo/.git", undef, $F{bind}) or fail(\'bind .git\') }',
+  'for my $c (@cover) { mnt(\'/dev/null\', $c, undef, $F{bind}) or fail("cover $c") }',
+  'my %w = map { $_ => 1 } (\'/tmp\', \'/var/tmp\', \'/dev/shm\', $home, $phome, $ptmp, $repo);',
+  'open(my $mi, \'<\', \'/proc/self/mountinfo\') or fail(\'mountinfo\');',
+  'for my $line (<$mi>) {',
+  '  my (undef, undef, undef, undef, $mp, $opts) = split / /, $line;',
+  '  $mp =~ s/\\\\([0-7]{3})/chr(oct($1))/ge;',
+  '  next if $mp =~ m{^/proc/} || $mp =~ m{^/dev/.} || $w{$mp};',
+  '  my @o = split /,/, $opts;',
+  '  next if grep { $_ eq \'ro\' } @o;',
+  '  my $fl = $F{remount} | $F{bind} | $F{ro};',
+  '  $fl |= $F{$_} for grep { $F{$_} && $_ ne \'ro\' } @o;',
+  '  next if mnt(0, $mp, undef, $fl);',
+  '  fail("could not make $mp read-only") if -w $mp;',
+  '}',
+  'close $mi;',
+  'if ($net eq \'1\' && socket(my $s, 2, 2, 0)) { my $req = pack(\'a16 s x22\', \'lo\'); if (ioctl($s, 0x8913, $req)) { my $flags = unpack(\'x16 s\', $req) | 1 | 0x40; my $set = pack(\'a16 s x22\', \'lo\', $flags); ioctl($s, 0x8914, $set) } }',
+  'chdir $cwd or fail("cd $cwd");',
+  'for (my $c = 0; $c < 64; $c++) { last if syscall($SYS_prctl, 24, $c, 0, 0, 0) != 0 && $c > 40 }',
+  'syscall($SYS_prctl, 47, 4, 0, 0, 0);',
+  'syscall($SYS_prctl, 38, 1, 0, 0, 0) == 0 or fail(\'no_new_privs\');',
+  'my ($hdr, $data) = (pack(\'LL\', 0x20080522, 0), pack(\'L6\', 0, 0, 0, 0, 0, 0)); syscall($SYS_capset, $hdr, $data) == 0 or fail(\'capset\');',
+  'exec { $ARGV[0] } @ARGV or fail("exec $ARGV[0]");'
 ].join('\n');
 
 /** What one run's commands are given; the same for setup and tests but for the network. */
@@ -101,11 +176,11 @@ export interface SandboxSpec {
 }
 
 /** The argv prefix for one command. Pure. */
-export function sandboxArgv(spec: SandboxSpec, network: boolean): string[] {
+export function sandboxArgv(spec: SandboxSpec, network: boolean, launcher: Launcher = 'sh', arch: string = process.arch): string[] {
   return [
     'unshare', '--user', '--map-root-user', '--mount', '--pid', '--fork', '--kill-child', '--mount-proc', '--propagation', 'private',
     ...(network ? [] : ['--net']),
-    '--', 'sh', '-c', LAUNCH, 'agent-fix-sandbox',
+    '--', ...(launcher === 'perl' ? ['perl', '-e', PERL_LAUNCH, arch] : ['sh', '-c', LAUNCH, 'agent-fix-sandbox']),
     network ? '0' : '1', spec.repo, path.join(spec.state, 'home'), path.join(spec.state, 'tmp'), spec.home,
     ...spec.cover, '--',
   ];
@@ -151,24 +226,31 @@ function works(env: ProbeEnv, wrapper: string[]): boolean {
   return r.code === 0 && sandboxHolds(r.stdout);
 }
 
-/** Pure decision given a probe environment (tests inject one) and the argv of a probe sandbox. */
-export function chooseSandbox(env: ProbeEnv, wrapper: string[]): SandboxProbe & { notes: string[] } {
+/**
+ * Pure decision given a probe environment (tests inject one) and the probe sandboxes to try, in
+ * order of preference (the perl launcher, then the shell one).
+ */
+export function chooseSandbox(env: ProbeEnv, candidates: { launcher: Launcher; wrapper: string[] }[]): SandboxProbe & { notes: string[] } {
   const notes: string[] = [];
   const who = env.isRoot ? 'as root' : 'unprivileged';
-  const ok = (): SandboxProbe & { notes: string[] } => ({
+  const ok = (c: { launcher: Launcher; wrapper: string[] }): SandboxProbe & { notes: string[] } => ({
     mode: 'namespaces',
-    wrapper,
-    description: `its own user, PID, mount and network namespaces, no capabilities, a read-only filesystem outside the repository (unshare + setpriv, ${who})`,
+    launcher: c.launcher,
+    wrapper: c.wrapper,
+    description: `its own user, PID, mount and network namespaces, no capabilities, a read-only filesystem outside the repository (unshare + ${c.launcher === 'perl' ? 'perl' : 'setpriv'}, ${who})`,
     notes,
   });
   const none = (why: string) => ({ mode: 'none' as const, wrapper: [], description: `NOT sandboxed: ${why}`, notes });
   if (env.disabled) return none('turned off by AGENT_FIX_SANDBOX=off');
-  if (works(env, wrapper)) return ok();
+  const first = () => candidates.find((c) => works(env, c.wrapper));
+  let found = first();
+  if (found) return ok(found);
   notes.push('user namespaces (unshare --user) unavailable or not working');
   if (env.githubHosted && !env.isRoot && env.run(['sudo', '-n', 'true']).code === 0) {
     const r = env.run(['sudo', '-n', 'sysctl', '-w', 'kernel.apparmor_restrict_unprivileged_userns=0']);
     env.log?.(`sandbox: allowing unprivileged user namespaces on this GitHub-hosted runner (sysctl exit ${r.code})`);
-    if (r.code === 0 && works(env, wrapper)) return ok();
+    found = r.code === 0 ? first() : undefined;
+    if (found) return ok(found);
     notes.push('sudo sysctl did not enable user namespaces');
   }
   return none(`the repository's commands run with agent-fix's own user, its processes, files and network (${notes.join('; ')})`);
@@ -222,7 +304,9 @@ export function probeSandbox(log?: (m: string) => void): SandboxProbe {
     cached = { mode: 'none', wrapper: [], description: `NOT sandboxed: ${process.platform} has no Linux namespaces; the repository's commands run with agent-fix's own user, processes, files and network` };
     return cached;
   }
-  const { notes: _notes, ...probe } = chooseSandbox(env, sandboxArgv({ repo, state, home: '', cover: [] }, false));
+  const spec: SandboxSpec = { repo, state, home: '', cover: [] };
+  const perl = process.arch === 'x64' || process.arch === 'arm64' ? [{ launcher: 'perl' as const, wrapper: sandboxArgv(spec, false, 'perl') }] : [];
+  const { notes: _notes, ...probe } = chooseSandbox(env, [...perl, { launcher: 'sh', wrapper: sandboxArgv(spec, false, 'sh') }]);
   cached = probe;
   return probe;
 }
@@ -234,18 +318,20 @@ export interface RunSandbox {
   wrapper(network: boolean): string[] | undefined;
   /** The command's environment inside the sandbox (HOME, TMPDIR). */
   env(base: Record<string, string>): Record<string, string>;
+  /** How many files holding the checkout's credential are covered. */
+  covered: number;
 }
 
 /** Sets up the per-run state of the sandbox for the repository at `root`, hiding `cover` and HOME. */
 export function openSandbox(probe: SandboxProbe, root: string, cover: string[], home = process.env.HOME): RunSandbox {
-  if (probe.mode === 'none') return { mode: 'none', wrapper: () => undefined, env: (b) => b };
+  if (probe.mode === 'none') return { mode: 'none', wrapper: () => undefined, env: (b) => b, covered: 0 };
   const repo = realpathSync(root);
   const spec: SandboxSpec = { repo, state: stateDir(), home: homeToHide(home, repo, isDir), cover: cover.filter((f) => existsSync(f)) };
   // What agent-fix hands to the commands through its temp (reporter files, checker output) must be
   // where they can write it: the run's private temp, bound at the same path inside. agent-fix's own
   // git keeps its indexes in the temp it started with (adapters/git.ts), hidden from the commands.
   process.env.TMPDIR = path.join(spec.state, 'tmp');
-  return { mode: probe.mode, wrapper: (network) => sandboxArgv(spec, network), env: (b) => sandboxEnv(b, spec) };
+  return { mode: probe.mode, wrapper: (network) => sandboxArgv(spec, network, probe.launcher ?? 'sh'), env: (b) => sandboxEnv(b, spec), covered: spec.cover.length };
 }
 
 export interface CommandIsolation {
@@ -263,7 +349,8 @@ export function isolationFor(kind: 'setup' | 'tests', networkAllowed: boolean, p
   }
   const wrapper = run?.wrapper(networkAllowed) ?? probe.wrapper;
   const net = networkAllowed ? 'network allowed by the policy' : 'no network';
-  return { wrapper, line: `${kind}: sandboxed (${probe.description}), ${net}`, unavailable: false };
+  const cover = run && run.covered > 0 ? `; the push credential in ${run.covered} git config file(s) is hidden from them` : '';
+  return { wrapper, line: `${kind}: sandboxed (${probe.description}), ${net}${cover}`, unavailable: false };
 }
 
 export type RequireSandbox = 'always' | 'github-hosted' | 'never';
