@@ -3,7 +3,8 @@
  * the wrapper agent-fix used before issue 20 (`unshare --net` as root, with the mount namespace
  * that covered the credential), and inside today's sandbox (sandbox/sandbox.ts: user, PID, mount
  * and network namespaces, the read-only remount of every mount, setpriv), tests' form (no
- * network) and setup's form (network). Samples are interleaved; wall time per spawn, in ms.
+ * network) and setup's form (network), with the perl launcher and the sh one (machines without perl).
+ * Samples are interleaved; wall time per spawn, in ms.
  *
  *   node scripts/run-ts.mjs bench/sandbox.ts [--runs 50]
  *
@@ -28,7 +29,8 @@ mkdirSync(path.join(repo, '.git'), { recursive: true });
 writeFileSync(path.join(repo, '.git', 'config'), '[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic eA==\n');
 const probe = probeSandbox();
 if (probe.mode === 'none') throw new Error(`no sandbox on this machine: ${probe.description}`);
-const box = openSandbox(probe, repo, [path.join(repo, '.git', 'config')], path.join(base, 'home'));
+const box = openSandbox({ ...probe, launcher: 'perl' }, repo, [path.join(repo, '.git', 'config')], path.join(base, 'home'));
+const shBox = openSandbox({ ...probe, launcher: 'sh' }, repo, [path.join(repo, '.git', 'config')], path.join(base, 'home'));
 
 const OLD_LO = 'ip link set lo up 2>/dev/null || ifconfig lo up 2>/dev/null || true; exec "$@"';
 const OLD_HIDE =
@@ -41,6 +43,7 @@ const variants: Record<string, string[]> = {
   'before: network + mount (credential covered)': [...oldNs, '--mount', '--propagation', 'private', '--', 'sh', '-c', OLD_HIDE, 'agent-fix-sandbox', path.join(repo, '.git', 'config'), '--'],
   'now: sandbox, tests (no network)': box.wrapper(false) as string[],
   'now: sandbox, setup (network)': box.wrapper(true) as string[],
+  'now, sh launcher (no perl): tests': shBox.wrapper(false) as string[],
 };
 
 const samples: Record<string, number[]> = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
