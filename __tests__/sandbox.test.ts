@@ -4,7 +4,8 @@
  * once without it, which shows the attack itself works). End to end through the bundle, as root
  * and as an unprivileged user: __tests__/e2e-sandbox.test.ts.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { filesFromShowOrigin } from '../src/sandbox/credentials.js';
@@ -12,7 +13,9 @@ import { chooseSandbox, homeToHide, isolationFor, openSandbox, probeSandbox, san
 import { makeShell } from '../src/adapters/shell.js';
 import { childEnv } from '../src/verify/env.js';
 import { mainWorld, FIX_STEPS, botComments } from '../test-support/run-main.js';
-import { cleanupFixtures } from '../test-support/git-fixture.js';
+import { cleanupFixtures, cloneShallow, makeRepo } from '../test-support/git-fixture.js';
+import { authConfig, openGit, transportConfig } from '../src/adapters/git.js';
+import { withConfig } from '../src/ports/git-filters.js';
 
 afterAll(() => cleanupFixtures());
 
@@ -83,6 +86,48 @@ describe('choosing the sandbox (pure)', () => {
   });
   test('git config --show-origin parsing', () => {
     expect(filesFromShowOrigin('file:.git/config\thttp.https://github.com/.extraheader AUTHORIZATION: basic x\nfile:/tmp/creds.config\thttp.https://github.com/.extraheader y\n')).toEqual(['.git/config', '/tmp/creds.config']);
+  });
+});
+
+describe("agent-fix's own git: a configuration no command can write", () => {
+  test('transport, URL and token (pure)', () => {
+    expect(transportConfig('https://github.com/o/r')).toContain('protocol.file.allow=never');
+    expect(transportConfig('file:///tmp/r.git')).toContain('protocol.file.allow=always');
+    expect(transportConfig(null)).toEqual(expect.arrayContaining(['protocol.allow=never', 'protocol.https.allow=always', 'credential.helper=', 'core.askPass=']));
+    const auth = { token: 'ghs_x', serverUrl: 'https://github.com' };
+    expect(authConfig(auth, 'https://github.com/o/r')).toEqual([
+      ['http.https://github.com/.extraheader', ''],
+      ['http.https://github.com/.extraheader', `AUTHORIZATION: basic ${Buffer.from('x-access-token:ghs_x').toString('base64')}`],
+    ]);
+    expect(authConfig(auth, 'https://evil.example/o/r')).toEqual([]);
+    expect(authConfig(auth, 'file:///tmp/r.git')).toEqual([]);
+    expect(withConfig({ GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'a', GIT_CONFIG_VALUE_0: 'b' }, [['c', 'd']])).toEqual({ GIT_CONFIG_COUNT: '2', GIT_CONFIG_KEY_0: 'a', GIT_CONFIG_VALUE_0: 'b', GIT_CONFIG_KEY_1: 'c', GIT_CONFIG_VALUE_1: 'd' });
+  });
+
+  test('a ~/.gitconfig written after agent-fix started is not read; a changed .git/config stops fetch and push', async () => {
+    const home = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'agent-fix-home-')));
+    const saved = process.env.HOME;
+    process.env.HOME = home;
+    try {
+      const repo = makeRepo({ 'a.txt': 'a\n' });
+      const checkout = cloneShallow(repo.remoteUrl).dir;
+      const git = await openGit(checkout);
+      const marker = path.join(home, 'pwned');
+      const transport = `[protocol "ext"]\n\tallow = always\n[url "ext::sh -c touch% ${marker}% >&2% "]\n\tinsteadOf = file://\n[credential]\n\thelper = !touch ${marker}-helper\n`;
+      // control: git itself follows that configuration
+      writeFileSync(path.join(home, '.gitconfig'), transport);
+      spawnSync('git', ['ls-remote', repo.remoteUrl], { cwd: checkout, env: { ...process.env, HOME: home }, stdio: 'ignore' });
+      expect(existsSync(marker)).toBe(true);
+      rmSync(marker);
+      // agent-fix's git: the copy taken before, no ext transport, the fetch works
+      expect(await git.fetchBranch('origin', 'main')).toBe(repo.sha);
+      expect(existsSync(marker)).toBe(false);
+      appendFileSync(path.join(checkout, '.git', 'config'), transport);
+      await expect(git.fetchBranch('origin', 'main')).rejects.toThrow(/git configuration .* changed since agent-fix started/);
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      process.env.HOME = saved;
+    }
   });
 });
 
