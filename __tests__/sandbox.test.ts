@@ -9,7 +9,7 @@ import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realp
 import os from 'node:os';
 import path from 'node:path';
 import { filesFromShowOrigin } from '../src/sandbox/credentials.js';
-import { chooseSandbox, homeToHide, isolationFor, openSandbox, probeSandbox, sandboxHolds, sandboxRefused, type ProbeEnv } from '../src/sandbox/sandbox.js';
+import { chooseSandbox, homeToHide, toolchainDirs, isolationFor, openSandbox, probeSandbox, sandboxHolds, sandboxRefused, type ProbeEnv } from '../src/sandbox/sandbox.js';
 import { makeShell } from '../src/adapters/shell.js';
 import { childEnv } from '../src/verify/env.js';
 import { mainWorld, FIX_STEPS, botComments } from '../test-support/run-main.js';
@@ -84,6 +84,12 @@ describe('choosing the sandbox (pure)', () => {
     expect(homeToHide('/nonexistent', '/repo', () => false)).toBe('');
     expect(homeToHide(undefined, '/repo', dir)).toBe('');
   });
+  test('toolchains kept from HOME: the usual directories, the variables, PATH entries under HOME; none nested', () => {
+    const dirs = new Set(['/h/.cargo', '/h/.rustup', '/h/.cargo/bin', '/h/tools/bin', '/opt/x/bin', '/h/my dir']);
+    const isDir = (p: string) => dirs.has(p);
+    expect(toolchainDirs('/h', { PATH: '/h/.cargo/bin:/h/tools/bin:/opt/x/bin:/usr/bin', RUSTUP_HOME: '/h/.rustup', X: '/h/my dir' }, isDir)).toEqual(['/h/.cargo', '/h/.rustup', '/h/tools/bin']);
+    expect(toolchainDirs('', { PATH: '/h/.cargo/bin' }, isDir)).toEqual([]);
+  });
   test('git config --show-origin parsing', () => {
     expect(filesFromShowOrigin('file:.git/config\thttp.https://github.com/.extraheader AUTHORIZATION: basic x\nfile:/tmp/creds.config\thttp.https://github.com/.extraheader y\n')).toEqual(['.git/config', '/tmp/creds.config']);
   });
@@ -144,6 +150,9 @@ describe('on this machine', () => {
     mkdirSync(home);
     writeFileSync(path.join(repo, '.git', 'config'), '[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic c2VjcmV0\n');
     writeFileSync(path.join(home, '.git-credentials'), 'https://x:ghp_HOMESECRET@github.com\n');
+    mkdirSync(path.join(home, '.cargo', 'bin'), { recursive: true });
+    writeFileSync(path.join(home, '.cargo', 'bin', 'tool'), 'TOOLCHAIN\n');
+    writeFileSync(path.join(home, '.cargo', 'credentials.toml'), '[registry]\ntoken = "cio_CARGOSECRET"\n');
     writeFileSync(path.join(base, 'outside.txt'), 'trusted\n');
     const box = openSandbox({ ...probe, launcher }, repo, [path.join(repo, '.git', 'config')], home);
     const opts = (network: boolean) => ({ cwd: repo, timeoutMs: 20_000, env: box.env(childEnv({ ...process.env, HOME: home })), maxOutputChars: 20_000, wrapper: box.wrapper(network) });
@@ -170,6 +179,8 @@ describe('on this machine', () => {
       '[ -w /proc/sys/kernel/core_pattern ] && echo "sysctl writable" || echo "sysctl read-only"',
       'echo "devices: $(ls /dev | tr "\\n" " ")"',
       'echo "run: $(ls /run 2>/dev/null | tr "\\n" " ")"',
+      `cat ${w.home}/.cargo/bin/tool; cat ${w.home}/.cargo/credentials.toml`,
+      `echo x >> ${w.home}/.cargo/bin/tool 2>/dev/null || echo "toolchain read-only"`,
       'exit 3',
     ].join('; ');
     const r = await shell.run(script, w.opts(false));
@@ -183,6 +194,9 @@ describe('on this machine', () => {
     expect(r.output).toContain('temp writable');
     expect(r.output).toContain('no umount');
     expect(r.output).toContain('sysctl read-only');
+    expect(r.output).toContain('TOOLCHAIN');
+    expect(r.output).toContain('toolchain read-only');
+    expect(r.output).not.toContain('cio_CARGOSECRET');
     expect(r.output).toContain('devices: fd full null pts random shm stderr stdin stdout tty urandom zero');
     expect(r.output).not.toMatch(/run: .*(dbus|docker|user)/);
     expect(readFileSync(path.join(w.base, 'outside.txt'), 'utf8')).toBe('trusted\n');

@@ -74,7 +74,9 @@ const LO_UP = 'if [ "$net" = 1 ]; then ip link set lo up 2>/dev/null || ifconfig
 export const LAUNCH = [
   'set -e',
   'net=$1 repo=$2 phome=$3 ptmp=$4 home=$5 cwd=$(pwd); shift 5',
+  'keep=; while [ "$1" != "--" ]; do keep="$keep $1"; shift; done; shift',
   'exec 5</dev 7<"$repo" 8<"$phome" 9<"$ptmp"',
+  'if [ -n "$home" ]; then exec 4<"$home"; fi',
   'if [ -d /run/systemd/resolve ]; then exec 6</run/systemd/resolve; fi',
   'bind() { mkdir -p "$2" 2>/dev/null || true; mount --no-canonicalize --bind "$1" "$2"; }',
   // Empty: the temps, /run (daemons' sockets: docker, systemd, dbus), the cgroup tree; /dev holds only the harmless devices.
@@ -84,10 +86,13 @@ export const LAUNCH = [
   'mkdir /dev/shm /dev/pts; mount -t tmpfs -o nosuid,nodev,mode=1777 tmpfs /dev/shm',
   'ln -s /proc/self/fd /dev/fd; ln -s /proc/self/fd/0 /dev/stdin; ln -s /proc/self/fd/1 /dev/stdout; ln -s /proc/self/fd/2 /dev/stderr',
   'if [ -e /proc/self/fd/6 ]; then bind /proc/self/fd/6 /run/systemd/resolve; fi',
+  // the toolchains kept from the real HOME (read-only below) are bound from a staging mount of it, dropped right after
+  'if [ -n "$home" ] && [ -n "$keep" ]; then mkdir /tmp/.agent-fix-home; mount --no-canonicalize --bind /proc/self/fd/4 /tmp/.agent-fix-home; fi',
   'if [ -n "$home" ]; then bind /proc/self/fd/8 "$home"; else bind /proc/self/fd/8 "$phome"; fi',
+  'if [ -n "$home" ] && [ -n "$keep" ]; then for k in $keep; do bind "/tmp/.agent-fix-home${k#"$home"}" "$k"; done; umount -l /tmp/.agent-fix-home; rmdir /tmp/.agent-fix-home; fi',
   'bind /proc/self/fd/9 "$ptmp"',
   'bind /proc/self/fd/7 "$repo"',
-  'exec 5<&- 6<&- 7<&- 8<&- 9<&-',
+  'exec 4<&- 5<&- 6<&- 7<&- 8<&- 9<&-',
   'if [ -e "$repo/.git" ]; then mount --bind "$repo/.git" "$repo/.git"; fi',
   'while [ "$#" -gt 0 ] && [ "$1" != "--" ]; do mount --bind /dev/null "$1"; shift; done; shift',
   // Every other mount read-only (/proc too: no sysctl, no sysrq-trigger), keeping the flags the kernel locks.
@@ -117,6 +122,7 @@ export const PERL_LAUNCH = [
   'use strict; use warnings; use Fcntl qw(O_RDONLY O_DIRECTORY);',
   'my $arm = shift(@ARGV) eq \'arm64\';',
   'my ($net, $repo, $phome, $ptmp, $home) = splice(@ARGV, 0, 5);',
+  'my @keep; while (@ARGV && $ARGV[0] ne \'--\') { push @keep, shift @ARGV } shift @ARGV;',
   'my @cover; while (@ARGV && $ARGV[0] ne \'--\') { push @cover, shift @ARGV } shift @ARGV;',
   'my ($SYS_mount, $SYS_prctl, $SYS_capset) = $arm ? (40, 167, 91) : (165, 157, 126);',
   'my %F = (ro => 1, nosuid => 2, nodev => 4, noexec => 8, remount => 32, bind => 4096, noatime => 1024, nodiratime => 2048, relatime => 1 << 21, strictatime => 1 << 24, nosymfollow => 256);',
@@ -127,6 +133,7 @@ export const PERL_LAUNCH = [
   'sub bindfd { my ($h, $dst) = @_; mkp($dst); mnt(\'/proc/self/fd/\' . fileno($h), $dst, undef, $F{bind}) or fail("bind $dst") }',
   'my $cwd = readlink("/proc/self/cwd") // fail("cwd");',
   'my ($dev, $r, $ph, $pt) = map { dirfd($_) } (\'/dev\', $repo, $phome, $ptmp);',
+  'my @kept = $home ne \'\' ? map { [dirfd($_), $_] } @keep : ();',
   'my $resolve = -d \'/run/systemd/resolve\' ? dirfd(\'/run/systemd/resolve\') : undef;',
   'for my $d (\'/tmp\', \'/var/tmp\', \'/run\', \'/sys/fs/cgroup\') { next unless -d $d && !-l $d; mnt(\'tmpfs\', $d, \'tmpfs\', $F{nosuid} | $F{nodev}, \'mode=1777\') or fail("tmpfs $d") }',
   'mnt(\'tmpfs\', \'/dev\', \'tmpfs\', $F{nosuid} | $F{noexec}, \'mode=755\') or fail(\'tmpfs /dev\');',
@@ -135,6 +142,7 @@ export const PERL_LAUNCH = [
   'symlink(\'/proc/self/fd\', \'/dev/fd\'); symlink(\'/proc/self/fd/0\', \'/dev/stdin\'); symlink(\'/proc/self/fd/1\', \'/dev/stdout\'); symlink(\'/proc/self/fd/2\', \'/dev/stderr\');',
   'bindfd($resolve, \'/run/systemd/resolve\') if $resolve;',
   'bindfd($ph, $home ne \'\' ? $home : $phome);',
+  'bindfd(@$_) for @kept; close $_->[0] for @kept;',
   'bindfd($pt, $ptmp);',
   'bindfd($r, $repo);',
   'close $_ for grep { defined } ($dev, $r, $ph, $pt, $resolve);',
@@ -173,6 +181,8 @@ export interface SandboxSpec {
   home: string;
   /** Files covered with an empty file (the checkout's credential). */
   cover: string[];
+  /** Toolchain directories under the real HOME seen through the private one, read-only (toolchainDirs). */
+  keep?: string[];
 }
 
 /** The argv prefix for one command. Pure. */
@@ -182,6 +192,7 @@ export function sandboxArgv(spec: SandboxSpec, network: boolean, launcher: Launc
     ...(network ? [] : ['--net']),
     '--', ...(launcher === 'perl' ? ['perl', '-e', PERL_LAUNCH, arch] : ['sh', '-c', LAUNCH, 'agent-fix-sandbox']),
     network ? '0' : '1', spec.repo, path.join(spec.state, 'home'), path.join(spec.state, 'tmp'), spec.home,
+    ...(spec.home ? (spec.keep ?? []) : []), '--',
     ...spec.cover, '--',
   ];
 }
@@ -197,6 +208,31 @@ export function homeToHide(home: string | undefined, repo: string, isDir: (p: st
   if (h === '/' || h === repo || h.startsWith(`${repo}/`)) return '';
   return isDir(h) ? h : '';
 }
+
+/** Toolchains that live in HOME on common runners (rustup's on ubuntu-latest, nvm, pyenv, ...). */
+const HOME_TOOLCHAINS = ['.cargo', '.rustup', '.nvm', '.pyenv', '.rbenv', '.volta', '.bun', '.deno', '.dotnet', '.sdkman', '.local/bin', '.local/share/pnpm'];
+const TOOLCHAIN_VARS = ['CARGO_HOME', 'RUSTUP_HOME', 'NVM_DIR', 'PYENV_ROOT', 'RBENV_ROOT', 'VOLTA_HOME', 'BUN_INSTALL', 'DENO_INSTALL', 'DOTNET_ROOT', 'SDKMAN_DIR', 'PNPM_HOME', 'GOROOT', 'JAVA_HOME'];
+
+/**
+ * The directories under the real HOME a command still sees (read-only) through its private HOME:
+ * the usual toolchain directories, the toolchain variables' values and PATH entries under HOME,
+ * existing, without one nested in another. Paths with white space are left out (the sh launcher
+ * splits on it). Pure but for `isDir`.
+ */
+export function toolchainDirs(home: string, env: Record<string, string | undefined>, isDir: (p: string) => boolean): string[] {
+  if (!home) return [];
+  const under = (p: string) => path.isAbsolute(p) && path.resolve(p).startsWith(`${home}/`);
+  const candidates = [
+    ...HOME_TOOLCHAINS.map((d) => path.join(home, d)),
+    ...TOOLCHAIN_VARS.map((v) => env[v] ?? ''),
+    ...(env.PATH ?? '').split(':'),
+  ].filter((p) => p && under(p) && !/\s/.test(p)).map((p) => path.resolve(p));
+  const dirs = [...new Set(candidates)].filter(isDir).sort();
+  return dirs.filter((d) => !dirs.some((o) => o !== d && d.startsWith(`${o}/`)));
+}
+
+/** Credentials inside kept toolchain directories, covered like the checkout's. */
+const TOOLCHAIN_SECRETS = ['.cargo/credentials', '.cargo/credentials.toml'];
 
 /** The environment a sandboxed command gets on top of the allow-listed one: its HOME and temp. Pure. */
 export function sandboxEnv(env: Record<string, string>, spec: SandboxSpec): Record<string, string> {
@@ -326,7 +362,15 @@ export interface RunSandbox {
 export function openSandbox(probe: SandboxProbe, root: string, cover: string[], home = process.env.HOME): RunSandbox {
   if (probe.mode === 'none') return { mode: 'none', wrapper: () => undefined, env: (b) => b, covered: 0 };
   const repo = realpathSync(root);
-  const spec: SandboxSpec = { repo, state: stateDir(), home: homeToHide(home, repo, isDir), cover: cover.filter((f) => existsSync(f)) };
+  const hidden = homeToHide(home, repo, isDir);
+  const secrets = hidden ? TOOLCHAIN_SECRETS.map((f) => path.join(hidden, f)) : [];
+  const spec: SandboxSpec = {
+    repo,
+    state: stateDir(),
+    home: hidden,
+    cover: [...cover, ...secrets].filter((f) => existsSync(f)),
+    keep: toolchainDirs(hidden, process.env, isDir).filter((d) => d !== repo && !repo.startsWith(`${d}/`) && !d.startsWith(`${repo}/`)),
+  };
   // What agent-fix hands to the commands through its temp (reporter files, checker output) must be
   // where they can write it: the run's private temp, bound at the same path inside. agent-fix's own
   // git keeps its indexes in the temp it started with (adapters/git.ts), hidden from the commands.
