@@ -211,7 +211,7 @@ export function homeToHide(home: string | undefined, repo: string, isDir: (p: st
 
 /** Toolchains that live in HOME on common runners (rustup's on ubuntu-latest, nvm, pyenv, ...). */
 const HOME_TOOLCHAINS = ['.cargo', '.rustup', '.nvm', '.pyenv', '.rbenv', '.volta', '.bun', '.deno', '.dotnet', '.sdkman', '.local/bin', '.local/share/pnpm'];
-const TOOLCHAIN_VARS = ['CARGO_HOME', 'RUSTUP_HOME', 'NVM_DIR', 'PYENV_ROOT', 'RBENV_ROOT', 'VOLTA_HOME', 'BUN_INSTALL', 'DENO_INSTALL', 'DOTNET_ROOT', 'SDKMAN_DIR', 'PNPM_HOME', 'GOROOT', 'JAVA_HOME'];
+const TOOLCHAIN_VARS = ['RUNNER_TOOL_CACHE', 'AGENT_TOOLSDIRECTORY', 'CARGO_HOME', 'RUSTUP_HOME', 'NVM_DIR', 'PYENV_ROOT', 'RBENV_ROOT', 'VOLTA_HOME', 'BUN_INSTALL', 'DENO_INSTALL', 'DOTNET_ROOT', 'SDKMAN_DIR', 'PNPM_HOME', 'GOROOT', 'JAVA_HOME'];
 
 /**
  * The directories under the real HOME a command still sees (read-only) through its private HOME:
