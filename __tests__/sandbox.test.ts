@@ -155,7 +155,7 @@ describe('on this machine', () => {
     writeFileSync(path.join(home, '.cargo', 'credentials.toml'), '[registry]\ntoken = "cio_CARGOSECRET"\n');
     writeFileSync(path.join(base, 'outside.txt'), 'trusted\n');
     const box = openSandbox({ ...probe, launcher }, repo, [path.join(repo, '.git', 'config')], home);
-    const opts = (network: boolean) => ({ cwd: repo, timeoutMs: 20_000, env: box.env(childEnv({ ...process.env, HOME: home })), maxOutputChars: 20_000, wrapper: box.wrapper(network) });
+    const opts = (network: boolean, readOnlyRepo = false) => ({ cwd: repo, timeoutMs: 20_000, env: box.env(childEnv({ ...process.env, HOME: home })), maxOutputChars: 20_000, wrapper: box.wrapper(network, readOnlyRepo) });
     return { base, repo, home, opts };
   }
 
@@ -201,6 +201,10 @@ describe('on this machine', () => {
     expect(r.output).not.toMatch(/run: .*(dbus|docker|user)/);
     expect(readFileSync(path.join(w.base, 'outside.txt'), 'utf8')).toBe('trusted\n');
     expect(readFileSync(path.join(w.repo, 'build.txt'), 'utf8')).toBe('built\n');
+    // the type and lint checkers get the checkout read-only as well (they have no reason to write it)
+    const checker = await shell.run('echo x >> build.txt 2>/dev/null || echo "checkout read-only"; echo y > "$TMPDIR/report.json" && echo "temp writable"', w.opts(false, true));
+    expect(checker.output).toContain('checkout read-only');
+    expect(checker.output).toContain('temp writable');
     // control: the same script without the sandbox reads and writes all of it
     const open = await shell.run(script, { ...w.opts(false), wrapper: undefined, env: childEnv({ ...process.env, HOME: w.home }) });
     expect(open.output).toContain('ghp_HOMESECRET');

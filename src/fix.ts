@@ -185,8 +185,8 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     progress({ type: 'phase', phase: { kind: 'model' }, state: 'done', detail: checked.ok ? checked.detail : `answered with a passing problem: ${redactor.redact(checked.message)}` });
   }
   const env = box.env(childEnv(deps.parentEnv));
-  const run = (command: string, kind: 'setup' | 'tests' = 'tests') =>
-    (kind === 'setup' ? (f: () => Promise<CommandResult>) => f() : (f: () => Promise<CommandResult>) => treeKept(git, f, touchedByTests))(() => shell.run(command, {
+  const runIn = (command: string, kind: 'setup' | 'tests') =>
+    shell.run(command, {
       cwd: git.root,
       // never beyond the run's wall-time budget
       timeoutMs: Math.max(1000, Math.min(settings.commandTimeoutMs, budget.remainingMs())),
@@ -194,7 +194,9 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
       maxOutputChars: OUTPUT_CAP,
       wrapper: (kind === 'setup' ? setupIso : testIso).wrapper,
       memoryMb: sb.memoryMb,
-    }));
+    });
+  // After each test run the working tree is put back (workspace/tree-guard.ts): what is published is the model's bytes.
+  const run = (command: string, kind: 'setup' | 'tests' = 'tests') => (kind === 'setup' ? runIn(command, kind) : treeKept(git, () => runIn(command, kind), touchedByTests));
 
   if (commands.setup) {
     progress({ type: 'phase', phase: { kind: 'setup' }, state: 'running', detail: commands.setup });
@@ -255,7 +257,7 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
   const diagnostics = deps.candidate ? null : createDiagnostics({
     root: git.root,
     exec: (command, o) =>
-      shell.run(command, { cwd: git.root, timeoutMs: Math.max(1000, Math.min(o.timeoutMs, budget.remainingMs())), env, maxOutputChars: o.maxOutputChars, wrapper: testIso.wrapper, memoryMb: sb.memoryMb }),
+      shell.run(command, { cwd: git.root, timeoutMs: Math.max(1000, Math.min(o.timeoutMs, budget.remainingMs())), env, maxOutputChars: o.maxOutputChars, wrapper: box.wrapper(sb.testNetwork, true) ?? testIso.wrapper, memoryMb: sb.memoryMb }),
   });
   if (diagnostics) log(`Type and lint feedback after edits: ${diagnostics.stats.checkers.join(' and ')}`);
   const tools = new ToolBox({

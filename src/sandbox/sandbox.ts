@@ -75,6 +75,7 @@ export const LAUNCH = [
   'set -e',
   'net=$1 repo=$2 phome=$3 ptmp=$4 home=$5 cwd=$(pwd); shift 5',
   'keep=; while [ "$1" != "--" ]; do keep="$keep $1"; shift; done; shift',
+  'rw=$repo; case "$net" in *r) rw=; net=${net%r};; esac',
   'exec 5</dev 7<"$repo" 8<"$phome" 9<"$ptmp"',
   'if [ -n "$home" ]; then exec 4<"$home"; fi',
   'if [ -d /run/systemd/resolve ]; then exec 6</run/systemd/resolve; fi',
@@ -97,7 +98,7 @@ export const LAUNCH = [
   'while [ "$#" -gt 0 ] && [ "$1" != "--" ]; do mount --bind /dev/null "$1"; shift; done; shift',
   // Every other mount read-only (/proc too: no sysctl, no sysrq-trigger), keeping the flags the kernel locks.
   // A mount point that is gone or hidden under a cover is skipped; one that stays writable stops the sandbox.
-  'w=" /tmp /var/tmp /dev/shm $home $phome $ptmp $repo "',
+  'w=" /tmp /var/tmp /dev/shm $home $phome $ptmp $rw "',
   'while read -r _ _ _ _ mp opts _; do',
   '  case "$mp" in *\\\\*) mp=$(printf "%b" "$mp");; esac',
   '  case "$mp" in /proc/*|/dev/?*) continue;; esac',
@@ -148,7 +149,8 @@ export const PERL_LAUNCH = [
   'close $_ for grep { defined } ($dev, $r, $ph, $pt, $resolve);',
   'if (-e "$repo/.git") { mnt("$repo/.git", "$repo/.git", undef, $F{bind}) or fail(\'bind .git\') }',
   'for my $c (@cover) { mnt(\'/dev/null\', $c, undef, $F{bind}) or fail("cover $c") }',
-  'my %w = map { $_ => 1 } (\'/tmp\', \'/var/tmp\', \'/dev/shm\', $home, $phome, $ptmp, $repo);',
+  'my $rorepo = $net =~ s/r$//;',
+  'my %w = map { $_ => 1 } (\'/tmp\', \'/var/tmp\', \'/dev/shm\', $home, $phome, $ptmp, $rorepo ? () : ($repo));',
   'open(my $mi, \'<\', \'/proc/self/mountinfo\') or fail(\'mountinfo\');',
   'for my $line (<$mi>) {',
   '  my (undef, undef, undef, undef, $mp, $opts) = split / /, $line;',
@@ -186,12 +188,12 @@ export interface SandboxSpec {
 }
 
 /** The argv prefix for one command. Pure. */
-export function sandboxArgv(spec: SandboxSpec, network: boolean, launcher: Launcher = 'sh', arch: string = process.arch): string[] {
+export function sandboxArgv(spec: SandboxSpec, network: boolean, launcher: Launcher = 'sh', arch: string = process.arch, readOnlyRepo = false): string[] {
   return [
     'unshare', '--user', '--map-root-user', '--mount', '--pid', '--fork', '--kill-child', '--mount-proc', '--propagation', 'private',
     ...(network ? [] : ['--net']),
     '--', ...(launcher === 'perl' ? ['perl', '-e', PERL_LAUNCH, arch] : ['sh', '-c', LAUNCH, 'agent-fix-sandbox']),
-    network ? '0' : '1', spec.repo, path.join(spec.state, 'home'), path.join(spec.state, 'tmp'), spec.home,
+    `${network ? '0' : '1'}${readOnlyRepo ? 'r' : ''}`, spec.repo, path.join(spec.state, 'home'), path.join(spec.state, 'tmp'), spec.home,
     ...(spec.home ? (spec.keep ?? []) : []), '--',
     ...spec.cover, '--',
   ];
@@ -350,8 +352,8 @@ export function probeSandbox(log?: (m: string) => void): SandboxProbe {
 /** One run's sandbox: the same private HOME and temp for all its commands. */
 export interface RunSandbox {
   mode: SandboxMode;
-  /** Wrapper for a command with or without the network; undefined when not sandboxed. */
-  wrapper(network: boolean): string[] | undefined;
+  /** Wrapper for a command with or without the network (and the checkout read-only too); undefined when not sandboxed. */
+  wrapper(network: boolean, readOnlyRepo?: boolean): string[] | undefined;
   /** The command's environment inside the sandbox (HOME, TMPDIR). */
   env(base: Record<string, string>): Record<string, string>;
   /** How many files holding the checkout's credential are covered. */
@@ -375,7 +377,7 @@ export function openSandbox(probe: SandboxProbe, root: string, cover: string[], 
   // where they can write it: the run's private temp, bound at the same path inside. agent-fix's own
   // git keeps its indexes in the temp it started with (adapters/git.ts), hidden from the commands.
   process.env.TMPDIR = path.join(spec.state, 'tmp');
-  return { mode: probe.mode, wrapper: (network) => sandboxArgv(spec, network, probe.launcher ?? 'sh'), env: (b) => sandboxEnv(b, spec), covered: spec.cover.length };
+  return { mode: probe.mode, wrapper: (network, readOnlyRepo) => sandboxArgv(spec, network, probe.launcher ?? 'sh', process.arch, readOnlyRepo), env: (b) => sandboxEnv(b, spec), covered: spec.cover.length };
 }
 
 export interface CommandIsolation {
