@@ -12,7 +12,7 @@ import type { JudgedRun, TestProof, TestRun, Verdict } from '../verify/types.js'
 import { TOOL_SPECS, type ToolBox } from './tools.js';
 import { DEFAULT_CONTEXT_TOKENS, firstMessageWithContext, firstUserMessage, systemPrompt } from './prompt.js';
 import type { RepoContext } from '../context/index.js';
-import { COMPACTION_NOTE, compactMessages, compactionNote, fitToBudget, messagesTokens, messageTokens } from '../context/compact.js';
+import { COMPACTION_NOTE, compactionNote, fitToBudget, messagesTokens, messageTokens } from '../context/compact.js';
 import { countJsonTokens, countTokens, truncateToTokens } from '../context/tokens.js';
 import { quotaStopMessage, tooLargeMessage } from '../budget/rate.js';
 import { describeTaskFailures, type GateRule } from '../verify/compare.js';
