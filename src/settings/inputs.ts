@@ -301,6 +301,7 @@ export function readSettings(getInput: (name: string) => string, opts: ReadOptio
 
   const baseUrl = parse(fields.baseUrl, DEFAULTS.baseUrl);
   const model = parse(fields.model, DEFAULTS.model);
+  const maxInputTokens = parse(fields.maxInputTokens, defaultInputTokens(baseUrl, model));
   const settings: Settings = {
     githubToken,
     // publish runs no model: no key is needed, and the token is not handed to one
@@ -322,9 +323,10 @@ export function readSettings(getInput: (name: string) => string, opts: ReadOptio
       maxWallMs: parse(fields.maxRunMinutes, DEFAULTS.maxRunMinutes) * 60_000,
       prices: parse(fields.modelPrices, {}),
     },
-    feedbackTokens: parse(fields.feedbackTokens, DEFAULTS.feedbackTokens),
     contextTokens: parse(fields.contextTokens, DEFAULTS.contextTokens),
-    maxInputTokens: parse(fields.maxInputTokens, defaultInputTokens(baseUrl, model)),
+    maxInputTokens,
+    // the failure context given to the model is part of requests that must fit the input limit: a quarter of it at most by default
+    feedbackTokens: parse(fields.feedbackTokens, Math.max(200, Math.min(DEFAULTS.feedbackTokens, Math.floor(maxInputTokens / 4)))),
     maxOutputTokens: parse(fields.maxOutputTokens, defaultOutputTokens(baseUrl)),
     requestsPerMinute: parse(fields.requestsPerMinute, defaultRequestsPerMinute(baseUrl)),
     relatedTestsFirst: parse(fields.relatedTestsFirst, DEFAULTS.relatedTestsFirst),
