@@ -26,6 +26,8 @@ import type { ChatMessage } from '../src/ports/llm.js';
 
 afterAll(() => cleanupFixtures());
 
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+
 describe('the endpoint defaults', () => {
   test('GitHub Models gets its free-use limits; other endpoints the model context window, else a generous default', () => {
     expect(defaultInputTokens('https://models.github.ai/inference', 'openai/gpt-4.1')).toBe(8000);
@@ -55,6 +57,21 @@ describe('the endpoint defaults', () => {
     }
     expect(err).toBeInstanceOf(SettingsError);
     expect((err as SettingsError).problems[0]).toMatch(/Input "max-input-tokens" must be a whole number of tokens from 1000.*got "500"/);
+  });
+});
+
+describe('the documented propose matrices', () => {
+  test("keep within GitHub Models' 2 concurrent requests (high tier): max-parallel 2 wherever a matrix of candidates runs", async () => {
+    const { parse } = await import('yaml');
+    const files = ['examples/propose-publish-issue.yml', 'examples/propose-publish-ci.yml'];
+    for (const f of files) {
+      const wf = parse(readFileSync(path.join(ROOT, f), 'utf8')) as { jobs: Record<string, { strategy?: { matrix?: unknown; 'max-parallel'?: number } }> };
+      const matrices = Object.values(wf.jobs).filter((j) => j.strategy?.matrix);
+      expect(matrices.length).toBeGreaterThan(0);
+      for (const j of matrices) expect(j.strategy?.['max-parallel']).toBeLessThanOrEqual(2);
+    }
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    expect(readme.match(/matrix:\n/g)?.length).toBe(readme.match(/max-parallel: 2 /g)?.length);
   });
 });
 
@@ -154,7 +171,6 @@ describe('fitting a conversation to a budget', () => {
 
 // ---------------------------------------------------------------- the loop against the limits
 
-const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 /** The demo's cart with a long module next to it: reading it whole is well over 8,000 tokens. */
 function sample(): Record<string, string> {
   const dir = path.join(ROOT, 'demo', 'sample-repo');
