@@ -159,6 +159,22 @@ describe('fitting a conversation to a budget', () => {
     expect(fit.steps.join('; ')).toMatch(/summarised|dropped/);
   });
 
+  test("the latest reply's own long write, applied already, is summarised before anything of the task is lost", () => {
+    const content = big('w', 300);
+    const msgs: ChatMessage[] = [
+      ...conversation(0),
+      { role: 'assistant', content: null, toolCalls: [{ id: 'w1', name: 'write_file', arguments: JSON.stringify({ path: 'src/w.js', content }) }] },
+      { role: 'tool', toolCallId: 'w1', content: 'Wrote src/w.js (300 lines).' },
+    ];
+    const budget = messagesTokens(msgs.slice(0, 2)) + 300;
+    const fit = fitToBudget(msgs, budget);
+    expect(fit.fits).toBe(true);
+    expect(fit.steps).toContain('the latest edits summarised');
+    const call = (fit.messages[2] as { toolCalls: { arguments: string }[] }).toolCalls[0];
+    expect(JSON.parse(call.arguments)).toEqual({ path: 'src/w.js', content: '[summarised: 300 lines written; see the current state of the changed files]' });
+    expect(fit.messages[3].content).toBe('Wrote src/w.js (300 lines).');
+  });
+
   test('when even the latest result does not fit, it is cut with a note; when the task alone does not fit, it says so', () => {
     const msgs = conversation(2);
     const budget = messagesTokens(msgs.slice(0, 2)) + 600;

@@ -390,10 +390,11 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
   }
 
   /**
-   * Fits the next request into the input limit (nothing to do without one): older tool results
-   * summarised, then the repository context of the first message shrunk, then earlier steps
-   * summarised or dropped and the latest results cut; after any of it, the note of the changes so
-   * far. Null when it fits; else what part alone is too big (the run cannot go on).
+   * Fits the next request into the input limit, and into the compaction threshold (`compactTokens`,
+   * where older tool results alone are summarised): older tool results summarised, then the
+   * repository context of the first message shrunk, then earlier steps summarised or dropped and
+   * the latest results cut; after any of it, the note of the changes so far (`noted`). When even
+   * that does not fit: the part that alone is too big (the run cannot go on).
    */
   async function fitRequest(): Promise<{ part: string; partTokens: number } | { noted: boolean }> {
     const budget = messageBudget();

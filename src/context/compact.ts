@@ -127,7 +127,8 @@ function summariseResult(m: Extract<ChatMessage, { role: 'tool' }>, calls: Map<s
  * schemas off), in steps that each keep the task (messages 0 and 1) and the latest step whole as
  * long as they can: (1) older tool results summarised, (2) earlier results of the recent messages
  * summarised, (3) whole older turns dropped, oldest first, with one note of what they called,
- * (4) the latest tool results cut, largest first. Pure; `fits` says whether it worked.
+ * (4) the latest reply's own long edits summarised (applied already), (5) the latest tool results
+ * cut, largest first. Pure; `fits` says whether it worked.
  */
 export function fitToBudget(messages: ChatMessage[], budgetTokens: number, upTo: 1 | 2 | 3 | 4 = 4): Fit {
   const before = messagesTokens(messages);
@@ -181,7 +182,17 @@ export function fitToBudget(messages: ChatMessage[], budgetTokens: number, upTo:
       steps.push(`${removed} older messages dropped`);
     }
   }
-  // (4) the latest tool results, largest first, to what is left
+  // (4) the latest reply's own long edits: applied already (their results say so, and the caller
+  // notes the changes as a diff), so their full text need not travel again
+  if (upTo >= 4 && total() > budgetTokens) {
+    const cur = lastAssistant(out);
+    const m = out[cur];
+    if (m && m.role === 'assistant' && m.toolCalls?.some((c) => (c.name === 'write_file' || c.name === 'edit_file') && countTokens(c.arguments) >= SMALL_RESULT_TOKENS)) {
+      out[cur] = { ...m, toolCalls: m.toolCalls.map((c) => ((c.name === 'write_file' || c.name === 'edit_file') && countTokens(c.arguments) >= SMALL_RESULT_TOKENS ? { ...c, arguments: c.name === 'write_file' ? summariseWrite(c.arguments) : summariseEdit(c.arguments) } : c)) };
+      steps.push('the latest edits summarised');
+    }
+  }
+  // (5) the latest tool results, largest first, to what is left
   if (upTo >= 4 && total() > budgetTokens) {
     const cur = lastAssistant(out);
     const idx = out.map((m, k) => (k > cur && m.role === 'tool' ? k : -1)).filter((k) => k >= 0);
@@ -206,6 +217,16 @@ function noteOf(dropped: string[]): ChatMessage {
   const list = dropped.join('; ');
   const shown = list.length > 600 ? `${list.slice(0, 600)}…` : list;
   return { role: 'user', content: `${DROPPED}: ${shown || 'none'}]` };
+}
+
+function summariseEdit(raw: string): string {
+  try {
+    const v = JSON.parse(raw) as { path?: unknown; old_string?: unknown; new_string?: unknown };
+    const lines = (x: unknown) => (typeof x === 'string' ? x.split('\n').length : 0);
+    return JSON.stringify({ path: v.path, old_string: `[summarised: ${lines(v.old_string)} lines]`, new_string: `[summarised: ${lines(v.new_string)} lines; see the current state of the changed files]` });
+  } catch {
+    return raw;
+  }
 }
 
 /** The message that follows a compaction: what the model changed so far, as a diff against the original code. */
