@@ -63,6 +63,9 @@ export function readRateHeaders(get: (name: string) => string | null): RateHeade
  * headers when it sends them: with `remaining` requests left until the window resets in `reset`,
  * the next request waits `reset / (remaining + 1)` (none left: the whole reset).
  */
+/** Added to a wait for a window's reset. */
+export const RESET_MARGIN_MS = 250;
+
 export class RequestPacer {
   private tokens: number;
   private last: number;
@@ -100,7 +103,8 @@ export class RequestPacer {
   observe(h: RateHeaders, requestTokens = 0): void {
     const t = this.now();
     if (h.remainingRequests !== undefined && h.resetRequestsMs !== undefined) {
-      const wait = h.remainingRequests <= 0 ? h.resetRequestsMs : h.resetRequestsMs / (h.remainingRequests + 1);
+      // none left: the whole reset and a margin (the header is rounded, the clocks differ)
+      const wait = h.remainingRequests <= 0 ? h.resetRequestsMs + RESET_MARGIN_MS : h.resetRequestsMs / (h.remainingRequests + 1);
       this.notBefore = Math.max(this.notBefore, t + wait);
     } else if (h.remainingRequests !== undefined && this.requestsPerMinute > 0) {
       this.refill();
