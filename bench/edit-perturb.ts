@@ -19,6 +19,9 @@
  *   crlf             the file has CRLF line endings, old/new are sent with LF
  *   blank-missing    one blank line between two context lines left out of old and new
  *   blank-extra      one blank line added between two context lines of old and new
+ *   blank-missing-old  that blank line left out of old only (new as the commit has it: the model copied new from the file)
+ *   blank-extra-old    that blank line added to old only
+ *   none-toolbox     the edit as git made it, through edit_file (ToolBox.execute: the syntax check included), one hunk of the commit alone
  *   elision          old = its first 2 lines, "...", its last 2 lines (blocks of 6+ lines); new in full
  *   elision-indent   elision, pieces and new one unit less indented (one more where there is no indentation)
  *   diff-numbers     the edit as a unified diff whose @@ numbers are 13 lines off
@@ -56,6 +59,8 @@ const REPOS = opt('--repos', 'iamkun+dayjs,unjs+ufo,pallets+click,spf13+cobra').
 const HUNKS = Number(opt('--hunks', '60'));
 const COMMITS = Number(opt('--commits', '400'));
 const OUT = opt('--out', 'bench/results/edit-perturb.json');
+/** Which tools to run (default all); `--tools ours,ours-diff` skips the external ones (thousands of process spawns). */
+const ONLY_TOOLS = argv.includes('--tools') ? opt('--tools', '').split(',') : null;
 const EXT = /\.(js|mjs|cjs|ts|tsx|jsx|py|go)$/;
 
 // ------------------------------------------------------------------ corpus
@@ -163,6 +168,8 @@ interface Edit {
   asDiff?: boolean;
   viaToolbox?: boolean;
   mustRefuse?: boolean;
+  /** only edit_file is asked (the kind measures the ToolBox itself) */
+  oursOnly?: boolean;
 }
 
 function indentUnit(text: string): { tab: boolean; step: number } {
@@ -252,6 +259,14 @@ function blankMissing(marked: Marked): Marked | null {
   return i === -1 ? null : [...marked.slice(0, i), ...marked.slice(i + 1)];
 }
 
+/** The same perturbation on the old side only: new_string as the commit has it. */
+function oldOnly(hc: HunkCase, perturbed: Marked | null): Edit | null {
+  if (!perturbed) return null;
+  const o = oldSide(perturbed);
+  const n = newSide(hc.marked);
+  return { pre: hc.pre, expected: hc.expected, path: hc.path, old: o.join('\n'), neu: n.join('\n'), diff: makeDiff(hc.path, hc.start, o, n) };
+}
+
 function blankExtra(marked: Marked): Marked | null {
   for (let k = 0; k + 1 < marked.length; k++) {
     const a = marked[k];
@@ -326,6 +341,9 @@ function kinds(hc: HunkCase): Record<string, Edit | null> {
     crlf: { ...edit(hc, m), pre: crlf(hc.pre), expected: crlf(hc.expected) },
     'blank-missing': bm ? edit(hc, bm) : null,
     'blank-extra': blankExtra(m) ? edit(hc, blankExtra(m)!) : null,
+    'blank-missing-old': oldOnly(hc, bm),
+    'blank-extra-old': oldOnly(hc, blankExtra(m)),
+    'none-toolbox': { ...edit(hc, m), viaToolbox: true, oursOnly: true },
     elision: el,
     'elision-indent': elInd,
     'diff-numbers': { ...edit(hc, m), diff: shiftStart(edit(hc, m).diff, 13), asDiff: true },
@@ -370,6 +388,13 @@ function external(cmd: string, args: string[]): Tool {
   };
 }
 
+/** The rung ours used (or refused at) for the last edit: 'none' when nothing matched, 'syntax' when the syntax check refused. */
+let lastRung = 'none';
+
+function rungOf(r: { ok: boolean; rung?: string }): void {
+  lastRung = r.rung ?? 'none';
+}
+
 async function viaToolbox(e: Edit, hc: HunkCase, args: Record<string, string>): Promise<string | null> {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'edit-bench-tb-')));
   try {
@@ -383,6 +408,7 @@ async function viaToolbox(e: Edit, hc: HunkCase, args: Record<string, string>): 
     write(hc.path, e.pre);
     const tb = new ToolBox({ root: dir, listFiles: async () => hc.files, protectedPaths: [] });
     const r = await tb.execute('edit_file', JSON.stringify({ path: e.path, ...args }));
+    lastRung = /syntax error/.test(r.display) ? 'syntax' : (/(\S+) match at line/.exec(r.display)?.[1] ?? 'none');
     if (!r.ok) return null;
     return fs.readFileSync(path.join(dir, hc.path), 'utf8');
   } finally {
@@ -394,11 +420,13 @@ const TOOLS: Record<string, Tool> = {
   ours: async (e, hc) => {
     if (e.viaToolbox) return viaToolbox(e, hc, { old_string: e.old, new_string: e.neu });
     const r = e.asDiff ? applyUnifiedDiff(e.pre, e.diff) : applyEdit(e.pre, e.old, e.neu);
+    rungOf(r);
     return r.ok ? r.content : null;
   },
   'ours-diff': async (e, hc) => {
     if (e.viaToolbox) return viaToolbox(e, hc, { diff: e.diff });
     const r = applyUnifiedDiff(e.pre, e.diff);
+    rungOf(r);
     return r.ok ? r.content : null;
   },
   'git-apply': external('git', ['apply']),
@@ -436,6 +464,12 @@ async function main(): Promise<void> {
     table[kind][tool] ??= { correct: 0, wrong: 0, refused: 0 };
     table[kind][tool][o]++;
   };
+  const rungs: Record<string, Record<string, Record<Outcome, number>>> = {};
+  const countRung = (tool: string, rung: string, o: Outcome) => {
+    rungs[tool] ??= {};
+    rungs[tool][rung] ??= { correct: 0, wrong: 0, refused: 0 };
+    rungs[tool][rung][o]++;
+  };
   const judge = (e: Edit, got: string | null): Outcome => {
     if (got === null) return e.mustRefuse ? 'correct' : 'refused';
     if (e.mustRefuse) return 'wrong';
@@ -447,8 +481,11 @@ async function main(): Promise<void> {
       if (!e) continue;
       cases[kind] = (cases[kind] ?? 0) + 1;
       for (const [tool, run] of Object.entries(TOOLS)) {
+        if (ONLY_TOOLS && !ONLY_TOOLS.includes(tool)) continue;
+        if (e.oursOnly && tool !== 'ours') continue;
         const t = Date.now();
         const o = judge(e, await run(e, hc));
+        if ((tool === 'ours' || tool === 'ours-diff') && !e.mustRefuse) countRung(tool, lastRung, o);
         if (process.env.EDIT_BENCH_TRACE && Date.now() - t > 1000) process.stderr.write(`slow: ${tool} ${kind} ${hc.path} ${Date.now() - t} ms\n`);
         count(kind, tool, o);
         if (o !== 'correct' && tool === 'ours' && process.env.EDIT_BENCH_DEBUG === kind) {
@@ -467,6 +504,7 @@ async function main(): Promise<void> {
     const e: Edit = { pre: hc.pre, expected: hc.expected, path: hc.path, old, neu, mustRefuse: true, diff: makeDiff(hc.path, hc.start, old.split('\n'), neu === '' ? [] : neu.split('\n')) };
     cases.ambiguous = (cases.ambiguous ?? 0) + 1;
     for (const [tool, run] of Object.entries(TOOLS)) {
+      if (ONLY_TOOLS && !ONLY_TOOLS.includes(tool)) continue;
       const o = judge(e, await run(e, hc));
       count('ambiguous', tool, o);
       if (o !== 'correct' && tool === 'ours') wrongExamples.push({ tool, kind: 'ambiguous', outcome: o, repo: hc.repo, commit: hc.commit, path: hc.path });
@@ -502,22 +540,29 @@ async function main(): Promise<void> {
     seconds: Math.round((Date.now() - t0) / 1000),
     cases,
     table,
+    rungs,
     syntax,
     notCorrectOurs: wrongExamples,
   };
   fs.mkdirSync(path.dirname(OUT), { recursive: true });
   fs.writeFileSync(OUT, JSON.stringify(result, null, 2) + '\n');
   // a Markdown table: correct / wrong / refused per kind and tool
-  const tools = Object.keys(TOOLS);
+  const tools = Object.keys(TOOLS).filter((t) => !ONLY_TOOLS || ONLY_TOOLS.includes(t));
   const lines = [`| kind | cases | ${tools.join(' | ')} |`, `| --- | ---: | ${tools.map(() => '---').join(' | ')} |`];
   for (const kind of Object.keys(table)) {
     const cells = tools.map((t) => {
       const c = table[kind][t];
+      if (!c) return '–';
       return `${c.correct} / ${c.wrong} / ${c.refused}`;
     });
     lines.push(`| ${kind} | ${cases[kind]} | ${cells.join(' | ')} |`);
   }
   console.log(lines.join('\n'));
+  // per rung (every kind but the ambiguous ones): the rung that applied the edit, or refused it ('none': nothing matched)
+  for (const [tool, byRung] of Object.entries(rungs)) {
+    console.log(`\n| rung (${tool}) | correct | wrong | refused |\n| --- | ---: | ---: | ---: |`);
+    for (const [rung, c] of Object.entries(byRung)) console.log(`| ${rung} | ${c.correct} | ${c.wrong} | ${c.refused} |`);
+  }
   console.log(`\nsyntax check: ${syntax.falseRefusals} of ${syntax.edits} real edits refused (${syntax.unchecked} unchecked); ${syntax.caught} of ${syntax.brokenVariants} edits with a closing bracket deleted caught`);
 }
 
