@@ -19,7 +19,9 @@
  *   crlf             the file has CRLF line endings, old/new are sent with LF
  *   blank-missing    one blank line between two context lines left out of old and new
  *   blank-extra      one blank line added between two context lines of old and new
- *   blank-missing-old  that blank line left out of old only (new as the commit has it: the model copied new from the file)
+ *   blank-missing-old  a blank line between two context lines left out of old only (new as the commit has it: the model
+ *                    copied new from the file), one with non-blank lines before and after it in old (at an end of old,
+ *                    "x\n" -> "x\n\n" is a request to add a blank line that no tool can tell from a slip)
  *   blank-extra-old    that blank line added to old only
  *   none-toolbox     the edit as git made it, through edit_file (ToolBox.execute: the syntax check included), one hunk of the commit alone
  *   elision          old = its first 2 lines, "...", its last 2 lines (blocks of 6+ lines); new in full
@@ -267,6 +269,17 @@ function oldOnly(hc: HunkCase, perturbed: Marked | null): Edit | null {
   return { pre: hc.pre, expected: hc.expected, path: hc.path, old: o.join('\n'), neu: n.join('\n'), diff: makeDiff(hc.path, hc.start, o, n) };
 }
 
+/** blankMissing, for a blank line inside old: a non-blank line of old before and after it. */
+function blankMissingInside(marked: Marked): Marked | null {
+  const isOld = (m: Marked[number]) => m.mark !== '+';
+  const i = marked.findIndex(
+    (m, k) =>
+      m.mark === ' ' && m.text.trim() === '' && k > 0 && k < marked.length - 1 && marked[k - 1].mark === ' ' && marked[k + 1].mark === ' ' &&
+      marked.slice(0, k).some((x) => isOld(x) && x.text.trim() !== '') && marked.slice(k + 1).some((x) => isOld(x) && x.text.trim() !== ''),
+  );
+  return i === -1 ? null : [...marked.slice(0, i), ...marked.slice(i + 1)];
+}
+
 function blankExtra(marked: Marked): Marked | null {
   for (let k = 0; k + 1 < marked.length; k++) {
     const a = marked[k];
@@ -341,7 +354,7 @@ function kinds(hc: HunkCase): Record<string, Edit | null> {
     crlf: { ...edit(hc, m), pre: crlf(hc.pre), expected: crlf(hc.expected) },
     'blank-missing': bm ? edit(hc, bm) : null,
     'blank-extra': blankExtra(m) ? edit(hc, blankExtra(m)!) : null,
-    'blank-missing-old': oldOnly(hc, bm),
+    'blank-missing-old': oldOnly(hc, blankMissingInside(m)),
     'blank-extra-old': oldOnly(hc, blankExtra(m)),
     'none-toolbox': { ...edit(hc, m), viaToolbox: true, oursOnly: true },
     elision: el,
@@ -476,7 +489,10 @@ async function main(): Promise<void> {
     return got === e.expected ? 'correct' : 'wrong';
   };
   let done = 0;
+  // --only <commit prefix>: re-run the cases of one commit (with EDIT_BENCH_DEBUG=<kind> to see them)
+  const only = argv.includes('--only') ? opt('--only', '') : null;
   for (const hc of all) {
+    if (only && !hc.commit.startsWith(only)) continue;
     for (const [kind, e] of Object.entries(kinds(hc))) {
       if (!e) continue;
       cases[kind] = (cases[kind] ?? 0) + 1;

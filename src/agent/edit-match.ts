@@ -15,11 +15,22 @@
  *                (or, when new_string has as many `...` lines, each piece is replaced and the elided
  *                text is kept)
  *
- * On every line rung the replacement is a three-way merge: old_string -> new_string is diffed line
- * by line; a line the model kept is written back exactly as the file has it (its indentation,
- * trailing whitespace, a whitespace-only line of a template literal); only changed lines come from
- * new_string, re-indented; a whitespace-only line of new_string is never rewritten; a blank line the
- * file has and old_string left out stays. The replacement keeps the file's line-ending style.
+ * On every line rung the replacement is a three-way merge of old_string -> new_string (what the model
+ * changed) with old_string -> the matched file lines (layout only), so that nothing the model did not
+ * ask for changes:
+ *   - blank lines: where old_string has a blank run of another length than the file, the run that
+ *     new_string copied unchanged from old_string (same length, next to a line it kept) takes the
+ *     file's length; a run the model changed is written as the model wrote it; a run between two
+ *     replaced lines goes with them; where the model inserted lines at that very place and which
+ *     side the file's blank lines belong to cannot be told, the edit is refused with the file's lines
+ *     (a wrong application is worse than a refusal). An old_string that ends (or starts) inside a
+ *     blank run, with new_string carrying the file's whole run there, does not double it.
+ *   - lines new_string keeps are written back exactly as the file has them (indentation, trailing
+ *     whitespace, a whitespace-only line of a template literal); a change of whitespace alone is a change;
+ *   - changed lines come from new_string, re-indented by the shift in the file's indentation style;
+ *   - the replacement keeps the file's line-ending style.
+ * Elision with new_string in full merges against the quoted pieces plus the file lines between them.
+ * A batch (applyEdits) applies several edits in order, all or none.
  */
 import { diffArrays } from 'diff';
 
@@ -339,19 +350,17 @@ interface OldSide {
 }
 
 /**
- * What a line compares by when old_string is diffed against new_string: its text without trailing
- * whitespace or CR, and its indentation in columns (so tabs and spaces compare), in the model's frame
- * (`unshift` converts a file line into it). Whitespace-only lines are all the same blank key.
+ * What a line compares by when old_string is diffed against new_string: the line as the model sent it
+ * (less a CR), since the model copies the lines it keeps; a change of whitespace alone is a change.
+ * A file line (the part an elision skipped) compares as itself when nothing was re-indented, and
+ * equals no model line otherwise (new_string's copy of it is then written re-indented, like a new line).
  */
-function lineKey(line: string, width: number, unshift = 0): string {
-  const t = rstrip(line);
-  if (t === '') return '';
-  const ws = leadingWs(t);
-  return `${cols(ws, width) - unshift}|${t.slice(ws.length)}`;
+function lineKey(line: string, fileShift = 0): string {
+  return fileShift === 0 ? noCr(line) : `\u0000${line}`;
 }
 
-function sideOf(lines: string[], fileOf: number[], width: number): OldSide {
-  return { lines: lines.map(noCr), keys: lines.map((l) => lineKey(l, width)), fileOf };
+function sideOf(lines: string[], fileOf: number[]): OldSide {
+  return { lines: lines.map(noCr), keys: lines.map((l) => lineKey(l)), fileOf };
 }
 
 /** For each old line, the index of the new line the line diff keeps it as, or -1 (removed). */
@@ -413,6 +422,12 @@ function blankRun(lines: string[], from: number, step: 1 | -1, stop: number): nu
  */
 function relayout(old: OldSide, newLines: string[], newKeys: string[], diffs: RunDiff[]): { lines: string[] } | { ambiguous: RunDiff } {
   const to = keptAs(old.keys, newKeys);
+  const keptNew = new Set(to.filter((n) => n >= 0));
+  // the new lines from `from` going `step` up to the next kept line (exclusive) hold a blank line
+  const blankInStretch = (from: number, step: 1 | -1): boolean => {
+    for (let i = from; i >= 0 && i < newLines.length && !keptNew.has(i); i += step) if (isBlank(newLines[i])) return true;
+    return false;
+  };
   const edits: Array<{ at: number; remove: number; insert: number }> = [];
   for (const d of diffs) {
     const pKept = d.p < 0 || to[d.p] >= 0;
@@ -428,13 +443,26 @@ function relayout(old: OldSide, newLines: string[], newKeys: string[], diffs: Ru
         set(np + 1, lead); // only blank lines between the two kept lines
         continue;
       }
+      // lines inserted between them: a run of old_string's length next to one kept line is its copy;
+      // old_string had none there (nothing to copy), or both sides look like the copy: ambiguous
       const trail = blankRun(newLines, nq - 1, -1, np);
+      if (d.inOld === 0) {
+        // nothing to copy: new_string with the file's blank lines on one side is as the model meant it; otherwise ambiguous
+        if (lead === d.inFile || trail === d.inFile) continue;
+        return { ambiguous: d };
+      }
       if (lead === d.inOld && trail === d.inOld) return { ambiguous: d };
       if (lead === d.inOld) set(np + 1, lead);
       else set(nq - trail, trail);
-    } else if (pKept) set(np + 1, blankRun(newLines, np + 1, 1, newLines.length));
-    else if (qKept) {
+    } else if (pKept) {
+      // the line after the run was replaced: the run stays after the kept line above, unless old_string
+      // had none there and the replacement has blank lines of its own (which may be it)
+      const lead = blankRun(newLines, np + 1, 1, newLines.length);
+      if (d.inOld === 0 && lead !== d.inFile && blankInStretch(np + 1, 1)) return { ambiguous: d };
+      set(np + 1, lead);
+    } else if (qKept) {
       const trail = blankRun(newLines, nq - 1, -1, -1);
+      if (d.inOld === 0 && trail !== d.inFile && blankInStretch(nq - 1, -1)) return { ambiguous: d };
       set(nq - trail, trail);
     }
   }
@@ -448,6 +476,29 @@ function relayout(old: OldSide, newLines: string[], newKeys: string[], diffs: Ru
   return { lines };
 }
 
+/**
+ * old_string that starts or ends inside a run of blank lines quotes only part of it. When new_string
+ * has, at that edge, exactly the file's whole run, the model wrote the file's layout, not added blank
+ * lines: its run is cut to the part old_string quoted (the rest stays outside the window).
+ */
+function edgeRuns(fileText: string[], m: Match, oldLines: string[], news: string[]): string[] {
+  const lead = blankRun(oldLines, 0, 1, oldLines.length);
+  const trail = blankRun(oldLines, oldLines.length - 1, -1, -1);
+  if (lead === oldLines.length) return news;
+  let out = news;
+  if (trail > 0) {
+    const outside = blankRun(fileText, m.last + 1, 1, fileText.length);
+    const n = blankRun(out, out.length - 1, -1, -1);
+    if (outside > 0 && n < out.length && n === trail + outside) out = out.slice(0, out.length - outside);
+  }
+  if (lead > 0) {
+    const outside = blankRun(fileText, m.first - 1, -1, -1);
+    const n = blankRun(out, 0, 1, out.length);
+    if (outside > 0 && n < out.length && n === lead + outside) out = out.slice(outside);
+  }
+  return out;
+}
+
 function layoutAmbiguity(fileText: string[], d: RunDiff): string {
   const from = Math.max(0, d.fp);
   const to = Math.min(fileText.length - 1, d.fq);
@@ -458,8 +509,8 @@ function layoutAmbiguity(fileText: string[], d: RunDiff): string {
       ? `the file has ${plural(d.inFile, 'blank line')} there and old_string ${d.inOld === 0 ? 'has none' : `has ${d.inOld}`}`
       : `old_string has ${plural(d.inOld, 'blank line')} there and the file ${d.inFile === 0 ? 'has none' : `has ${d.inFile}`}`;
   return (
-    `old_string matches lines ${from + 1}-${to + 1} only if blank lines are ignored (${what}), and new_string inserts lines right there, ` +
-    'so it is ambiguous on which side of them the blank lines belong; nothing was changed. The file reads:\n' +
+    `old_string matches lines ${from + 1}-${to + 1} only if blank lines are ignored (${what}), and new_string changes the lines right there, ` +
+    'so where the blank lines belong is ambiguous; nothing was changed. The file reads:\n' +
     shown.join('\n') +
     '\nSend old_string with the blank lines exactly as the file has them.'
   );
@@ -474,14 +525,14 @@ function layoutAmbiguity(fileText: string[], d: RunDiff): string {
  * file's indentation style; a whitespace-only line is never rewritten), removed lines go.
  */
 function mergeLines(fileText: string[], m: Match, old: OldSide, newLines: string[], style: IndentStyle): Merge {
-  let news = newLines.map(noCr);
-  let newKeys = news.map((l) => lineKey(l, style.width));
+  let news = edgeRuns(fileText, m, old.lines, newLines.map(noCr));
+  let newKeys = news.map((l) => lineKey(l));
   const diffs = runDiffs(old, m.first, m.last);
   if (diffs.length > 0) {
     const r = relayout(old, news, newKeys, diffs);
     if ('ambiguous' in r) return { ok: false, error: layoutAmbiguity(fileText, r.ambiguous) };
     news = r.lines;
-    newKeys = news.map((l) => lineKey(l, style.width));
+    newKeys = news.map((l) => lineKey(l));
   }
   // old_string as the window has it: its lines where the file has them, a blank line where the file has one it left out
   const windowKeys: string[] = [];
@@ -621,14 +672,14 @@ function tryElision(content: string, L: Lines, fv: FileView, oldLines: string[],
     const keys: string[] = [];
     const fileOf: number[] = [];
     for (let k = 0; k < matches.length; k++) {
-      const piece = sideOf(pieces[k], matches[k].fileOf, style.width);
+      const piece = sideOf(pieces[k], matches[k].fileOf);
       lines.push(...piece.lines);
       keys.push(...piece.keys);
       fileOf.push(...piece.fileOf);
       if (k + 1 < matches.length) {
         for (let f = matches[k].last + 1; f < matches[k + 1].first; f++) {
           lines.push(noCr(L.text[f]));
-          keys.push(lineKey(L.text[f], style.width, m0.shift));
+          keys.push(lineKey(L.text[f], m0.shift));
           fileOf.push(f);
         }
       }
@@ -651,7 +702,7 @@ function tryElision(content: string, L: Lines, fv: FileView, oldLines: string[],
   // Piecewise: replace each quoted piece, keep what the markers skipped. Work bottom-up so offsets stay valid.
   let out = content;
   for (let k = matches.length - 1; k >= 0; k--) {
-    const merged = mergeLines(L.text, matches[k], sideOf(pieces[k], matches[k].fileOf, style.width), newPieces[k], style);
+    const merged = mergeLines(L.text, matches[k], sideOf(pieces[k], matches[k].fileOf), newPieces[k], style);
     if (!merged.ok) return { ok: false, error: merged.error, rung: 'elision' };
     out = replaceLines(out, L, matches[k].first, matches[k].last, merged.lines, eol, k === matches.length - 1 ? ends : undefined);
   }
@@ -805,7 +856,7 @@ function ladder(content: string, oldString: string, newString: string): EditResu
   if (found && !found.ok) return found;
   if (found && found.ok) {
     const m = found.match;
-    const merged = mergeLines(L.text, m, sideOf(oldLines, m.fileOf, style.width), newLines, style);
+    const merged = mergeLines(L.text, m, sideOf(oldLines, m.fileOf), newLines, style);
     if (!merged.ok) return { ok: false, error: merged.error, rung: found.rung };
     return { ok: true, content: replaceLines(content, L, m.first, m.last, merged.lines, eol, endsOf(oldString, newString)), rung: found.rung, line: m.first + 1 };
   }
