@@ -614,3 +614,12 @@ describe('applyEdits: a batch of one file', () => {
     if (!r.ok) expect(r.error).toMatch(/^Edit 2 of 2, on the file as the edits before it left it: old_string was not found .*nothing was changed \(no edit of the batch was applied\)/s);
   });
 });
+
+describe('a repeated line the line diff may pair either way', () => {
+  test('a block inserted after a closing brace that old_string quoted without the blank line after it: the blank line stays after the last brace', () => {
+    const go = ['type Options struct {', '\tHidden bool', '}', '', '// Completion is a string', 'type Completion = string', ''].join('\n');
+    const r = ok(go, '\tHidden bool\n}\n// Completion is a string\n', '\tHidden bool\n}\n\nfunc (o *Options) Set() {\n\to.Hidden = true\n}\n// Completion is a string\n');
+    expect(r.rung).toBe('blank-lines');
+    expect(r.content).toBe(['type Options struct {', '\tHidden bool', '}', '', 'func (o *Options) Set() {', '\to.Hidden = true', '}', '', '// Completion is a string', 'type Completion = string', ''].join('\n'));
+  });
+});

@@ -34,6 +34,11 @@
  *   ambiguous        old = a hunk's removed lines alone, where they occur 2+ times in the file: must be refused
  *   ambiguous-basename  basename, where 2+ files of the repository have that name: must be refused
  *
+ * Whole commits through edit_file: for each (commit, file) of the corpus, every hunk of the commit's
+ * diff of that file sent in order as one edit_file call (ToolBox.execute, the syntax check included),
+ * each on the file as the calls before left it; correct = the file ends as the commit has it. The
+ * steps in between may not parse (a block opened in one hunk, closed in the next).
+ *
  * Syntax check: on the unperturbed edits, how many of the commits' own edits checkSyntax would refuse,
  * and how many of the same edits with one closing bracket of their added lines deleted it catches.
  *
@@ -456,6 +461,31 @@ const TOOLS: Record<string, Tool> = {
 
 // ------------------------------------------------------------------ run
 
+/** Every hunk of one commit's change to one file, as edit_file calls in order: the file ends as the commit has it, or where it stopped. */
+async function wholeCommit(hc: HunkCase): Promise<{ outcome: Outcome; steps: number; warned: number; refusedBy?: string }> {
+  const dir = path.join(MIRRORS, hc.repo, 'repo');
+  const parent = git(dir, ['rev-parse', `${hc.commit}^`]).trim();
+  const post = git(dir, ['show', `${hc.commit}:${hc.path}`]);
+  const [fp] = parsePatch(git(dir, ['diff', '-U3', '--no-renames', parent, hc.commit, '--', hc.path]));
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'edit-bench-seq-')));
+  try {
+    fs.mkdirSync(path.dirname(path.join(root, hc.path)), { recursive: true });
+    fs.writeFileSync(path.join(root, hc.path), hc.pre);
+    const tb = new ToolBox({ root, listFiles: async () => [hc.path], protectedPaths: [] });
+    let warned = 0;
+    for (const h of fp.hunks) {
+      const marked = h.lines.filter((l) => !l.startsWith('\\')).map((l) => ({ mark: l[0] as ' ' | '-' | '+', text: l.slice(1) }));
+      const r = await tb.execute('edit_file', JSON.stringify({ path: hc.path, old_string: oldSide(marked).join('\n'), new_string: newSide(marked).join('\n') }));
+      if (!r.ok) return { outcome: 'refused', steps: fp.hunks.length, warned, refusedBy: /syntax error/.test(r.display) ? 'syntax' : 'match' };
+      if (/does not parse/.test(r.display)) warned++;
+    }
+    const got = fs.readFileSync(path.join(root, hc.path), 'utf8');
+    return { outcome: got === post ? 'correct' : 'wrong', steps: fp.hunks.length, warned };
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
   const t0 = Date.now();
   const all: HunkCase[] = [];
@@ -528,6 +558,21 @@ async function main(): Promise<void> {
   }
   // the syntax check on the same real edits: does it refuse a commit's own edit (false refusal),
   // and does it catch the edit with one closing bracket of its added lines deleted?
+  // whole commits, hunk after hunk through edit_file
+  const commits = { files: 0, multiHunk: 0, correct: 0, wrong: 0, refused: 0, refusedBySyntax: 0, stepsWarned: 0, notCorrect: [] as string[] };
+  const seen = new Set<string>();
+  for (const hc of all) {
+    const key = `${hc.repo} ${hc.commit} ${hc.path}`;
+    if (seen.has(key) || (only && !hc.commit.startsWith(only))) continue;
+    seen.add(key);
+    const w = await wholeCommit(hc);
+    commits.files++;
+    if (w.steps > 1) commits.multiHunk++;
+    commits[w.outcome]++;
+    if (w.refusedBy === 'syntax') commits.refusedBySyntax++;
+    commits.stepsWarned += w.warned;
+    if (w.outcome !== 'correct') commits.notCorrect.push(`${key.slice(0, key.indexOf(' ') + 11)} ${hc.path} ${w.outcome}${w.refusedBy ? ` (${w.refusedBy})` : ''}`);
+  }
   const syntax = { edits: 0, falseRefusals: 0, brokenVariants: 0, caught: 0, unchecked: 0, falseRefusalCases: [] as string[] };
   for (const hc of all) {
     const v = await checkSyntax(hc.path, hc.pre, hc.expected);
@@ -557,6 +602,7 @@ async function main(): Promise<void> {
     cases,
     table,
     rungs,
+    commits,
     syntax,
     notCorrectOurs: wrongExamples,
   };
@@ -579,6 +625,10 @@ async function main(): Promise<void> {
     console.log(`\n| rung (${tool}) | correct | wrong | refused |\n| --- | ---: | ---: | ---: |`);
     for (const [rung, c] of Object.entries(byRung)) console.log(`| ${rung} | ${c.correct} | ${c.wrong} | ${c.refused} |`);
   }
+  console.log(
+    `\nwhole commits through edit_file: ${commits.correct} / ${commits.wrong} / ${commits.refused} (correct / wrong / refused) of ${commits.files} (commit, file) pairs, ` +
+      `${commits.multiHunk} of them in several hunks; ${commits.refusedBySyntax} refused by the syntax check; ${commits.stepsWarned} steps written with a parse warning`,
+  );
   console.log(`\nsyntax check: ${syntax.falseRefusals} of ${syntax.edits} real edits refused (${syntax.unchecked} unchecked); ${syntax.caught} of ${syntax.brokenVariants} edits with a closing bracket deleted caught`);
 }
 

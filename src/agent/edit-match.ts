@@ -432,8 +432,17 @@ function relayout(old: OldSide, newLines: string[], newKeys: string[], diffs: Ru
   for (const d of diffs) {
     const pKept = d.p < 0 || to[d.p] >= 0;
     const qKept = d.q >= old.lines.length || to[d.q] >= 0;
-    const np = d.p < 0 ? -1 : to[d.p];
-    const nq = d.q >= old.lines.length ? newLines.length : to[d.q];
+    let np = d.p < 0 ? -1 : to[d.p];
+    let nq = d.q >= old.lines.length ? newLines.length : to[d.q];
+    if (pKept && qKept) {
+      // The line diff pairs a repeated line ("}") arbitrarily: when the lines inserted between the
+      // two kept ones end with a copy of the first (or start with a copy of the second), the pair
+      // stays together there and the insertion goes before (after) it.
+      const lastIns = nq - 1 - blankRun(newLines, nq - 1, -1, np);
+      const firstIns = np + 1 + blankRun(newLines, np + 1, 1, nq);
+      if (d.p >= 0 && lastIns > np && newKeys[lastIns] === old.keys[d.p]) np = lastIns;
+      else if (d.q < old.lines.length && firstIns < nq && newKeys[firstIns] === old.keys[d.q]) nq = firstIns;
+    }
     const set = (at: number, len: number) => {
       if (len === d.inOld) edits.push({ at, remove: len, insert: d.inFile });
     };
