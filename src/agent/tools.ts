@@ -95,8 +95,8 @@ export const TOOL_SPECS: ToolSpec[] = [
       'Replace one region of an existing file: old_string must identify exactly one place (copy it from read_file output without the line numbers, ' +
       'with a few lines of context so it is unique). Slips in indentation, trailing whitespace and one blank line are tolerated; an ambiguous or missing ' +
       'old_string changes nothing and says why. To replace a long region, quote its first lines, a line "...", then its last lines. ' +
-      'Instead of old_string/new_string you may send diff: a unified diff of this file (@@ numbers may be approximate), or edits: several ' +
-      'old/new pairs applied together. A result that does not parse is written, with a warning saying where.',
+      'Instead of old_string/new_string you may send diff: a unified diff of this file (@@ numbers may be approximate), or edits. ' +
+      'A result that does not parse is written, with a warning saying where.',
     parameters: {
       type: 'object',
       properties: {
@@ -106,13 +106,8 @@ export const TOOL_SPECS: ToolSpec[] = [
         diff: { type: 'string', description: 'A unified diff of this file, instead of old_string and new_string.' },
         edits: {
           type: 'array',
-          description: 'Several edits of this file, in order, all or none.',
-          items: {
-            type: 'object',
-            properties: { old_string: { type: 'string' }, new_string: { type: 'string' } },
-            required: ['old_string', 'new_string'],
-            additionalProperties: false,
-          },
+          description: 'Several old/new pairs for this file, applied in order, all or none.',
+          items: { type: 'object', properties: { old_string: { type: 'string' }, new_string: { type: 'string' } }, required: ['old_string', 'new_string'] },
         },
       },
       required: ['path'],
