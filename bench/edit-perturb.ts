@@ -461,8 +461,24 @@ const TOOLS: Record<string, Tool> = {
 
 // ------------------------------------------------------------------ run
 
+/** --whole-commits N: every (commit, source file) of the newest N non-merge commits, instead of the corpus's pairs. */
+function scanPairs(repo: string, n: number): Array<Pick<HunkCase, 'repo' | 'commit' | 'path' | 'pre'>> {
+  const dir = path.join(MIRRORS, repo, 'repo');
+  const out: Array<Pick<HunkCase, 'repo' | 'commit' | 'path' | 'pre'>> = [];
+  const commits = git(dir, ['log', '--no-merges', '--format=%H %P', '-n', String(n), 'HEAD']).trim().split('\n').map((l) => l.split(' '));
+  for (const [commit, parent] of commits.filter((c) => c.length === 2)) {
+    for (const p of git(dir, ['diff', '--name-only', '--no-renames', '--diff-filter=M', parent, commit]).trim().split('\n')) {
+      if (!EXT.test(p)) continue;
+      const pre = git(dir, ['show', `${parent}:${p}`]);
+      if (pre.length > 300_000 || pre.includes('\r') || pre.includes('\0')) continue;
+      out.push({ repo, commit, path: p, pre });
+    }
+  }
+  return out;
+}
+
 /** Every hunk of one commit's change to one file, as edit_file calls in order: the file ends as the commit has it, or where it stopped. */
-async function wholeCommit(hc: HunkCase): Promise<{ outcome: Outcome; steps: number; warned: number; refusedBy?: string }> {
+async function wholeCommit(hc: Pick<HunkCase, 'repo' | 'commit' | 'path' | 'pre'>): Promise<{ outcome: Outcome; steps: number; warned: number; refusedBy?: string }> {
   const dir = path.join(MIRRORS, hc.repo, 'repo');
   const parent = git(dir, ['rev-parse', `${hc.commit}^`]).trim();
   const post = git(dir, ['show', `${hc.commit}:${hc.path}`]);
@@ -561,7 +577,9 @@ async function main(): Promise<void> {
   // whole commits, hunk after hunk through edit_file
   const commits = { files: 0, multiHunk: 0, correct: 0, wrong: 0, refused: 0, refusedBySyntax: 0, stepsWarned: 0, notCorrect: [] as string[] };
   const seen = new Set<string>();
-  for (const hc of all) {
+  const WHOLE = Number(opt('--whole-commits', '0'));
+  const pairs = WHOLE > 0 ? REPOS.flatMap((r) => scanPairs(r, WHOLE)) : all;
+  for (const hc of pairs) {
     const key = `${hc.repo} ${hc.commit} ${hc.path}`;
     if (seen.has(key) || (only && !hc.commit.startsWith(only))) continue;
     seen.add(key);
