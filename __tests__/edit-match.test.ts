@@ -623,3 +623,13 @@ describe('a repeated line the line diff may pair either way', () => {
     expect(r.content).toBe(['type Options struct {', '\tHidden bool', '}', '', 'func (o *Options) Set() {', '\to.Hidden = true', '}', '', '// Completion is a string', 'type Completion = string', ''].join('\n'));
   });
 });
+
+describe('indentation the model means', () => {
+  test('a tab-indented Go file: new lines with spaces inside a raw string stay spaces when the model indents its code with tabs', () => {
+    const go = 'package main\n\nfunc f() bool {\n\treturn true\n}\n';
+    const added = '\nvar tmpl = `Usage:\n  {{.UseLine}}\n`\n\nfunc g() {\n\tprintln(tmpl)\n}\n';
+    const r = ok(go, 'func f() bool {\n\treturn true\n}\n', 'func f() bool {\n\treturn true\n}\n' + added);
+    expect(r.rung).toBe('exact');
+    expect(r.content).toBe(go + added);
+  });
+});

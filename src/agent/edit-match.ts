@@ -144,7 +144,11 @@ function cap(s: string, n: number): string {
 interface IndentStyle {
   width: number;
   tabs: boolean;
-  /** The file indents in one style only, so indentation in the other style is a slip to convert even where nothing shifted. */
+  /**
+   * The file indents in one style only and the model's text never uses it, so indentation in the
+   * other style is a slip to convert even where nothing shifted. A model that indents some lines
+   * in the file's style means the others as written (a Go raw string's spaces in a tab file).
+   */
   pure: boolean;
 }
 
@@ -204,7 +208,9 @@ function indentStyle(fileLines: string[], modelLines: string[]): IndentStyle {
   const modelStep = spaceStep(modelLines);
   const width = fileTabs ? (modelStep ?? fileStep ?? 4) : (fileStep ?? modelStep ?? 4);
   const counts = indentCounts(fileLines);
-  return { width, tabs: fileTabs, pure: (fileTabs ? counts.spaces : counts.tabs) === 0 && counts.tabs + counts.spaces > 0 };
+  const own = fileTabs ? '\t' : ' ';
+  const modelUsesOwn = modelLines.some((l) => !isBlank(l) && l.startsWith(own));
+  return { width, tabs: fileTabs, pure: (fileTabs ? counts.spaces : counts.tabs) === 0 && counts.tabs + counts.spaces > 0 && !modelUsesOwn };
 }
 
 function cols(ws: string, width: number): number {
