@@ -492,7 +492,10 @@ async function wholeCommit(hc: Pick<HunkCase, 'repo' | 'commit' | 'path' | 'pre'
     for (const h of fp.hunks) {
       const marked = h.lines.filter((l) => !l.startsWith('\\')).map((l) => ({ mark: l[0] as ' ' | '-' | '+', text: l.slice(1) }));
       const r = await tb.execute('edit_file', JSON.stringify({ path: hc.path, old_string: oldSide(marked).join('\n'), new_string: newSide(marked).join('\n') }));
-      if (!r.ok) return { outcome: 'refused', steps: fp.hunks.length, warned, refusedBy: /syntax error/.test(r.display) ? 'syntax' : 'match' };
+      if (!r.ok) {
+        const why = /syntax error/.test(r.display) ? 'syntax' : /matches \d+ places/.test(r.content) ? 'ambiguous anchor' : /was not found/.test(r.content) ? 'not found' : 'other';
+        return { outcome: 'refused', steps: fp.hunks.length, warned, refusedBy: why };
+      }
       if (/does not parse/.test(r.display)) warned++;
     }
     const got = fs.readFileSync(path.join(root, hc.path), 'utf8');
@@ -575,7 +578,7 @@ async function main(): Promise<void> {
   // the syntax check on the same real edits: does it refuse a commit's own edit (false refusal),
   // and does it catch the edit with one closing bracket of its added lines deleted?
   // whole commits, hunk after hunk through edit_file
-  const commits = { files: 0, multiHunk: 0, correct: 0, wrong: 0, refused: 0, refusedBySyntax: 0, stepsWarned: 0, notCorrect: [] as string[] };
+  const commits = { files: 0, multiHunk: 0, correct: 0, wrong: 0, refused: 0, refusedBySyntax: 0, refusedBy: {} as Record<string, number>, stepsWarned: 0, notCorrect: [] as string[] };
   const seen = new Set<string>();
   const WHOLE = Number(opt('--whole-commits', '0'));
   const pairs = WHOLE > 0 ? REPOS.flatMap((r) => scanPairs(r, WHOLE)) : all;
@@ -588,6 +591,7 @@ async function main(): Promise<void> {
     if (w.steps > 1) commits.multiHunk++;
     commits[w.outcome]++;
     if (w.refusedBy === 'syntax') commits.refusedBySyntax++;
+    if (w.refusedBy) commits.refusedBy[w.refusedBy] = (commits.refusedBy[w.refusedBy] ?? 0) + 1;
     commits.stepsWarned += w.warned;
     if (w.outcome !== 'correct') commits.notCorrect.push(`${key.slice(0, key.indexOf(' ') + 11)} ${hc.path} ${w.outcome}${w.refusedBy ? ` (${w.refusedBy})` : ''}`);
   }
@@ -645,7 +649,7 @@ async function main(): Promise<void> {
   }
   console.log(
     `\nwhole commits through edit_file: ${commits.correct} / ${commits.wrong} / ${commits.refused} (correct / wrong / refused) of ${commits.files} (commit, file) pairs, ` +
-      `${commits.multiHunk} of them in several hunks; ${commits.refusedBySyntax} refused by the syntax check; ${commits.stepsWarned} steps written with a parse warning`,
+      `${commits.multiHunk} of them in several hunks; refused by: ${JSON.stringify(commits.refusedBy)}; ${commits.stepsWarned} steps written with a parse warning`,
   );
   console.log(`\nsyntax check: ${syntax.falseRefusals} of ${syntax.edits} real edits refused (${syntax.unchecked} unchecked); ${syntax.caught} of ${syntax.brokenVariants} edits with a closing bracket deleted caught`);
 }
