@@ -633,3 +633,12 @@ describe('indentation the model means', () => {
     expect(r.content).toBe(go + added);
   });
 });
+
+describe('indentation the model means, continued', () => {
+  test('a space-indented file, the model quotes a doc comment (" * ") and writes its code with tabs: converted to the file\'s spaces', () => {
+    const ts = 'export type Q = Record<string, string>;\n\n/**\n * Parses.\n */\nexport function parse() {\n  return 1;\n}\n';
+    const r = ok(ts, 'export type Q = Record<string, string>;\n\n/**\n * Parses.\n', 'export type Q = Record<string, string>;\n\nconst E = (() => {\n\tconst C = 1;\n\treturn C;\n})();\n\n/**\n * Parses.\n');
+    expect(r.rung).toBe('exact');
+    expect(r.content).toBe('export type Q = Record<string, string>;\n\nconst E = (() => {\n  const C = 1;\n  return C;\n})();\n\n/**\n * Parses.\n */\nexport function parse() {\n  return 1;\n}\n');
+  });
+});

@@ -208,7 +208,8 @@ function indentStyle(fileLines: string[], modelLines: string[]): IndentStyle {
   const modelStep = spaceStep(modelLines);
   const width = fileTabs ? (modelStep ?? fileStep ?? 4) : (fileStep ?? modelStep ?? 4);
   const counts = indentCounts(fileLines);
-  const own = fileTabs ? '\t' : ' ';
+  // a whole unit of the file's style (a JSDoc line's single space is no indentation)
+  const own = fileTabs ? '\t' : ' '.repeat(Math.max(2, width));
   const modelUsesOwn = modelLines.some((l) => !isBlank(l) && l.startsWith(own));
   return { width, tabs: fileTabs, pure: (fileTabs ? counts.spaces : counts.tabs) === 0 && counts.tabs + counts.spaces > 0 && !modelUsesOwn };
 }
