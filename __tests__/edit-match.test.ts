@@ -1,4 +1,4 @@
-import { applyEdit } from '../src/agent/edit-match.js';
+import { applyEdit, applyEdits } from '../src/agent/edit-match.js';
 
 function ok(content: string, oldS: string, newS: string) {
   const r = applyEdit(content, oldS, newS);
@@ -475,5 +475,170 @@ describe('more slips, combined', () => {
     const ts = 'const t = `\n  a\n    \n  b\n`;\nconst u = 1;\n';
     const r = ok(ts, 'const t = `\n...\nconst u = 1;', 'const t = String.raw`\n...\nconst u = 2;');
     expect(r.content).toBe('const t = String.raw`\n  a\n    \n  b\n`;\nconst u = 2;\n');
+  });
+});
+
+describe('the file\'s layout is mapped back onto new_string, or the edit is refused (issue 23)', () => {
+  // old_string and new_string the way a model slips: new_string copied from the file (right),
+  // old_string typed with a blank line too few or too many (wrong)
+  const js = ['function a() {', '  const x = 1;', '', '  return x;', '}', '', 'function b() {', '  return 2;', '}', ''].join('\n');
+
+  test('blank line missing from old_string only: the blank line new_string copied is the file\'s, not a second one', () => {
+    const r = ok(js, '  const x = 1;\n  return x;\n', '  const x = 2;\n\n  return x;\n');
+    expect(r.rung).toBe('blank-lines');
+    expect(r.content).toBe(js.replace('const x = 1', 'const x = 2'));
+  });
+
+  test('blank line added to old_string only: new_string without it does not remove anything the file has', () => {
+    const r = ok(js, 'function b() {\n\n  return 2;\n', 'function b() {\n  return 3;\n');
+    expect(r.rung).toBe('blank-lines');
+    expect(r.content).toBe(js.replace('return 2', 'return 3'));
+  });
+
+  test('blank line missing from old_string and new_string: the file\'s blank line stays (whitespace-only bytes too)', () => {
+    const file = 'a = 1\n   \nb = 2\nc = 3\n';
+    const r = ok(file, 'a = 1\nb = 2\n', 'a = 1\nb = 20\n');
+    expect(r.content).toBe('a = 1\n   \nb = 20\nc = 3\n');
+  });
+
+  test('a blank run the model changed is written as the model wrote it', () => {
+    const file = 'A\n\n\nB\nC\n';
+    // the model saw one blank line between A and B and removed it: none is left
+    expect(ok(file, 'A\n\nB\n', 'A\nB\n').content).toBe('A\nB\nC\n');
+    // the model saw none and added one: the file already has two, written as the model wrote it (one)
+    expect(ok('A\n\nB\nC\n', 'A\nB\nC\n', 'A\n\n\nB\nC\n').content).toBe('A\n\n\nB\nC\n');
+  });
+
+  test('a blank line between two replaced lines goes with them', () => {
+    const r = ok('A\n\nB\nC\n', 'A\nB\nC\n', 'X\nC\n');
+    expect(r.content).toBe('X\nC\n');
+  });
+
+  test('a blank line next to a kept line stays with it when the line after it is replaced', () => {
+    expect(ok('A\n\nB\nC\n', 'A\nB\nC\n', 'A\nX\nC\n').content).toBe('A\n\nX\nC\n');
+    expect(ok('A\nB\n\nC\n', 'A\nB\nC\n', 'A\nX\nC\n').content).toBe('A\nX\n\nC\n');
+  });
+
+  test('indentation shifted and a blank line missing from old_string only: re-indented, the blank line single', () => {
+    const py = ['class A:', '    def f(self):', '        x = 1', '', '        return x', ''].join('\n');
+    const r = ok(py, 'def f(self):\n    x = 1\n    return x\n', 'def f(self):\n    x = 2\n    return x\n');
+    expect(r.rung).toBe('blank-lines');
+    expect(r.content).toBe(['class A:', '    def f(self):', '        x = 2', '', '        return x', ''].join('\n'));
+    // the line after the left-out blank line replaced by lines with a blank line of their own: which one is the file's is ambiguous
+    expect(err(py, 'def f(self):\n    x = 1\n    return x\n', 'def f(self):\n    x = 1\n    y = x\n\n    return y\n')).toMatch(
+      /^old_string matches lines 3-5 only if blank lines are ignored \(the file has 1 blank line there and old_string has none\), and new_string changes the lines right there/,
+    );
+  });
+
+  test('CRLF file, LF old_string with a blank line too many: CRLF kept, no blank line added or lost', () => {
+    const crlf = js.replace(/\n/g, '\r\n');
+    const r = ok(crlf, '  const x = 1;\n\n\n  return x;\n', '  const x = 1;\n\n\n  return x + 1;\n');
+    expect(r.content).toBe(js.replace('return x;', 'return x + 1;').replace(/\n/g, '\r\n'));
+  });
+
+  test('trailing spaces: kept lines keep the file\'s, the changed line is new_string\'s', () => {
+    const file = 'if (a) {  \n  go();\t\n\n  stop();\n}\n';
+    const r = ok(file, 'if (a) {\n  go();\n  stop();\n}', 'if (a) {\n  go();\n  halt();\n}');
+    expect(r.content).toBe('if (a) {  \n  go();\t\n\n  halt();\n}\n');
+  });
+
+  test('a change of whitespace alone is a change: a whitespace-only line emptied on the indentation rung', () => {
+    const file = 'function f() {\n  if (a) {\n    x = 1\n    \n    return x\n  }\n}\n';
+    const r = ok(file, 'if (a) {\n  x = 1\n  \n  return x\n}', 'if (a) {\n  x = 1\n\n  return x\n}');
+    expect(r.rung).toBe('indentation');
+    expect(r.content).toBe('function f() {\n  if (a) {\n    x = 1\n\n    return x\n  }\n}\n');
+  });
+
+  test('elision, whole span: a blank line missing from a quoted piece is kept, the copied first line keeps its bytes', () => {
+    const file = ['def run():  ', '    a = 1', '', '    b = 2', '    c = 3', '    return a + b + c', '', 'def other():', '    pass', ''].join('\n');
+    const r = ok(file, 'def run():\n    a = 1\n    b = 2\n...\n    return a + b + c\n', 'def run():\n    a = 1\n\n    return a\n');
+    expect(r.rung).toBe('elision');
+    expect(r.content).toBe(['def run():  ', '    a = 1', '', '    return a', '', 'def other():', '    pass', ''].join('\n'));
+  });
+
+  test('elision, piecewise, with a blank line too many in a piece: nothing added', () => {
+    const file = ['def run():', '    a = 1', '    b = 2', '    c = 3', '    return a', ''].join('\n');
+    const r = ok(file, 'def run():\n\n    a = 1\n...\n    return a\n', 'def run():\n\n    a = 10\n...\n    return a\n');
+    expect(r.content).toBe(file.replace('a = 1', 'a = 10'));
+  });
+
+  test('old_string ending inside a run of blank lines, new_string with the file\'s whole run: not doubled', () => {
+    const py = ['def a():', '    f()', '', '', 'def b():', '    pass', ''].join('\n');
+    // quoted: "    f()" and one of the two blank lines (not at a line break: the line rungs see it)
+    const r = ok(py, '  def a():\n      f()\n\n', '  def a():\n      g()\n      f()\n\n\n');
+    expect(r.rung).toBe('indentation');
+    expect(r.content).toBe(['def a():', '    g()', '    f()', '', '', 'def b():', '    pass', ''].join('\n'));
+  });
+
+  test('new_string inserting lines right where the file has a blank line old_string left out is refused, with the file\'s lines', () => {
+    const e = err(js, '  const x = 1;\n  return x;\n', '  const x = 1;\n  log(x);\n  return x;\n');
+    expect(e).toMatch(/^old_string matches lines 2-4 only if blank lines are ignored \(the file has 1 blank line there and old_string has none\), and new_string changes the lines right there/);
+    expect(e).toContain('2|   const x = 1;\n3| \n4|   return x;');
+    expect(e).toMatch(/Send old_string with the blank lines exactly as the file has them\.$/);
+  });
+
+  test('the same with a blank line too many in old_string, new_string keeping it on both sides of the insertion: refused', () => {
+    const file = 'A\nB\n';
+    const e = err(file, 'A\n\nB\n', 'A\n\nX\n\nB\n');
+    expect(e).toMatch(/old_string has 1 blank line there and the file has none/);
+    expect(err(file, 'A\n\nB\n', 'A\n\nX\n\nB\n')).toBe(e);
+  });
+
+  test('with the blank line quoted, the same insertion applies', () => {
+    const r = ok(js, '  const x = 1;\n\n  return x;\n', '  const x = 1;\n  log(x);\n\n  return x;\n');
+    expect(r.rung).toBe('exact');
+    expect(r.content).toBe(js.replace('  const x = 1;\n', '  const x = 1;\n  log(x);\n'));
+  });
+});
+
+describe('applyEdits: a batch of one file', () => {
+  test('applied in order, each on the result of the ones before; the loosest rung and the first changed line', () => {
+    const r = applyEdits(SRC, [
+      { old_string: '  return a * b;', new_string: '  return a * b * 1;' },
+      { old_string: 'return a - b;', new_string: 'return a + b;' },
+      { old_string: 'export function add(a, b) {\n\n  return a + b;', new_string: 'export function add(a, b) {\n  return b + a;' },
+    ]);
+    if (!r.ok) throw new Error(r.error);
+    expect(r.content).toBe(SRC.replace('a - b', 'b + a').replace('a * b', 'a * b * 1'));
+    expect(r.rung).toBe('blank-lines');
+    expect(r.line).toBe(1);
+    expect(r.count).toBe(3);
+  });
+
+  test('one edit that does not apply: nothing, and which one', () => {
+    const r = applyEdits(SRC, [
+      { old_string: 'return a - b;', new_string: 'return a + b;' },
+      { old_string: 'return a - b;', new_string: 'return 0;' },
+    ]);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.error).toMatch(/^Edit 2 of 2, on the file as the edits before it left it: old_string was not found .*nothing was changed \(no edit of the batch was applied\)/s);
+  });
+});
+
+describe('a repeated line the line diff may pair either way', () => {
+  test('a block inserted after a closing brace that old_string quoted without the blank line after it: the blank line stays after the last brace', () => {
+    const go = ['type Options struct {', '\tHidden bool', '}', '', '// Completion is a string', 'type Completion = string', ''].join('\n');
+    const r = ok(go, '\tHidden bool\n}\n// Completion is a string\n', '\tHidden bool\n}\n\nfunc (o *Options) Set() {\n\to.Hidden = true\n}\n// Completion is a string\n');
+    expect(r.rung).toBe('blank-lines');
+    expect(r.content).toBe(['type Options struct {', '\tHidden bool', '}', '', 'func (o *Options) Set() {', '\to.Hidden = true', '}', '', '// Completion is a string', 'type Completion = string', ''].join('\n'));
+  });
+});
+
+describe('indentation the model means', () => {
+  test('a tab-indented Go file: new lines with spaces inside a raw string stay spaces when the model indents its code with tabs', () => {
+    const go = 'package main\n\nfunc f() bool {\n\treturn true\n}\n';
+    const added = '\nvar tmpl = `Usage:\n  {{.UseLine}}\n`\n\nfunc g() {\n\tprintln(tmpl)\n}\n';
+    const r = ok(go, 'func f() bool {\n\treturn true\n}\n', 'func f() bool {\n\treturn true\n}\n' + added);
+    expect(r.rung).toBe('exact');
+    expect(r.content).toBe(go + added);
+  });
+});
+
+describe('indentation the model means, continued', () => {
+  test('a space-indented file, the model quotes a doc comment (" * ") and writes its code with tabs: converted to the file\'s spaces', () => {
+    const ts = 'export type Q = Record<string, string>;\n\n/**\n * Parses.\n */\nexport function parse() {\n  return 1;\n}\n';
+    const r = ok(ts, 'export type Q = Record<string, string>;\n\n/**\n * Parses.\n', 'export type Q = Record<string, string>;\n\nconst E = (() => {\n\tconst C = 1;\n\treturn C;\n})();\n\n/**\n * Parses.\n');
+    expect(r.rung).toBe('exact');
+    expect(r.content).toBe('export type Q = Record<string, string>;\n\nconst E = (() => {\n  const C = 1;\n  return C;\n})();\n\n/**\n * Parses.\n */\nexport function parse() {\n  return 1;\n}\n');
   });
 });

@@ -75,4 +75,19 @@ describe('applyUnifiedDiff', () => {
     const crlf = FILE.replace(/\n/g, '\r\n');
     expect(applied('@@ -7,2 +7,2 @@\n def b():\n-    return 2\n+    return 3\n', crlf)).toBe(crlf.replace('return 2', 'return 3'));
   });
+
+  test('a hunk whose context leaves out one of the file\'s blank lines keeps it; a "+" blank line that copies it is not doubled', () => {
+    // context "    return 1" then "def b():": the file has two blank lines between them
+    expect(applied('@@ -4,4 +4,4 @@\n     return 1\n \n def b():\n-    return 2\n+    return 3\n')).toBe(FILE.replace('return 2', 'return 3'));
+    expect(applied('@@ -4,3 +4,4 @@\n     return 1\n \n+\n def b():\n')).toBe(FILE);
+  });
+
+  test('a hunk whose "+" lines go exactly where the file has a blank line its context left out is refused, naming the hunk', () => {
+    const r = applyUnifiedDiff(FILE, '@@ -1,3 +1,4 @@\n import os\n+import sys\n def a():\n');
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.error).toMatch(/^Hunk 1 of 1 \(@@ -1,3 \+1,4 @@\): the hunk's old side \(context and "-" lines\) matches lines 1-3 only if blank lines are ignored/);
+      expect(r.rung).toBe('blank-lines');
+    }
+  });
 });

@@ -19,6 +19,11 @@
  *   crlf             the file has CRLF line endings, old/new are sent with LF
  *   blank-missing    one blank line between two context lines left out of old and new
  *   blank-extra      one blank line added between two context lines of old and new
+ *   blank-missing-old  a blank line between two context lines left out of old only (new as the commit has it: the model
+ *                    copied new from the file), one with non-blank lines before and after it in old (at an end of old,
+ *                    "x\n" -> "x\n\n" is a request to add a blank line that no tool can tell from a slip)
+ *   blank-extra-old    that blank line added to old only
+ *   none-toolbox     the edit as git made it, through edit_file (ToolBox.execute: the syntax check included), one hunk of the commit alone
  *   elision          old = its first 2 lines, "...", its last 2 lines (blocks of 6+ lines); new in full
  *   elision-indent   elision, pieces and new one unit less indented (one more where there is no indentation)
  *   diff-numbers     the edit as a unified diff whose @@ numbers are 13 lines off
@@ -28,6 +33,11 @@
  *   combo-tabs-trailing  tabs-spaces + trailing-ws
  *   ambiguous        old = a hunk's removed lines alone, where they occur 2+ times in the file: must be refused
  *   ambiguous-basename  basename, where 2+ files of the repository have that name: must be refused
+ *
+ * Whole commits through edit_file: for each (commit, file) of the corpus, every hunk of the commit's
+ * diff of that file sent in order as one edit_file call (ToolBox.execute, the syntax check included),
+ * each on the file as the calls before left it; correct = the file ends as the commit has it. The
+ * steps in between may not parse (a block opened in one hunk, closed in the next).
  *
  * Syntax check: on the unperturbed edits, how many of the commits' own edits checkSyntax would refuse,
  * and how many of the same edits with one closing bracket of their added lines deleted it catches.
@@ -56,6 +66,8 @@ const REPOS = opt('--repos', 'iamkun+dayjs,unjs+ufo,pallets+click,spf13+cobra').
 const HUNKS = Number(opt('--hunks', '60'));
 const COMMITS = Number(opt('--commits', '400'));
 const OUT = opt('--out', 'bench/results/edit-perturb.json');
+/** Which tools to run (default all); `--tools ours,ours-diff` skips the external ones (thousands of process spawns). */
+const ONLY_TOOLS = argv.includes('--tools') ? opt('--tools', '').split(',') : null;
 const EXT = /\.(js|mjs|cjs|ts|tsx|jsx|py|go)$/;
 
 // ------------------------------------------------------------------ corpus
@@ -163,6 +175,8 @@ interface Edit {
   asDiff?: boolean;
   viaToolbox?: boolean;
   mustRefuse?: boolean;
+  /** only edit_file is asked (the kind measures the ToolBox itself) */
+  oursOnly?: boolean;
 }
 
 function indentUnit(text: string): { tab: boolean; step: number } {
@@ -252,6 +266,25 @@ function blankMissing(marked: Marked): Marked | null {
   return i === -1 ? null : [...marked.slice(0, i), ...marked.slice(i + 1)];
 }
 
+/** The same perturbation on the old side only: new_string as the commit has it. */
+function oldOnly(hc: HunkCase, perturbed: Marked | null): Edit | null {
+  if (!perturbed) return null;
+  const o = oldSide(perturbed);
+  const n = newSide(hc.marked);
+  return { pre: hc.pre, expected: hc.expected, path: hc.path, old: o.join('\n'), neu: n.join('\n'), diff: makeDiff(hc.path, hc.start, o, n) };
+}
+
+/** blankMissing, for a blank line inside old: a non-blank line of old before and after it. */
+function blankMissingInside(marked: Marked): Marked | null {
+  const isOld = (m: Marked[number]) => m.mark !== '+';
+  const i = marked.findIndex(
+    (m, k) =>
+      m.mark === ' ' && m.text.trim() === '' && k > 0 && k < marked.length - 1 && marked[k - 1].mark === ' ' && marked[k + 1].mark === ' ' &&
+      marked.slice(0, k).some((x) => isOld(x) && x.text.trim() !== '') && marked.slice(k + 1).some((x) => isOld(x) && x.text.trim() !== ''),
+  );
+  return i === -1 ? null : [...marked.slice(0, i), ...marked.slice(i + 1)];
+}
+
 function blankExtra(marked: Marked): Marked | null {
   for (let k = 0; k + 1 < marked.length; k++) {
     const a = marked[k];
@@ -326,6 +359,9 @@ function kinds(hc: HunkCase): Record<string, Edit | null> {
     crlf: { ...edit(hc, m), pre: crlf(hc.pre), expected: crlf(hc.expected) },
     'blank-missing': bm ? edit(hc, bm) : null,
     'blank-extra': blankExtra(m) ? edit(hc, blankExtra(m)!) : null,
+    'blank-missing-old': oldOnly(hc, blankMissingInside(m)),
+    'blank-extra-old': oldOnly(hc, blankExtra(m)),
+    'none-toolbox': { ...edit(hc, m), viaToolbox: true, oursOnly: true },
     elision: el,
     'elision-indent': elInd,
     'diff-numbers': { ...edit(hc, m), diff: shiftStart(edit(hc, m).diff, 13), asDiff: true },
@@ -370,6 +406,13 @@ function external(cmd: string, args: string[]): Tool {
   };
 }
 
+/** The rung ours used (or refused at) for the last edit: 'none' when nothing matched, 'syntax' when the syntax check refused. */
+let lastRung = 'none';
+
+function rungOf(r: { ok: boolean; rung?: string }): void {
+  lastRung = r.rung ?? 'none';
+}
+
 async function viaToolbox(e: Edit, hc: HunkCase, args: Record<string, string>): Promise<string | null> {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'edit-bench-tb-')));
   try {
@@ -383,6 +426,7 @@ async function viaToolbox(e: Edit, hc: HunkCase, args: Record<string, string>): 
     write(hc.path, e.pre);
     const tb = new ToolBox({ root: dir, listFiles: async () => hc.files, protectedPaths: [] });
     const r = await tb.execute('edit_file', JSON.stringify({ path: e.path, ...args }));
+    lastRung = /syntax error/.test(r.display) ? 'syntax' : (/(\S+) match at line/.exec(r.display)?.[1] ?? 'none');
     if (!r.ok) return null;
     return fs.readFileSync(path.join(dir, hc.path), 'utf8');
   } finally {
@@ -394,11 +438,13 @@ const TOOLS: Record<string, Tool> = {
   ours: async (e, hc) => {
     if (e.viaToolbox) return viaToolbox(e, hc, { old_string: e.old, new_string: e.neu });
     const r = e.asDiff ? applyUnifiedDiff(e.pre, e.diff) : applyEdit(e.pre, e.old, e.neu);
+    rungOf(r);
     return r.ok ? r.content : null;
   },
   'ours-diff': async (e, hc) => {
     if (e.viaToolbox) return viaToolbox(e, hc, { diff: e.diff });
     const r = applyUnifiedDiff(e.pre, e.diff);
+    rungOf(r);
     return r.ok ? r.content : null;
   },
   'git-apply': external('git', ['apply']),
@@ -414,6 +460,50 @@ const TOOLS: Record<string, Tool> = {
 };
 
 // ------------------------------------------------------------------ run
+
+/** --whole-commits N: every (commit, source file) of the newest N non-merge commits, instead of the corpus's pairs. */
+function scanPairs(repo: string, n: number): Array<Pick<HunkCase, 'repo' | 'commit' | 'path' | 'pre'>> {
+  const dir = path.join(MIRRORS, repo, 'repo');
+  const out: Array<Pick<HunkCase, 'repo' | 'commit' | 'path' | 'pre'>> = [];
+  const commits = git(dir, ['log', '--no-merges', '--format=%H %P', '-n', String(n), 'HEAD']).trim().split('\n').map((l) => l.split(' '));
+  for (const [commit, parent] of commits.filter((c) => c.length === 2)) {
+    for (const p of git(dir, ['diff', '--name-only', '--no-renames', '--diff-filter=M', parent, commit]).trim().split('\n')) {
+      if (!EXT.test(p)) continue;
+      const pre = git(dir, ['show', `${parent}:${p}`]);
+      if (pre.length > 300_000 || pre.includes('\r') || pre.includes('\0')) continue;
+      out.push({ repo, commit, path: p, pre });
+    }
+  }
+  return out;
+}
+
+/** Every hunk of one commit's change to one file, as edit_file calls in order: the file ends as the commit has it, or where it stopped. */
+async function wholeCommit(hc: Pick<HunkCase, 'repo' | 'commit' | 'path' | 'pre'>): Promise<{ outcome: Outcome; steps: number; warned: number; refusedBy?: string }> {
+  const dir = path.join(MIRRORS, hc.repo, 'repo');
+  const parent = git(dir, ['rev-parse', `${hc.commit}^`]).trim();
+  const post = git(dir, ['show', `${hc.commit}:${hc.path}`]);
+  const [fp] = parsePatch(git(dir, ['diff', '-U3', '--no-renames', parent, hc.commit, '--', hc.path]));
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'edit-bench-seq-')));
+  try {
+    fs.mkdirSync(path.dirname(path.join(root, hc.path)), { recursive: true });
+    fs.writeFileSync(path.join(root, hc.path), hc.pre);
+    const tb = new ToolBox({ root, listFiles: async () => [hc.path], protectedPaths: [] });
+    let warned = 0;
+    for (const h of fp.hunks) {
+      const marked = h.lines.filter((l) => !l.startsWith('\\')).map((l) => ({ mark: l[0] as ' ' | '-' | '+', text: l.slice(1) }));
+      const r = await tb.execute('edit_file', JSON.stringify({ path: hc.path, old_string: oldSide(marked).join('\n'), new_string: newSide(marked).join('\n') }));
+      if (!r.ok) {
+        const why = /syntax error/.test(r.display) ? 'syntax' : /matches \d+ places/.test(r.content) ? 'ambiguous anchor' : /was not found/.test(r.content) ? 'not found' : 'other';
+        return { outcome: 'refused', steps: fp.hunks.length, warned, refusedBy: why };
+      }
+      if (/does not parse/.test(r.display)) warned++;
+    }
+    const got = fs.readFileSync(path.join(root, hc.path), 'utf8');
+    return { outcome: got === post ? 'correct' : 'wrong', steps: fp.hunks.length, warned };
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}
 
 async function main(): Promise<void> {
   const t0 = Date.now();
@@ -436,19 +526,31 @@ async function main(): Promise<void> {
     table[kind][tool] ??= { correct: 0, wrong: 0, refused: 0 };
     table[kind][tool][o]++;
   };
+  const rungs: Record<string, Record<string, Record<Outcome, number>>> = {};
+  const countRung = (tool: string, rung: string, o: Outcome) => {
+    rungs[tool] ??= {};
+    rungs[tool][rung] ??= { correct: 0, wrong: 0, refused: 0 };
+    rungs[tool][rung][o]++;
+  };
   const judge = (e: Edit, got: string | null): Outcome => {
     if (got === null) return e.mustRefuse ? 'correct' : 'refused';
     if (e.mustRefuse) return 'wrong';
     return got === e.expected ? 'correct' : 'wrong';
   };
   let done = 0;
+  // --only <commit prefix>: re-run the cases of one commit (with EDIT_BENCH_DEBUG=<kind> to see them)
+  const only = argv.includes('--only') ? opt('--only', '') : null;
   for (const hc of all) {
+    if (only && !hc.commit.startsWith(only)) continue;
     for (const [kind, e] of Object.entries(kinds(hc))) {
       if (!e) continue;
       cases[kind] = (cases[kind] ?? 0) + 1;
       for (const [tool, run] of Object.entries(TOOLS)) {
+        if (ONLY_TOOLS && !ONLY_TOOLS.includes(tool)) continue;
+        if (e.oursOnly && tool !== 'ours') continue;
         const t = Date.now();
         const o = judge(e, await run(e, hc));
+        if ((tool === 'ours' || tool === 'ours-diff') && !e.mustRefuse) countRung(tool, lastRung, o);
         if (process.env.EDIT_BENCH_TRACE && Date.now() - t > 1000) process.stderr.write(`slow: ${tool} ${kind} ${hc.path} ${Date.now() - t} ms\n`);
         count(kind, tool, o);
         if (o !== 'correct' && tool === 'ours' && process.env.EDIT_BENCH_DEBUG === kind) {
@@ -467,6 +569,7 @@ async function main(): Promise<void> {
     const e: Edit = { pre: hc.pre, expected: hc.expected, path: hc.path, old, neu, mustRefuse: true, diff: makeDiff(hc.path, hc.start, old.split('\n'), neu === '' ? [] : neu.split('\n')) };
     cases.ambiguous = (cases.ambiguous ?? 0) + 1;
     for (const [tool, run] of Object.entries(TOOLS)) {
+      if (ONLY_TOOLS && !ONLY_TOOLS.includes(tool)) continue;
       const o = judge(e, await run(e, hc));
       count('ambiguous', tool, o);
       if (o !== 'correct' && tool === 'ours') wrongExamples.push({ tool, kind: 'ambiguous', outcome: o, repo: hc.repo, commit: hc.commit, path: hc.path });
@@ -474,6 +577,24 @@ async function main(): Promise<void> {
   }
   // the syntax check on the same real edits: does it refuse a commit's own edit (false refusal),
   // and does it catch the edit with one closing bracket of its added lines deleted?
+  // whole commits, hunk after hunk through edit_file
+  const commits = { files: 0, multiHunk: 0, correct: 0, wrong: 0, refused: 0, refusedBySyntax: 0, refusedBy: {} as Record<string, number>, stepsWarned: 0, notCorrect: [] as string[] };
+  const seen = new Set<string>();
+  const WHOLE = Number(opt('--whole-commits', '0'));
+  const pairs = WHOLE > 0 ? REPOS.flatMap((r) => scanPairs(r, WHOLE)) : all;
+  for (const hc of pairs) {
+    const key = `${hc.repo} ${hc.commit} ${hc.path}`;
+    if (seen.has(key) || (only && !hc.commit.startsWith(only))) continue;
+    seen.add(key);
+    const w = await wholeCommit(hc);
+    commits.files++;
+    if (w.steps > 1) commits.multiHunk++;
+    commits[w.outcome]++;
+    if (w.refusedBy === 'syntax') commits.refusedBySyntax++;
+    if (w.refusedBy) commits.refusedBy[w.refusedBy] = (commits.refusedBy[w.refusedBy] ?? 0) + 1;
+    commits.stepsWarned += w.warned;
+    if (w.outcome !== 'correct') commits.notCorrect.push(`${key.slice(0, key.indexOf(' ') + 11)} ${hc.path} ${w.outcome}${w.refusedBy ? ` (${w.refusedBy})` : ''}`);
+  }
   const syntax = { edits: 0, falseRefusals: 0, brokenVariants: 0, caught: 0, unchecked: 0, falseRefusalCases: [] as string[] };
   for (const hc of all) {
     const v = await checkSyntax(hc.path, hc.pre, hc.expected);
@@ -502,22 +623,34 @@ async function main(): Promise<void> {
     seconds: Math.round((Date.now() - t0) / 1000),
     cases,
     table,
+    rungs,
+    commits,
     syntax,
     notCorrectOurs: wrongExamples,
   };
   fs.mkdirSync(path.dirname(OUT), { recursive: true });
   fs.writeFileSync(OUT, JSON.stringify(result, null, 2) + '\n');
   // a Markdown table: correct / wrong / refused per kind and tool
-  const tools = Object.keys(TOOLS);
+  const tools = Object.keys(TOOLS).filter((t) => !ONLY_TOOLS || ONLY_TOOLS.includes(t));
   const lines = [`| kind | cases | ${tools.join(' | ')} |`, `| --- | ---: | ${tools.map(() => '---').join(' | ')} |`];
   for (const kind of Object.keys(table)) {
     const cells = tools.map((t) => {
       const c = table[kind][t];
+      if (!c) return '–';
       return `${c.correct} / ${c.wrong} / ${c.refused}`;
     });
     lines.push(`| ${kind} | ${cases[kind]} | ${cells.join(' | ')} |`);
   }
   console.log(lines.join('\n'));
+  // per rung (every kind but the ambiguous ones): the rung that applied the edit, or refused it ('none': nothing matched)
+  for (const [tool, byRung] of Object.entries(rungs)) {
+    console.log(`\n| rung (${tool}) | correct | wrong | refused |\n| --- | ---: | ---: | ---: |`);
+    for (const [rung, c] of Object.entries(byRung)) console.log(`| ${rung} | ${c.correct} | ${c.wrong} | ${c.refused} |`);
+  }
+  console.log(
+    `\nwhole commits through edit_file: ${commits.correct} / ${commits.wrong} / ${commits.refused} (correct / wrong / refused) of ${commits.files} (commit, file) pairs, ` +
+      `${commits.multiHunk} of them in several hunks; refused by: ${JSON.stringify(commits.refusedBy)}; ${commits.stepsWarned} steps written with a parse warning`,
+  );
   console.log(`\nsyntax check: ${syntax.falseRefusals} of ${syntax.edits} real edits refused (${syntax.unchecked} unchecked); ${syntax.caught} of ${syntax.brokenVariants} edits with a closing bracket deleted caught`);
 }
 

@@ -15,17 +15,29 @@
  *                (or, when new_string has as many `...` lines, each piece is replaced and the elided
  *                text is kept)
  *
- * On every line rung the replacement is a three-way merge: old_string -> new_string is diffed line
- * by line; a line the model kept is written back exactly as the file has it (its indentation,
- * trailing whitespace, a whitespace-only line of a template literal); only changed lines come from
- * new_string, re-indented; a whitespace-only line of new_string is never rewritten; a blank line the
- * file has and old_string left out stays. The replacement keeps the file's line-ending style.
+ * On every line rung the replacement is a three-way merge of old_string -> new_string (what the model
+ * changed) with old_string -> the matched file lines (layout only), so that nothing the model did not
+ * ask for changes:
+ *   - blank lines: where old_string has a blank run of another length than the file, the run that
+ *     new_string copied unchanged from old_string (same length, next to a line it kept) takes the
+ *     file's length; a run the model changed is written as the model wrote it; a run between two
+ *     replaced lines goes with them; where the model inserted lines at that very place and which
+ *     side the file's blank lines belong to cannot be told, the edit is refused with the file's lines
+ *     (a wrong application is worse than a refusal). An old_string that ends (or starts) inside a
+ *     blank run, with new_string carrying the file's whole run there, does not double it.
+ *   - lines new_string keeps are written back exactly as the file has them (indentation, trailing
+ *     whitespace, a whitespace-only line of a template literal); a change of whitespace alone is a change;
+ *   - changed lines come from new_string, re-indented by the shift in the file's indentation style;
+ *   - the replacement keeps the file's line-ending style.
+ * Elision with new_string in full merges against the quoted pieces plus the file lines between them.
+ * A batch (applyEdits) applies several edits in order, all or none.
  */
 import { diffArrays } from 'diff';
 
 export type Rung = 'exact' | 'whitespace' | 'indentation' | 'blank-lines' | 'elision';
 
-export type EditResult = { ok: true; content: string; rung: Rung; line: number } | { ok: false; error: string };
+/** A refusal names the rung that refused (an ambiguous anchor or layout there), if any; none when nothing matched. */
+export type EditResult = { ok: true; content: string; rung: Rung; line: number } | { ok: false; error: string; rung?: Rung };
 
 const MAX_ERROR = 1500;
 const MAX_LISTED_LINES = 10;
@@ -132,7 +144,11 @@ function cap(s: string, n: number): string {
 interface IndentStyle {
   width: number;
   tabs: boolean;
-  /** The file indents in one style only, so indentation in the other style is a slip to convert even where nothing shifted. */
+  /**
+   * The file indents in one style only and the model's text never uses it, so indentation in the
+   * other style is a slip to convert even where nothing shifted. A model that indents some lines
+   * in the file's style means the others as written (a Go raw string's spaces in a tab file).
+   */
   pure: boolean;
 }
 
@@ -192,7 +208,10 @@ function indentStyle(fileLines: string[], modelLines: string[]): IndentStyle {
   const modelStep = spaceStep(modelLines);
   const width = fileTabs ? (modelStep ?? fileStep ?? 4) : (fileStep ?? modelStep ?? 4);
   const counts = indentCounts(fileLines);
-  return { width, tabs: fileTabs, pure: (fileTabs ? counts.spaces : counts.tabs) === 0 && counts.tabs + counts.spaces > 0 };
+  // a whole unit of the file's style (a JSDoc line's single space is no indentation)
+  const own = fileTabs ? '\t' : ' '.repeat(Math.max(2, width));
+  const modelUsesOwn = modelLines.some((l) => !isBlank(l) && l.startsWith(own));
+  return { width, tabs: fileTabs, pure: (fileTabs ? counts.spaces : counts.tabs) === 0 && counts.tabs + counts.spaces > 0 && !modelUsesOwn };
 }
 
 function cols(ws: string, width: number): number {
@@ -330,64 +349,232 @@ function findBlock(fv: FileView, p: Prepared, mode: Mode, tolerance: number, wid
 
 // ------------------------------------------------------------------ three-way replacement
 
+/** old_string's side of a merge: its lines, the keys they compare by, and the file line of each (-1: a blank line the file lacks). */
+interface OldSide {
+  lines: string[];
+  keys: string[];
+  fileOf: number[];
+}
+
 /**
- * The lines that replace the window: old -> new diffed line by line; kept lines come from the file,
- * changed lines from new_string (re-indented in indentation mode), file blank lines old_string left
- * out stay unless both neighbours were removed.
+ * What a line compares by when old_string is diffed against new_string: the line as the model sent it
+ * (less a CR), since the model copies the lines it keeps; a change of whitespace alone is a change.
+ * A file line (the part an elision skipped) compares as itself when nothing was re-indented, and
+ * equals no model line otherwise (new_string's copy of it is then written re-indented, like a new line).
  */
-function mergeLines(fileText: string[], m: Match, oldLines: string[], newLines: string[], style: IndentStyle): string[] {
-  const kept: boolean[] = new Array(oldLines.length).fill(false);
-  const insertedBefore: string[][] = Array.from({ length: oldLines.length + 1 }, () => []);
+function lineKey(line: string, fileShift = 0): string {
+  return fileShift === 0 ? noCr(line) : `\u0000${line}`;
+}
+
+function sideOf(lines: string[], fileOf: number[]): OldSide {
+  return { lines: lines.map(noCr), keys: lines.map((l) => lineKey(l)), fileOf };
+}
+
+/** For each old line, the index of the new line the line diff keeps it as, or -1 (removed). */
+function keptAs(oldKeys: string[], newKeys: string[]): number[] {
+  const to: number[] = new Array(oldKeys.length).fill(-1);
   let o = 0;
   let n = 0;
-  // lines compare as the model sent them (less a CR): it copies kept lines from old_string to new_string
-  for (const part of diffArrays(oldLines.map(noCr), newLines.map(noCr))) {
+  for (const part of diffArrays(oldKeys, newKeys)) {
     const count = part.value.length;
-    if (part.added) {
-      insertedBefore[o].push(...newLines.slice(n, n + count));
-      n += count;
-    } else if (part.removed) o += count;
-    else {
-      for (let k = 0; k < count; k++) kept[o + k] = true;
-      o += count;
-      n += count;
+    if (part.added) n += count;
+    else if (part.removed) o += count;
+    else for (let k = 0; k < count; k++) to[o++] = n++;
+  }
+  return to;
+}
+
+type Merge = { ok: true; lines: string[] } | { ok: false; error: string };
+
+/** A run of blank lines between two non-blank lines of old_string (or its start/end) whose length in the file differs. */
+interface RunDiff {
+  /** old_string indices of the non-blank lines around the run (-1 / length: the start / end). */
+  p: number;
+  q: number;
+  /** file lines around it (0-based; first - 1 / last + 1 at the ends). */
+  fp: number;
+  fq: number;
+  /** the run's length in old_string and in the file. */
+  inOld: number;
+  inFile: number;
+}
+
+function runDiffs(old: OldSide, first: number, last: number): RunDiff[] {
+  const out: RunDiff[] = [];
+  const marks = [-1, ...old.lines.flatMap((l, j) => (isBlank(l) ? [] : [j])), old.lines.length];
+  for (let k = 0; k + 1 < marks.length; k++) {
+    const p = marks[k];
+    const q = marks[k + 1];
+    const fp = p < 0 ? first - 1 : old.fileOf[p];
+    const fq = q >= old.lines.length ? last + 1 : old.fileOf[q];
+    const inOld = q - p - 1;
+    const inFile = fq - fp - 1;
+    if (inOld !== inFile) out.push({ p, q, fp, fq, inOld, inFile });
+  }
+  return out;
+}
+
+function blankRun(lines: string[], from: number, step: 1 | -1, stop: number): number {
+  let n = 0;
+  for (let i = from; i !== stop && isBlank(lines[i]); i += step) n++;
+  return n;
+}
+
+/**
+ * new_string with the file's own blank-line layout put back where old_string got it wrong: a blank
+ * run that new_string copied unchanged from old_string (same length, next to a line it kept) takes
+ * the file's length; a run the model changed is written as the model wrote it; a run inside
+ * replaced lines goes with them. When the model inserted lines on both sides of which it left the
+ * run as it was, where the file's blank line belongs is ambiguous: `ambiguous` names that run.
+ */
+function relayout(old: OldSide, newLines: string[], newKeys: string[], diffs: RunDiff[]): { lines: string[] } | { ambiguous: RunDiff } {
+  const to = keptAs(old.keys, newKeys);
+  const keptNew = new Set(to.filter((n) => n >= 0));
+  // the new lines from `from` going `step` up to the next kept line (exclusive) hold a blank line
+  const blankInStretch = (from: number, step: 1 | -1): boolean => {
+    for (let i = from; i >= 0 && i < newLines.length && !keptNew.has(i); i += step) if (isBlank(newLines[i])) return true;
+    return false;
+  };
+  const edits: Array<{ at: number; remove: number; insert: number }> = [];
+  for (const d of diffs) {
+    const pKept = d.p < 0 || to[d.p] >= 0;
+    const qKept = d.q >= old.lines.length || to[d.q] >= 0;
+    let np = d.p < 0 ? -1 : to[d.p];
+    let nq = d.q >= old.lines.length ? newLines.length : to[d.q];
+    if (pKept && qKept) {
+      // The line diff pairs a repeated line ("}") arbitrarily: when the lines inserted between the
+      // two kept ones end with a copy of the first (or start with a copy of the second), the pair
+      // stays together there and the insertion goes before (after) it.
+      const lastIns = nq - 1 - blankRun(newLines, nq - 1, -1, np);
+      const firstIns = np + 1 + blankRun(newLines, np + 1, 1, nq);
+      if (d.p >= 0 && lastIns > np && newKeys[lastIns] === old.keys[d.p]) np = lastIns;
+      else if (d.q < old.lines.length && firstIns < nq && newKeys[firstIns] === old.keys[d.q]) nq = firstIns;
+    }
+    const set = (at: number, len: number) => {
+      if (len === d.inOld) edits.push({ at, remove: len, insert: d.inFile });
+    };
+    if (pKept && qKept) {
+      const lead = blankRun(newLines, np + 1, 1, nq);
+      if (np + 1 + lead === nq) {
+        set(np + 1, lead); // only blank lines between the two kept lines
+        continue;
+      }
+      // lines inserted between them: a run of old_string's length next to one kept line is its copy;
+      // old_string had none there (nothing to copy), or both sides look like the copy: ambiguous
+      const trail = blankRun(newLines, nq - 1, -1, np);
+      if (d.inOld === 0) {
+        // nothing to copy: new_string with the file's blank lines on one side is as the model meant it; otherwise ambiguous
+        if (lead === d.inFile || trail === d.inFile) continue;
+        return { ambiguous: d };
+      }
+      if (lead === d.inOld && trail === d.inOld) return { ambiguous: d };
+      if (lead === d.inOld) set(np + 1, lead);
+      else set(nq - trail, trail);
+    } else if (pKept) {
+      // the line after the run was replaced: the run stays after the kept line above, unless old_string
+      // had none there and the replacement has blank lines of its own (which may be it)
+      const lead = blankRun(newLines, np + 1, 1, newLines.length);
+      if (d.inOld === 0 && lead !== d.inFile && blankInStretch(np + 1, 1)) return { ambiguous: d };
+      set(np + 1, lead);
+    } else if (qKept) {
+      const trail = blankRun(newLines, nq - 1, -1, -1);
+      if (d.inOld === 0 && trail !== d.inFile && blankInStretch(nq - 1, -1)) return { ambiguous: d };
+      set(nq - trail, trail);
     }
   }
-  const render = (l: string): string => {
-    const line = noCr(l);
-    if (isBlank(line)) return line; // a whitespace-only line is never rewritten
+  const lines = [...newLines];
+  for (const e of edits.sort((a, b) => b.at - a.at)) {
+    const run = lines.slice(e.at, e.at + e.remove);
+    const kept = run.slice(0, e.insert);
+    while (kept.length < e.insert) kept.push('');
+    lines.splice(e.at, e.remove, ...kept);
+  }
+  return { lines };
+}
+
+/**
+ * old_string that starts or ends inside a run of blank lines quotes only part of it. When new_string
+ * has, at that edge, exactly the file's whole run, the model wrote the file's layout, not added blank
+ * lines: its run is cut to the part old_string quoted (the rest stays outside the window).
+ */
+function edgeRuns(fileText: string[], m: Match, oldLines: string[], news: string[]): string[] {
+  const lead = blankRun(oldLines, 0, 1, oldLines.length);
+  const trail = blankRun(oldLines, oldLines.length - 1, -1, -1);
+  if (lead === oldLines.length) return news;
+  let out = news;
+  if (trail > 0) {
+    const outside = blankRun(fileText, m.last + 1, 1, fileText.length);
+    const n = blankRun(out, out.length - 1, -1, -1);
+    if (outside > 0 && n < out.length && n === trail + outside) out = out.slice(0, out.length - outside);
+  }
+  if (lead > 0) {
+    const outside = blankRun(fileText, m.first - 1, -1, -1);
+    const n = blankRun(out, 0, 1, out.length);
+    if (outside > 0 && n < out.length && n === lead + outside) out = out.slice(outside);
+  }
+  return out;
+}
+
+function layoutAmbiguity(fileText: string[], d: RunDiff): string {
+  const from = Math.max(0, d.fp);
+  const to = Math.min(fileText.length - 1, d.fq);
+  const width = String(to + 1).length;
+  const shown = fileText.slice(from, to + 1).map((l, k) => `${String(from + k + 1).padStart(width)}| ${cap(noCr(l), 160)}`);
+  const what =
+    d.inFile > d.inOld
+      ? `the file has ${plural(d.inFile, 'blank line')} there and old_string ${d.inOld === 0 ? 'has none' : `has ${d.inOld}`}`
+      : `old_string has ${plural(d.inOld, 'blank line')} there and the file ${d.inFile === 0 ? 'has none' : `has ${d.inFile}`}`;
+  return (
+    `old_string matches lines ${from + 1}-${to + 1} only if blank lines are ignored (${what}), and new_string changes the lines right there, ` +
+    'so where the blank lines belong is ambiguous; nothing was changed. The file reads:\n' +
+    shown.join('\n') +
+    '\nSend old_string with the blank lines exactly as the file has them.'
+  );
+}
+
+/**
+ * The lines that replace the window [m.first, m.last]: a three-way merge of old_string -> new_string
+ * (the model's change) with old_string -> file (layout only: blank lines, indentation, trailing
+ * whitespace, line endings). Blank-line differences are re-applied to new_string first (`relayout`),
+ * so that old_string lines up with the window one to one; then lines new_string keeps come from the
+ * file byte for byte, changed and added lines from new_string (re-indented by the shift, in the
+ * file's indentation style; a whitespace-only line is never rewritten), removed lines go.
+ */
+function mergeLines(fileText: string[], m: Match, old: OldSide, newLines: string[], style: IndentStyle): Merge {
+  let news = edgeRuns(fileText, m, old.lines, newLines.map(noCr));
+  let newKeys = news.map((l) => lineKey(l));
+  const diffs = runDiffs(old, m.first, m.last);
+  if (diffs.length > 0) {
+    const r = relayout(old, news, newKeys, diffs);
+    if ('ambiguous' in r) return { ok: false, error: layoutAmbiguity(fileText, r.ambiguous) };
+    news = r.lines;
+    newKeys = news.map((l) => lineKey(l));
+  }
+  // old_string as the window has it: its lines where the file has them, a blank line where the file has one it left out
+  const windowKeys: string[] = [];
+  const byFile = new Map<number, string>();
+  old.fileOf.forEach((f, j) => f >= 0 && byFile.set(f, old.keys[j]));
+  for (let f = m.first; f <= m.last; f++) windowKeys.push(byFile.get(f) ?? '');
+  const render = (line: string): string => {
+    if (isBlank(line)) return line;
     if (m.mode === 'whitespace') return convertForeign(line, style);
     const ws = leadingWs(line);
     return renderIndent(cols(ws, style.width) + m.shift, style) + line.slice(ws.length);
   };
   const out: string[] = [];
-  let prevFile = m.first - 1;
-  for (let j = 0; j <= oldLines.length; j++) {
-    const f = j < oldLines.length ? m.fileOf[j] : -1;
-    // file lines between the previous mapped line and this one: blank lines old_string left out.
-    // They stay unless both neighbours go: right after a kept line (ahead of what is inserted there),
-    // or after the lines that replace a removed one.
-    const gap: string[] = [];
-    const prevKept = j > 0 ? kept[j - 1] : true;
-    if (f >= 0) {
-      for (let g = prevFile + 1; g < f; g++) if (prevKept || kept[j]) gap.push(noCr(fileText[g]));
-      prevFile = f;
-    }
-    // Where the text inserted here goes relative to them: a block ending in a blank line of its own
-    // follows them (the blank line separated the kept line above); anything else precedes them.
-    // Except when the kept line above is a blank line right after removed lines: the line diff then
-    // paired it with a blank line ahead of the block, which really belongs with the removed lines
-    // (the block's own last blank line is the kept one), so the left-out blank lines follow it.
-    const ins = insertedBefore[j];
-    const slid = j > 1 && isBlank(noCr(oldLines[j - 1])) && !kept[j - 2];
-    const gapFirst = prevKept && !slid && ins.length > 0 && isBlank(ins[ins.length - 1]) && !isBlank(ins[0]);
-    if (gapFirst || ins.length === 0) out.push(...gap);
-    for (const l of ins) out.push(render(l));
-    if (!gapFirst && ins.length > 0) out.push(...gap);
-    if (j === oldLines.length) break;
-    if (f >= 0 && kept[j]) out.push(noCr(fileText[f]));
+  let f = m.first;
+  let n = 0;
+  for (const part of diffArrays(windowKeys, newKeys)) {
+    const count = part.value.length;
+    if (part.added) for (let k = 0; k < count; k++) out.push(render(news[n++]));
+    else if (part.removed) f += count;
+    else
+      for (let k = 0; k < count; k++) {
+        out.push(noCr(fileText[f++]));
+        n++;
+      }
   }
-  return out;
+  return { ok: true, lines: out };
 }
 
 /** Whether old_string / new_string end with a line break: replacing "x\n" by "y" takes the line break away, as the exact rung would. */
@@ -421,7 +608,7 @@ function replaceLines(content: string, L: Lines, first: number, last: number, li
 
 // ------------------------------------------------------------------ line rungs
 
-type LineFind = { ok: true; match: Match; rung: Rung } | { ok: false; error: string } | null;
+type LineFind = { ok: true; match: Match; rung: Rung } | { ok: false; error: string; rung: Rung } | null;
 
 /** Rungs 2-4 for one block in file lines [from, to): the first rung with hits decides; several hits are refused. */
 function findLines(fv: FileView, block: string[], style: IndentStyle, what: string, from = 0, to = fv.text.length): LineFind {
@@ -437,7 +624,7 @@ function findLines(fv: FileView, block: string[], style: IndentStyle, what: stri
     if (hits.length === 1) return { ok: true, match: hits[0], rung: r.rung };
     if (hits.length > 1) {
       const a = ambiguous(hits.length, hits.map((h) => h.first + 1), r.qualifier);
-      return { ok: false, error: what === 'old_string' ? a.error : a.error.replace(/^old_string/, what) };
+      return { ok: false, rung: r.rung, error: what === 'old_string' ? a.error : a.error.replace(/^old_string/, what) };
     }
   }
   return null;
@@ -484,7 +671,7 @@ function tryElision(content: string, L: Lines, fv: FileView, oldLines: string[],
           closest(L.text, pieces[k]),
       };
     }
-    if (!found.ok) return { ok: false, error: found.error.replace(' (lines', ` ${where} (lines`).replace('Include more surrounding lines in old_string', 'Add more lines to that part') };
+    if (!found.ok) return { ok: false, rung: 'elision', error: found.error.replace(' (lines', ` ${where} (lines`).replace('Include more surrounding lines in old_string', 'Add more lines to that part') };
     matches.push(found.match);
     from = found.match.last + 1;
   }
@@ -493,15 +680,35 @@ function tryElision(content: string, L: Lines, fv: FileView, oldLines: string[],
 
   const newPieces = splitOnElision(newLines);
   if (newPieces.length === 1) {
-    // the whole span is replaced; new_string is re-indented by the first piece's shift
+    // The whole span is replaced. old_string for the merge is the pieces with the file's elided lines
+    // between them (in the model's indentation frame), so that the lines new_string copies from the
+    // pieces or from the elided part come from the file, and the pieces' layout slips are mapped back.
     const m0 = matches[0];
-    const span: Match = { first, last, fileOf: [], shift: m0.shift, mode: m0.mode };
-    const lines = mergeLines(L.text, span, [], newLines, style);
-    return { ok: true, content: replaceLines(content, L, first, last, lines, eol, ends), rung: 'elision', line: first + 1 };
+    const lines: string[] = [];
+    const keys: string[] = [];
+    const fileOf: number[] = [];
+    for (let k = 0; k < matches.length; k++) {
+      const piece = sideOf(pieces[k], matches[k].fileOf);
+      lines.push(...piece.lines);
+      keys.push(...piece.keys);
+      fileOf.push(...piece.fileOf);
+      if (k + 1 < matches.length) {
+        for (let f = matches[k].last + 1; f < matches[k + 1].first; f++) {
+          lines.push(noCr(L.text[f]));
+          keys.push(lineKey(L.text[f], m0.shift));
+          fileOf.push(f);
+        }
+      }
+    }
+    const span: Match = { first, last, fileOf, shift: m0.shift, mode: m0.mode };
+    const merged = mergeLines(L.text, span, { lines, keys, fileOf }, newLines, style);
+    if (!merged.ok) return { ok: false, error: merged.error, rung: 'elision' };
+    return { ok: true, content: replaceLines(content, L, first, last, merged.lines, eol, ends), rung: 'elision', line: first + 1 };
   }
   if (newPieces.length !== pieces.length) {
     return {
       ok: false,
+      rung: 'elision',
       error:
         `old_string has ${plural(pieces.length - 1, '"..." line')} but new_string has ${newPieces.length - 1}; nothing was changed. ` +
         'Either use the same number of "..." lines in both (the skipped lines are kept) or write new_string out in full ' +
@@ -511,8 +718,9 @@ function tryElision(content: string, L: Lines, fv: FileView, oldLines: string[],
   // Piecewise: replace each quoted piece, keep what the markers skipped. Work bottom-up so offsets stay valid.
   let out = content;
   for (let k = matches.length - 1; k >= 0; k--) {
-    const lines = mergeLines(L.text, matches[k], pieces[k], newPieces[k], style);
-    out = replaceLines(out, L, matches[k].first, matches[k].last, lines, eol, k === matches.length - 1 ? ends : undefined);
+    const merged = mergeLines(L.text, matches[k], sideOf(pieces[k], matches[k].fileOf), newPieces[k], style);
+    if (!merged.ok) return { ok: false, error: merged.error, rung: 'elision' };
+    out = replaceLines(out, L, matches[k].first, matches[k].last, merged.lines, eol, k === matches.length - 1 ? ends : undefined);
   }
   return { ok: true, content: out, rung: 'elision', line: first + 1 };
 }
@@ -592,7 +800,7 @@ function closest(file: string[], block: string[]): string {
 
 export function applyEdit(content: string, oldString: string, newString: string): EditResult {
   const result = ladder(content, oldString, newString);
-  if (!result.ok && result.error.length > MAX_ERROR) return { ok: false, error: cap(result.error, MAX_ERROR) };
+  if (!result.ok && result.error.length > MAX_ERROR) return { ...result, error: cap(result.error, MAX_ERROR) };
   return result;
 }
 
@@ -616,7 +824,7 @@ function ladder(content: string, oldString: string, newString: string): EditResu
     exactAt.push(i);
     if (exactAt.length >= 1000) break;
   }
-  if (exactAt.length > 1) return ambiguous(exactAt.length, linesOfOffsets(content, exactAt), '');
+  if (exactAt.length > 1) return { ...ambiguous(exactAt.length, linesOfOffsets(content, exactAt), ''), rung: 'exact' };
   if (exactAt.length === 1) {
     const at = exactAt[0];
     const lineStart = content.lastIndexOf('\n', at - 1) + 1;
@@ -664,8 +872,9 @@ function ladder(content: string, oldString: string, newString: string): EditResu
   if (found && !found.ok) return found;
   if (found && found.ok) {
     const m = found.match;
-    const lines = mergeLines(L.text, m, oldLines, newLines, style);
-    return { ok: true, content: replaceLines(content, L, m.first, m.last, lines, eol, endsOf(oldString, newString)), rung: found.rung, line: m.first + 1 };
+    const merged = mergeLines(L.text, m, sideOf(oldLines, m.fileOf), newLines, style);
+    if (!merged.ok) return { ok: false, error: merged.error, rung: found.rung };
+    return { ok: true, content: replaceLines(content, L, m.first, m.last, merged.lines, eol, endsOf(oldString, newString)), rung: found.rung, line: m.first + 1 };
   }
 
   // 5. elision
@@ -679,4 +888,35 @@ function ladder(content: string, oldString: string, newString: string): EditResu
       'nothing was changed. Read the region again and copy old_string exactly (without line-number prefixes).\n' +
       closest(L.text, oldLines),
   };
+}
+
+// ------------------------------------------------------------------ a batch
+
+const RUNG_ORDER: Rung[] = ['exact', 'whitespace', 'indentation', 'blank-lines', 'elision'];
+
+/** The looser of two rungs (a batch or a diff reports its loosest). */
+export function looserRung(a: Rung, b: Rung): Rung {
+  return RUNG_ORDER.indexOf(b) > RUNG_ORDER.indexOf(a) ? b : a;
+}
+
+/**
+ * Several edits of one file, applied in order (each to the result of the ones before), or none:
+ * the first that does not apply is reported with its number. `line` is the first changed line.
+ */
+export function applyEdits(content: string, edits: Array<{ old_string: string; new_string: string }>): EditResult & { count?: number } {
+  if (edits.length === 0) return { ok: false, error: 'edits is empty; nothing was changed. Send at least one {"old_string": ..., "new_string": ...}.' };
+  let out = content;
+  let rung: Rung = 'exact';
+  let line = Infinity;
+  for (let k = 0; k < edits.length; k++) {
+    const r = applyEdit(out, edits[k].old_string, edits[k].new_string);
+    if (!r.ok) {
+      const why = r.error.replace(/nothing was changed/, 'nothing was changed (no edit of the batch was applied)');
+      return { ...r, error: `Edit ${k + 1} of ${edits.length}${k > 0 ? ', on the file as the edits before it left it' : ''}: ${why}` };
+    }
+    out = r.content;
+    rung = looserRung(rung, r.rung);
+    line = Math.min(line, r.line);
+  }
+  return { ok: true, content: out, rung, line, count: edits.length };
 }

@@ -1,9 +1,11 @@
 /**
  * The syntax check after an edit: a real parser (tree-sitter grammars, src/code/parser.ts) on the
- * file before and after; an edit may not introduce a syntax error.
+ * file before and after; says whether the change introduces syntax errors, and where.
  *
- * A file that already had syntax errors blocks only an edit that adds more (its own errors are not
- * the edit's fault). For JSON, a file that did not parse before is JSON with comments or another
+ * What the caller does with it is its rule (src/agent/tools.ts): edit_file writes the edit and warns
+ * (an edit is often one step of a change the next edit completes), write_file refuses (its content is
+ * a whole file). A file that already had syntax errors counts only as many more (its own errors are
+ * not the edit's fault). For JSON, a file that did not parse before is JSON with comments or another
  * dialect the grammar does not know, and is not checked.
  */
 import { languageOf, syntaxErrors, type CodeLanguage, type SyntaxProblem } from '../code/parser.js';

@@ -12,7 +12,7 @@ import { RE2JS } from 're2js';
 import { z } from 'zod';
 import type { ToolSpec } from '../ports/llm.js';
 import { resolveRepoPath } from '../workspace/paths.js';
-import { applyEdit, type EditResult, type Rung } from './edit-match.js';
+import { applyEdit, applyEdits, type EditResult, type Rung } from './edit-match.js';
 import { checkSyntax } from './syntax-check.js';
 import { applyUnifiedDiff } from './unified-diff.js';
 import { countTokens, truncateToTokens } from '../context/tokens.js';
@@ -96,8 +96,8 @@ export const TOOL_SPECS: ToolSpec[] = [
       'Replace one region of an existing file: old_string must identify exactly one place (copy it from read_file output without the line numbers, ' +
       'with a few lines of context so it is unique). Slips in indentation, trailing whitespace and one blank line are tolerated; an ambiguous or missing ' +
       'old_string changes nothing and says why. To replace a long region, quote its first lines, a line "...", then its last lines. ' +
-      'Instead of old_string/new_string you may send diff: a unified diff of this file (@@ numbers may be approximate). ' +
-      'An edit that introduces a syntax error is refused.',
+      'Instead of old_string/new_string you may send diff: a unified diff of this file (@@ numbers may be approximate), or edits. ' +
+      'A result that does not parse is written, with a warning saying where.',
     parameters: {
       type: 'object',
       properties: {
@@ -105,6 +105,11 @@ export const TOOL_SPECS: ToolSpec[] = [
         old_string: { type: 'string', description: 'The text to replace; must match exactly one place in the file. Not empty.' },
         new_string: { type: 'string', description: 'The replacement text (may be empty to delete).' },
         diff: { type: 'string', description: 'A unified diff of this file, instead of old_string and new_string.' },
+        edits: {
+          type: 'array',
+          description: 'Several old/new pairs for this file, applied in order, all or none.',
+          items: { type: 'object', properties: { old_string: { type: 'string' }, new_string: { type: 'string' } }, required: ['old_string', 'new_string'] },
+        },
       },
       required: ['path'],
       additionalProperties: false,
@@ -160,7 +165,13 @@ const ARG_SCHEMAS = {
   list_files: z.object({ path: opt(z.string()), pattern: opt(z.string()) }),
   read_file: z.object({ path: z.string(), start_line: opt(lineNo), end_line: opt(lineNo) }),
   search: z.object({ pattern: z.string(), path: opt(z.string()) }),
-  edit_file: z.object({ path: z.string(), old_string: opt(z.string()), new_string: opt(z.string()), diff: opt(z.string()) }),
+  edit_file: z.object({
+    path: z.string(),
+    old_string: opt(z.string()),
+    new_string: opt(z.string()),
+    diff: opt(z.string()),
+    edits: opt(z.array(z.object({ old_string: z.string(), new_string: z.string() }))),
+  }),
   write_file: z.object({ path: z.string(), content: z.string() }),
   run_tests: z.object({}),
   finish: z.object({ summary: z.string() }),
@@ -274,26 +285,21 @@ async function statOrNull(p: string): Promise<Stat | null> {
 }
 
 /**
- * The syntax error an edit would introduce, as a message for the model ('' when none), and a note
- * for the result when the syntax could not be checked.
+ * The syntax errors a change introduces, for the model ('' when none: it parses, or parsed no better
+ * before), and a note for the result when the syntax could not be checked.
  */
-async function syntaxGate(rel: string, before: string | null, after: string, editLine?: number): Promise<{ error: string; note: string }> {
+async function syntaxGate(rel: string, before: string | null, after: string, editLine?: number): Promise<{ problem: string; note: string }> {
   const v = await checkSyntax(rel, before, after);
-  if (v.kind === 'ok') return { error: '', note: '' };
-  if (v.kind === 'unchecked') return { error: '', note: v.reason ? ` (syntax not checked: ${short(v.reason, 80)})` : '' };
+  if (v.kind === 'ok') return { problem: '', note: '' };
+  if (v.kind === 'unchecked') return { problem: '', note: v.reason ? ` (syntax not checked: ${short(v.reason, 80)})` : '' };
   const p = v.problems[0];
   const lines = displayLines(after);
   const from = Math.max(1, p.line - 2);
   const to = Math.min(lines.length, p.line + 2);
   const snippet = numbered(lines.slice(from - 1, to).map((l) => capLine(l, 200)), from, numberWidth(to)).join('\n');
   const more = v.added > 1 ? ` (and ${v.added - 1} more)` : '';
-  const where = editLine !== undefined && Math.abs(editLine - p.line) > 2 ? `(The edit starts at line ${editLine}; the parser noticed the problem here.) ` : '';
-  return {
-    error:
-      `the result would not parse as ${v.language}: line ${p.line}, column ${p.column}: ${p.message}${more}. Nothing was changed. ${where}` +
-      `The file after the edit would read:\n${snippet}\nFix the edit (balanced brackets, quotes, indentation) and send it again.`,
-    note: '',
-  };
+  const where = editLine !== undefined && Math.abs(editLine - p.line) > 2 ? ` (the edit starts at line ${editLine})` : '';
+  return { problem: `does not parse as ${v.language}: line ${p.line}, column ${p.column}: ${p.message}${more}${where}:\n${snippet}`, note: '' };
 }
 
 /**
@@ -655,13 +661,14 @@ export class ToolBox {
 
   private async editFile(args: ToolArgs['edit_file']): Promise<ToolResult> {
     const hasPair = args.old_string !== undefined || args.new_string !== undefined;
-    if (args.diff !== undefined && hasPair) {
-      return fail('edit_file takes either old_string and new_string, or diff, not both; nothing was changed.', `edit_file ${short(args.path)}: invalid arguments`);
+    const forms = [hasPair, args.diff !== undefined, args.edits !== undefined].filter(Boolean).length;
+    if (forms > 1) {
+      return fail('edit_file takes one of: old_string and new_string, diff, or edits; nothing was changed.', `edit_file ${short(args.path)}: invalid arguments`);
     }
-    if (args.diff === undefined && (args.old_string === undefined || args.new_string === undefined)) {
+    if (forms === 0 || (hasPair && (args.old_string === undefined || args.new_string === undefined))) {
       const missing = args.old_string === undefined ? 'old_string' : 'new_string';
       return fail(
-        `Invalid arguments for edit_file: ${missing} is missing (send old_string and new_string, or diff). Expected e.g. ${ARG_EXAMPLES.edit_file}.`,
+        `Invalid arguments for edit_file: ${missing} is missing (send old_string and new_string, diff, or edits). Expected e.g. ${ARG_EXAMPLES.edit_file}.`,
         `edit_file ${short(args.path)}: invalid arguments`,
       );
     }
@@ -685,8 +692,8 @@ export class ToolBox {
     const buf = await fsp.readFile(r.abs);
     if (isBinary(buf)) return fail(`"${r.rel}" is a binary file; it cannot be edited as text.`, `${label}: binary`);
     const before = buf.toString('utf8');
-    const res: EditResult & { hunks?: number } =
-      args.diff !== undefined ? applyUnifiedDiff(before, args.diff) : applyEdit(before, args.old_string!, args.new_string!);
+    const res: EditResult & { hunks?: number; count?: number } =
+      args.diff !== undefined ? applyUnifiedDiff(before, args.diff) : args.edits !== undefined ? applyEdits(before, args.edits) : applyEdit(before, args.old_string!, args.new_string!);
     if (!res.ok) return fail(`${r.note}edit_file "${r.rel}": ${res.error}`, `${label}: no edit`);
     if (res.content === before) {
       return fail(`${r.note}edit_file "${r.rel}": the edit leaves the file exactly as it was; nothing was changed.`, `${label}: no change`);
@@ -694,23 +701,34 @@ export class ToolBox {
     if (Buffer.byteLength(res.content) > this.maxFileBytes) {
       return fail(`edit_file "${r.rel}": the result would exceed the ${this.maxFileBytes}-byte limit; nothing was changed.`, `${label}: too large`);
     }
+    // The syntax check warns, never refuses: an edit is often one step of a change the model's next
+    // edit completes (a block opened here, closed there), and a file left broken fails the tests at
+    // finish. The warning says where, so a real slip is fixed at once.
     const syntax = await syntaxGate(r.rel, before, res.content, res.line);
-    if (syntax.error) return fail(`${r.note}edit_file "${r.rel}": ${syntax.error}`, `${label}: refused (syntax error)`);
     await this.beforeWrite?.(r.rel);
     await fsp.writeFile(r.abs, res.content);
 
     const lines = displayLines(res.content);
-    const insertedLines = Math.max(1, args.diff !== undefined ? 8 : displayLines(args.new_string!).length);
+    const insertedLines = Math.max(1, args.new_string !== undefined ? displayLines(args.new_string).length : 8);
     const from = Math.max(1, res.line - 2);
     const to = Math.min(lines.length, res.line + insertedLines - 1 + 2, from + 29);
     const snippet = lines.length
       ? numbered(lines.slice(from - 1, to).map((l) => capLine(l, READ_MAX_LINE_CHARS)), from, numberWidth(to)).join('\n')
       : '(the file is now empty)';
-    const how = res.hunks !== undefined ? `${res.hunks} hunk${res.hunks === 1 ? '' : 's'} of the diff, ${RUNG_NOTE[res.rung]}` : RUNG_NOTE[res.rung];
+    const how =
+      res.hunks !== undefined
+        ? `${res.hunks} hunk${res.hunks === 1 ? '' : 's'} of the diff, ${RUNG_NOTE[res.rung]}`
+        : res.count !== undefined
+          ? `${res.count} edit${res.count === 1 ? '' : 's'}, ${RUNG_NOTE[res.rung]}`
+          : RUNG_NOTE[res.rung];
+    const warning = syntax.problem
+      ? `\nWarning: the file now ${syntax.problem}\nIf your next edit completes this change, go on; otherwise fix it (a file that does not parse fails the tests).`
+      : '';
+    const form = res.hunks !== undefined ? 'diff, ' : res.count !== undefined ? `${res.count} edits, ` : '';
     return {
       ok: true,
-      content: `${r.note}Edited ${r.rel} at line ${res.line} (${how})${syntax.note}. Lines ${from}-${to} now:\n${snippet}`,
-      display: `${label}: ${res.hunks !== undefined ? 'diff, ' : ''}${res.rung} match at line ${res.line}`,
+      content: `${r.note}Edited ${r.rel} at line ${res.line} (${how})${syntax.note}. Lines ${from}-${to} now:\n${snippet}${warning}`,
+      display: `${label}: ${form}${res.rung} match at line ${res.line}${syntax.problem ? ' (does not parse)' : ''}`,
       changedPath: r.rel,
     };
   }
@@ -743,8 +761,11 @@ export class ToolBox {
     }
     const previous = st ? await fsp.readFile(r.abs, 'utf8') : null;
     const previousLines = previous === null ? 0 : displayLines(previous).length;
+    // write_file sends the whole file, never a step on the way: content that does not parse (where the file parsed better) is refused
     const syntax = await syntaxGate(r.rel, previous, args.content);
-    if (syntax.error) return fail(`write_file "${r.rel}": ${syntax.error.replace('The file after the edit would read', 'The content reads').replace('Fix the edit', 'Fix the content')}`, `${label}: refused (syntax error)`);
+    if (syntax.problem) {
+      return fail(`write_file "${r.rel}": the content ${syntax.problem}\nNothing was written. Fix the content (balanced brackets, quotes, indentation) and send it again.`, `${label}: refused (syntax error)`);
+    }
     await this.beforeWrite?.(r.rel);
     await fsp.mkdir(path.dirname(r.abs), { recursive: true });
     await fsp.writeFile(r.abs, args.content);

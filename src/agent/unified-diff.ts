@@ -8,7 +8,7 @@
  * old_string (so it must match exactly one place, with the same whitespace tolerance), hunk by hunk
  * in order; if any hunk fails, nothing is changed.
  */
-import { applyEdit, type EditResult, type Rung } from './edit-match.js';
+import { applyEdit, looserRung, type EditResult, type Rung } from './edit-match.js';
 
 export interface Hunk {
   /** The `@@ -a,b +c,d @@` line as written, or '' when the diff had none. */
@@ -18,8 +18,6 @@ export interface Hunk {
 }
 
 export type ParsedDiff = { ok: true; hunks: Hunk[]; paths: string[] } | { ok: false; error: string };
-
-const RUNG_ORDER: Rung[] = ['exact', 'whitespace', 'indentation', 'blank-lines', 'elision'];
 
 function stripPath(p: string): string {
   const t = p.trim().split('\t')[0];
@@ -126,11 +124,11 @@ export function applyUnifiedDiff(content: string, diffText: string): EditResult 
     const r = applyEdit(out, oldText, newText);
     if (!r.ok) {
       const why = r.error.replace(/old_string/g, "the hunk's old side (context and \"-\" lines)").replace(/nothing was changed/, 'nothing was changed (no hunk was applied)');
-      return { ok: false, error: `${label}: ${why}` };
+      return { ok: false, error: `${label}: ${why}`, rung: r.rung };
     }
     out = r.content;
     if (k === 0) line = r.line;
-    if (RUNG_ORDER.indexOf(r.rung) > RUNG_ORDER.indexOf(rung)) rung = r.rung;
+    rung = looserRung(rung, r.rung);
   }
   return { ok: true, content: out, rung, line, hunks: n };
 }
