@@ -13,7 +13,8 @@ import type { Reason } from './agent/types.js';
 import type { RunReport } from './fix/types.js';
 import type { Settings } from './settings/types.js';
 import type { Task } from './task/types.js';
-import type { JudgedRun, TestIntel, TestProof, TestRun } from './verify/types.js';
+import type { JudgedRun, TestIntel, TestProof, TestRun, Verdict } from './verify/types.js';
+import { createJudge, type AttemptJudge } from './verify/judge.js';
 import { ToolBox } from './agent/tools.js';
 import { runAgentLoop, type LoopEvent, type LoopOutput, type LoopStart } from './agent/loop.js';
 import { DEFAULT_CONTEXT_TOKENS } from './agent/prompt.js';
@@ -281,12 +282,6 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
       await git.restore(tree);
     }
   };
-  /** Test edits that alone make failing tests pass refuse the attempt (recorded among the refusals). */
-  const testEditsAlone = (proof: TestProof): string | null => {
-    const why = intel.testEditsAlone(proof);
-    if (why) intel.data.refusals.push(`[test-edits-alone] ${why}`);
-    return why;
-  };
   // `/agent-fix continue`: the earlier best attempt on top of the checkout as the tests left it, tested once.
   let start: LoopStart | undefined;
   if (deps.resume) {
@@ -300,12 +295,52 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     start = { tree: startTree, run, touched: paths, note: `${deps.resume.note}\n\n${state}` };
   }
   const attempts = loopProgress(progress);
+  const loopEmit = (e: LoopEvent) => {
+    deps.emit?.(e);
+    attempts.onLoop(e);
+  };
+  const limits = {
+    maxIterations: settings.maxIterations,
+    maxChangedFiles: settings.maxChangedFiles,
+    maxChangedLines: settings.maxChangedLines,
+    maxTurns: settings.maxIterations * 25,
+    maxTokens: 0,
+  };
+  const followUpGate = deps.followUp ? (run: TestRun, changed: string[]) => judgeFollowUp(baseline, run, changed, deps.followUp as FollowUpGate) : undefined;
+  // Every check of an attempt, in one place (verify/judge.ts).
+  const judgeChecks = createJudge({
+    limits,
+    baseline,
+    runTests,
+    budget,
+    onRun: (iteration, run, verdict) => loopEmit({ type: 'test-run', purpose: 'verify', iteration, run, ...(verdict ? { verdict } : {}) }),
+    guard: async (tree, changedFiles) => intel.guard(tree, changedFiles),
+    // A start other than the checkout carries the base's own changes: no proof of the model's edits is made from there, and
+    // the original-test gate judges the model's edits only from the checkout (a follow-up's own gate decides).
+    ...(deps.startTree
+      ? {}
+      : {
+          prove,
+          testEditsAlone: (proof: TestProof) => {
+            const why = intel.testEditsAlone(proof);
+            if (why) intel.data.refusals.push(`[test-edits-alone] ${why}`);
+            return why;
+          },
+          originalTests: (tree: string, run: TestRun, verdict: Verdict, proof: () => Promise<TestProof | undefined>) => intel.originalTests(tree, run, verdict, gate, proof),
+        }),
+    ...(followUpGate ? { followUp: followUpGate } : {}),
+  });
+  const judge: AttemptJudge = async (a) => {
+    const j = await judgeChecks(a);
+    if (j.outcome === 'accepted') intel.cleared(j.cleared);
+    return j;
+  };
   const loop = deps.candidate
     ? await checkCandidate(deps.candidate, {
         git,
         baseTree: `${baseSha}^{tree}`,
         runGate: () => intel.session.runGate(),
-        followUp: deps.followUp ? (run, changed) => judgeFollowUp(baseline, run, changed, deps.followUp as FollowUpGate) : undefined,
+        followUp: followUpGate,
         emit,
       })
     : await runAgentLoop(task, {
@@ -315,26 +350,12 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     runTests,
     baseline,
     baselineTree: loopTree,
-    // A start other than the checkout carries the base's own changes: no proof of the model's edits is made from there (a follow-up's own gate decides).
-    ...(deps.startTree ? {} : { prove, testEditsAlone }),
+    judge,
     gate,
-    limits: {
-      maxIterations: settings.maxIterations,
-      maxChangedFiles: settings.maxChangedFiles,
-      maxChangedLines: settings.maxChangedLines,
-      maxTurns: settings.maxIterations * 25,
-      maxTokens: 0,
-    },
+    limits,
     redact: (t) => redactor.redact(t),
-    emit: (e) => {
-      deps.emit?.(e);
-      attempts.onLoop(e);
-    },
+    emit: loopEmit,
     budget,
-    guard: intel.guard,
-    // From a start other than the checkout, the change holds the base's own test changes: the original-test gate judges the model's edits only from the checkout.
-    originalTests: deps.startTree ? undefined : (tree, verdict) => intel.originalTests(tree, verdict, gate),
-    ...(deps.followUp ? { followUp: (run: TestRun, changed: string[]) => judgeFollowUp(baseline, run, changed, deps.followUp as FollowUpGate) } : {}),
     feedback: intel.feedback,
     context: repoContext ?? undefined,
     contextTokens: settings.contextTokens ?? DEFAULT_CONTEXT_TOKENS,
