@@ -39,6 +39,7 @@ export function applyPolicy(settings: Settings, policy: Policy, source: string):
       requireIsolation: policy.sandbox['require-isolation'],
       memoryMb: policy.sandbox['memory-mb'],
     },
+    changedExpectations: policy.gate['changed-expectations'],
     policySource: source,
   };
 }

@@ -79,6 +79,18 @@ export const PolicySchema = z
       })
       .strict()
       .default({ prices: {} }),
+    gate: z
+      .object({
+        /**
+         * A fix that changes what an existing test expects, proven by the tests (the old test
+         * passes on the original code, the edited one fails there and passes with the fix):
+         * `draft` accepted, listed on the report's first screen, the pull request a draft;
+         * `ready` accepted and listed, the pull request as the `draft` input says; `forbid` refused.
+         */
+        'changed-expectations': z.enum(['draft', 'ready', 'forbid']).default('draft'),
+      })
+      .strict()
+      .default({ 'changed-expectations': 'draft' }),
     sandbox: z
       .object({
         /** Network for the setup command (installing dependencies usually needs it). */
