@@ -16,6 +16,7 @@
  */
 import type { TestRun, TestStatus } from './types.js';
 import type { FileDiff } from '../guard/test-integrity.js';
+import { isSnapshotFile } from './test-files.js';
 
 /** One accepted change of an existing expectation, for the report's first screen. */
 export interface ChangedExpectation {
@@ -201,6 +202,9 @@ function beforeNow(test: string, input: ExpectationInput, own: FileDiff[]): { be
   const t = input.original.tests.find((x) => x.id === test);
   const er = expectedReceived(`${t?.details ?? ''}\n${t?.message ?? ''}`);
   if (er) return { before: er.expected, now: er.received };
+  // A snapshot: its old and new content.
+  const snap = own.find((d) => isSnapshotFile(d.path) && d.removed.length && d.added.length);
+  if (snap) return { before: `${clip(snap.removed.join(' '))} (${snap.path})`, now: clip(snap.added.join(' ')) };
   const removed = own.flatMap((d) => d.removed).find((l) => EXACT.test(l) || /\b(?:expect|assert)/.test(l));
   const added = own.flatMap((d) => d.added).find((l) => EXACT.test(l) || /\b(?:expect|assert)/.test(l));
   return { before: removed ? clip(removed) : 'the old assertion', now: added ? clip(added) : 'the new assertion' };

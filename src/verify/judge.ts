@@ -183,6 +183,8 @@ export function attemptChecks(d: JudgeDeps): AttemptCheck[] {
         if (r.refusal) return { pass: false, forReport: 'refused by the original-test gate', toModel: r.refusal };
         // An updated snapshot stands only as the changed expectation of its own test file.
         const proven = new Set(r.changedExpectations.map((c) => c.file).filter(Boolean));
+        // Runners whose ids name no file (node:test, tap): the files the proof ran the changed expectations from.
+        if (r.changedExpectations.some((c) => !c.file)) for (const f of s.proof?.testFiles ?? []) proven.add(f);
         const snapshots = s.deferred.filter((f) => f.judgedBy === 'changed-expectation' && !proven.has(snapshotOwner(f.file) ?? ''));
         if (snapshots.length) return { pass: false, forReport: 'refused by the test-integrity guard (snapshot)', toModel: renderRefusal(snapshots) };
         return pass;
