@@ -183,7 +183,6 @@ function buggyOutput(t: DevTask, dir: string): { files: Record<string, string>; 
     git(dir, 'checkout', '-q', '--', '.');
     git(dir, 'clean', '-qfd', '--', ...t.test_files.map((f) => path.dirname(f)));
   }
-  // eslint-disable-next-line no-control-regex
   const plain = out.replace(/\u001b\[[0-9;]*m/g, '');
   const strip = (v: string) => v.trim().replace(/^(['"])(.*)\1$/, '$2');
   let replaced = 0;

@@ -14,19 +14,11 @@
  * Anything else stays what it was: a test edited to pass, refused. An edited test that passes on
  * the original code expects what the buggy code does; one that no longer runs proves nothing.
  */
-import type { TestRun, TestStatus } from './types.js';
+import type { ChangedExpectation, TestRun, TestStatus } from './types.js';
 import type { FileDiff } from '../guard/test-integrity.js';
 import { isSnapshotFile } from './test-files.js';
 
-/** One accepted change of an existing expectation, for the report's first screen. */
-export interface ChangedExpectation {
-  test: string;
-  file?: string;
-  /** What the test expected before the change (the old expected value, or the old assertion). */
-  before: string;
-  /** What it expects now. */
-  now: string;
-}
+export type { ChangedExpectation } from './types.js';
 
 /** How a repository treats changed expectations (policy `gate.changed-expectations`). */
 export type ChangedExpectationPolicy = 'draft' | 'ready' | 'forbid';
@@ -120,7 +112,6 @@ const clip = (s: string, n = 120) => {
 
 /** The old expected value and the value the fix produces, from a failure message of the original-test run. */
 export function expectedReceived(text: string): { expected: string; received: string } | null {
-  // eslint-disable-next-line no-control-regex
   const plain = text.replace(/\u001b\[[0-9;]*m/g, '');
   const jest = /Expected(?: value)?[^:\n]*:\s*(.+)\n\s*Received(?: value)?[^:\n]*:\s*(.+)/.exec(plain);
   if (jest) return { expected: clip(jest[1]), received: clip(jest[2]) };

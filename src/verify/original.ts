@@ -13,10 +13,10 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { FileChange, GitPort } from '../ports/git.js';
-import type { TestRun, Verdict } from './types.js';
+import type { OriginalTestsResult, TestRun, Verdict } from './types.js';
 import { isSnapshotFile, isTestConfig, isTestFile } from '../guard/test-integrity.js';
 import type { TestSession } from './session.js';
-import type { ChangedExpectation, ExpectationJudgement } from './expectation.js';
+import type { ExpectationJudgement } from './expectation.js';
 
 /** Directories and names that hold test support (helpers, fixtures, mocks, setup files). */
 const SUPPORT = [
@@ -43,22 +43,8 @@ export function splitChange(changes: Pick<FileChange, 'path' | 'oldPath' | 'stat
   return { tests, source };
 }
 
-export interface OriginalTestsResult {
-  ok: boolean;
-  /** The test-ish files the model changed (set aside for this run). */
-  testFiles: string[];
-  /** Tests the task is about that were absent from the original-test run (renamed, moved, excluded). */
-  missing: string[];
-  /** Tests that fail in the original-test run and are not tolerated by the gate's verdict. */
-  failing: string[];
-  /** Tests the task is about that pass there. */
-  passing: string[];
-  /** A maintainer allowed the test change (`test-integrity-allow` + the task asks): failures are reported, not blocking. */
-  relaxed?: string;
-  /** Tests whose expectation the fix changed, proven by the tests (verify/expectation.ts): not failures, listed on the report's first screen. */
-  changedExpectations?: ChangedExpectation[];
-  detail: string;
-}
+// The result type lives with the report data (types.ts); re-exported for the callers.
+export type { OriginalTestsResult } from './types.js';
 
 /**
  * Pure. `required`: the tests the task is about (every baseline failure under rule `block`;
