@@ -25,7 +25,6 @@ import { publishFollowUpWithRetry } from '../publish/follow-up.js';
 import { renderReportMarkdown, renderStoppedSummary } from '../report/render.js';
 import {
   foldRounds,
-  renderCommandReply,
   renderFollowUpFinal,
   renderFollowUpStart,
   renderRound,
@@ -227,7 +226,7 @@ export function followUpKind(
               if (req.commentId === null) continue;
               await o.review.replyToReviewComment(pr.number, req.commentId, redact(renderThreadReply(report, f, req))).catch((e: unknown) => failed.push(`comment ${req.commentId}: ${e instanceof Error ? e.message : String(e)}`));
             }
-            if (trigger.via === 'comment') await github.createComment(pr.number, redact(renderCommandReply(report, f))).catch((e: unknown) => failed.push(`the reply on #${pr.number}: ${e instanceof Error ? e.message : String(e)}`));
+            // A `/agent-fix` comment is answered by the round's status comment itself (texts.final): one comment per round.
             if (failed.length) throw new Error(`${failed.length} reply(ies) could not be written: ${failed.join('; ')}`);
           },
         },
