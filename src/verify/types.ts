@@ -88,7 +88,7 @@ export interface TestIntel {
 
 /**
  * The fail-to-pass proof of a change (verify/proof.ts), made once per attempt the gate accepted
- * (agent/loop.ts); the accepted attempt's proof is the report's. The only proof type.
+ * (verify/judge.ts); the accepted attempt's proof is the report's. The only proof type.
  */
 export interface TestProof {
   status: 'proven' | 'not-proven' | 'no-test-changed' | 'not-run';
