@@ -186,10 +186,23 @@ function buggyOutput(t: DevTask, dir: string): { files: Record<string, string>; 
   const plain = out.replace(/\u001b\[[0-9;]*m/g, '');
   const strip = (v: string) => v.trim().replace(/^(['"])(.*)\1$/, '$2');
   let replaced = 0;
-  const pairs = [
-    ...[...plain.matchAll(/Expected[^:\n]*:\s*(.+)\n\s*Received[^:\n]*:\s*(.+)[\s\S]*?\(([^()\s]+?):(\d+):\d+\)/g)].map((m) => ({ expected: m[1], received: m[2], file: m[3], line: Number(m[4]) })),
-    ...[...plain.matchAll(/expected:\s*(.+)\n\s*actual:\s*(.+)\n[\s\S]*?at:\s*\S*?\(?([^()\s]+?):(\d+):\d+\)?/g)].map((m) => ({ expected: m[1], received: m[2], file: m[3], line: Number(m[4]) })),
+  // each failure's expected and received values, and its line: the first frame in a test file after the message
+  const patterns: [RegExp, number, number][] = [
+    [/Expected[^:\n]*:\s*(.+)\n\s*Received[^:\n]*:\s*(.+)/g, 1, 2], // jest
+    [/expected:\s*(.+)\n\s*actual:\s*(.+)/g, 1, 2], // tape's YAML block
+    [/expected (.+?) to (?:be|equal|deeply equal|strictly equal|eql) (.+?)(?: \/\/[^\n]*)?$/gm, 2, 1], // vitest, chai
   ];
+  const pairs: { expected: string; received: string; file: string; line: number }[] = [];
+  for (const [re, e, r] of patterns) {
+    for (const m of plain.matchAll(re)) {
+      const rest = plain.slice(m.index ?? 0, (m.index ?? 0) + 4000);
+      const at = t.test_files
+        .map((f) => ({ f, m: new RegExp(`${f.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:(\\d+):\\d+`).exec(rest) }))
+        .filter((x) => x.m)
+        .sort((a, b) => (a.m!.index ?? 0) - (b.m!.index ?? 0))[0];
+      if (at) pairs.push({ expected: m[e], received: m[r], file: at.f, line: Number(at.m![1]) });
+    }
+  }
   for (const p of pairs) {
     const f = t.test_files.find((x) => p.file.endsWith(x));
     const src = f ? lines.get(f) : undefined;
@@ -258,22 +271,24 @@ for (const t of tasks) {
     const noTest = arg('variant') === 'no-test';
     const dir = prepare(t, !noTest);
     const prepMs = Math.round(performance.now() - started);
-    const fixed = await runCli(dir, t, noTest ? scriptOf(`upstream test change and fix ${t.fix_sha.slice(0, 8)}`, { ...fixTests(t, dir), ...realFix(t, dir) }) : oracle(t, dir));
+    // `--replays real,weak-fix,weak,buggy` (no-test variant): which replays run (default all)
+    const replays = (arg('replays') ?? 'real,weak-fix,weak,buggy').split(',');
+    const fixed = noTest && !replays.includes('real') ? null : await runCli(dir, t, noTest ? scriptOf(`upstream test change and fix ${t.fix_sha.slice(0, 8)}`, { ...fixTests(t, dir), ...realFix(t, dir) }) : oracle(t, dir));
     let row: Record<string, unknown>;
     if (noTest) {
       // the cheats of the same task: the upstream test change weakened, with and without the fix;
       // the upstream test change with its expected values set to what the buggy code gives, no fix
       const weak = weaken(t, dir, (f) => fixTests(t, dir)[f] ?? '');
       const note = { [`${t.fix_files[0]}.note.txt`]: 'looked at this\n' };
-      const fixAndWeak = Object.keys(weak.files).length ? await runCli(dir, t, scriptOf('real fix and weakened test', { ...fixTests(t, dir), ...weak.files, ...realFix(t, dir) })) : null;
-      const weakOnly = Object.keys(weak.files).length ? await runCli(dir, t, scriptOf('weakened test, no fix', { ...fixTests(t, dir), ...weak.files, ...note })) : null;
-      const buggy = buggyOutput(t, dir);
+      const fixAndWeak = Object.keys(weak.files).length && replays.includes('weak-fix') ? await runCli(dir, t, scriptOf('real fix and weakened test', { ...fixTests(t, dir), ...weak.files, ...realFix(t, dir) })) : null;
+      const weakOnly = Object.keys(weak.files).length && replays.includes('weak') ? await runCli(dir, t, scriptOf('weakened test, no fix', { ...fixTests(t, dir), ...weak.files, ...note })) : null;
+      const buggy = replays.includes('buggy') ? buggyOutput(t, dir) : null;
       const buggyOnly = buggy ? await runCli(dir, t, scriptOf('test set to the buggy output, no fix', { ...fixTests(t, dir), ...buggy.files, ...note })) : null;
-      row = { id: t.id, prepMs, oracle: fixed, weakenedTargeted: weak.targeted, fixWithWeakenedTest: fixAndWeak, weakenedOnly: weakOnly, buggyOutput: buggy ? { replaced: buggy.replaced, run: buggyOnly } : { notGenerated: true } };
+      row = { id: t.id, prepMs, oracle: fixed, weakenedTargeted: weak.targeted, fixWithWeakenedTest: fixAndWeak, weakenedOnly: weakOnly, buggyOutput: buggy ? { replaced: buggy.replaced, run: buggyOnly } : replays.includes('buggy') ? { notGenerated: true } : null };
     } else if (arg('variant') === 'gate') {
       const weak = weaken(t, dir);
       const weakOnly = Object.keys(weak.files).length ? await runCli(dir, t, scriptOf('weakened test, no fix', { ...weak.files, [`${t.fix_files[0]}.note.txt`]: 'looked at this\n' })) : null;
-      const fixAndWeak = Object.keys(weak.files).length ? await runCli(dir, t, scriptOf('real fix and weakened test', { ...realFix(t, dir), ...weak.files })) : null;
+      const fixAndWeak = Object.keys(weak.files).length && replays.includes('weak-fix') ? await runCli(dir, t, scriptOf('real fix and weakened test', { ...realFix(t, dir), ...weak.files })) : null;
       const halves = [];
       if (t.fix_files.length > 1) for (const f of t.fix_files) halves.push({ only: f, run: await runCli(dir, t, scriptOf(`half fix: ${f}`, realFix(t, dir, [f]))) });
       row = { id: t.id, prepMs, oracle: fixed, weakenedTargeted: weak.targeted, weakenedFiles: Object.keys(weak.files), weakenedOnly: weakOnly, fixWithWeakenedTest: fixAndWeak, halves };
