@@ -120,3 +120,14 @@ test('policy: gate.changed-expectations sets the settings; a changed expectation
   expect(draftFor({ draft: false }, {})).toBe(false);
   expect(draftFor({ draft: true, changedExpectations: 'ready' }, changed)).toBe(true);
 });
+
+test('a skip marker on a failing test is refused as a skip, not reported as a failing run', async () => {
+  const d = deps({
+    baseline: run([['a', 'failed'], ['b', 'skipped']]),
+    guard: async () => ({ refusal: null, deferred: [skipMarker] }),
+    runTests: async () => ({ run: run([['a', 'skipped'], ['b', 'skipped']]), verdict: { ...ok('a skipped'), ok: false, stillFailing: ['a'] } }),
+  });
+  const j = await createJudge(d)(attempt);
+  expect(j).toMatchObject({ outcome: 'refused', check: 'tests', reason: 'refused by the test-integrity guard (skipped tests)' });
+  expect(j.outcome === 'refused' && j.message).toMatch(/^REFUSED by the test-integrity guard/);
+});

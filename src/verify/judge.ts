@@ -159,20 +159,15 @@ export function attemptChecks(d: JudgeDeps): AttemptCheck[] {
         s.run = run;
         s.verdict = verdict;
         d.onRun?.(s.iteration, run, verdict);
-        return verdict.ok ? pass : { pass: false, forReport: verdict.summary, toModel: verdict.summary, testsFailed: true };
+        if (verdict.ok) return pass;
+        // A skip marker that skips a test that ran before is said as such, not as a failing run.
+        return skippedRefusal(s, d) ?? { pass: false, forReport: verdict.summary, toModel: verdict.summary, testsFailed: true };
       },
     },
     {
       // Skip markers are judged by what the runner reports before and after, not by the lines.
       name: 'skipped-tests',
-      check: async (s) => {
-        const markers = s.deferred.filter((f) => f.judgedBy === 'skipped-tests');
-        if (!markers.length || !s.run) return pass;
-        const skipped = newlySkipped(d.baseline, s.run);
-        if (skipped !== null && skipped.length === 0) return pass;
-        const evidence = skipped === null ? 'the test runner does not report skipped tests, so the marker counts as it reads' : `the runner reports ${skipped.length} test(s) skipped that ran before: ${skipped.slice(0, 8).join(', ')}`;
-        return { pass: false, forReport: 'refused by the test-integrity guard (skipped tests)', toModel: `${renderRefusal(markers)}\n(${evidence}.)` };
-      },
+      check: async (s) => skippedRefusal(s, d) ?? pass,
     },
     {
       name: 'original-tests',
@@ -234,6 +229,16 @@ export function attemptChecks(d: JudgeDeps): AttemptCheck[] {
     },
   ];
   return checks;
+}
+
+/** The skip markers the guard left to the runner, refused when it reports a test skipped that ran before (or cannot tell); null otherwise. */
+function skippedRefusal(s: AttemptState, d: JudgeDeps): CheckVerdict | null {
+  const markers = s.deferred.filter((f) => f.judgedBy === 'skipped-tests');
+  if (!markers.length || !s.run) return null;
+  const skipped = newlySkipped(d.baseline, s.run);
+  if (skipped !== null && skipped.length === 0) return null;
+  const evidence = skipped === null ? 'the test runner does not report skipped tests, so the marker counts as it reads' : `the runner reports ${skipped.length} test(s) skipped that ran before: ${skipped.slice(0, 8).join(', ')}`;
+  return { pass: false, forReport: 'refused by the test-integrity guard (skipped tests)', toModel: `${renderRefusal(markers)}\n(${evidence}.)` };
 }
 
 function noProofMessage(s: AttemptState): string {
