@@ -7,7 +7,7 @@
  * real runner, accepts the real fix only through its own test run, and refuses a wrong one.
  * It does NOT measure a real model's ability to find fixes (no model is reachable here).
  *
- *   node scripts/run-ts.mjs bench/dev-tasks.ts --mirrors /work/.mirror [--ids a,b] [--work DIR] [--variant gate] [--tasks FILE]
+ *   node scripts/run-ts.mjs bench/dev-tasks.ts --mirrors /work/.mirror [--ids a,b] [--work DIR] [--variant gate|no-test] [--replays real,weak-fix,weak,buggy] [--tasks FILE] [--cli dist/cli.js of another build]
  * Mirrors: a directory with `<owner>+<name>/repo` git directories (bare clones with history).
  *
  * `--variant no-test` (issue 23) replays the task as an issue with no failing test: the checkout
@@ -228,7 +228,7 @@ const realFix = (t: DevTask, dir: string, only?: string[]) => Object.fromEntries
 async function runCli(dir: string, t: DevTask, script: Script) {
   const model = await startScriptedModel(script);
   const t0 = performance.now();
-  const child = spawn(node24(), [path.join(ROOT, 'dist', 'cli.js'), 'fix', `${t.issue_title}\n\n${t.issue_body}`, '--repo', dir, '--test-command', t.test_command, '--base-url', model.url, '--model', 'scripted-oracle', '--max-iterations', '1', '--json'], {
+  const child = spawn(node24(), [arg('cli', path.join(ROOT, 'dist', 'cli.js'))!, 'fix', `${t.issue_title}\n\n${t.issue_body}`, '--repo', dir, '--test-command', t.test_command, '--base-url', model.url, '--model', 'scripted-oracle', '--max-iterations', '1', '--json'], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', OPENAI_API_KEY: 'bench-key-123456' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
