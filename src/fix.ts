@@ -36,6 +36,7 @@ import { isCheckable } from './ports/llm.js';
 import { judgeFollowUp, type FollowUpGate } from './fix/follow-up-gate.js';
 import { explainOutcome } from './fix/explain.js';
 import { createDiagnostics } from './diagnostics/watch.js';
+import { errorMessage } from './errors.js';
 
 export interface FixDeps {
   git: GitPort;
@@ -525,7 +526,7 @@ async function prepareRepoContext(root: string, task: Task, baseline: TestRun, b
     log(`Repository map: ${s.mapped} files (${s.cached} from cache, ${s.parsed} parsed${s.threads > 1 ? ` in ${s.threads} threads` : ''}) in ${s.ms} ms; most likely: ${top.join(', ') || 'none'}`);
     return ctx;
   } catch (e) {
-    log(`Repository map skipped: ${e instanceof Error ? e.message : String(e)}`);
+    log(`Repository map skipped: ${errorMessage(e)}`);
     return null;
   }
 }

@@ -10,6 +10,7 @@
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import type { Permission } from '../ports/github.js';
+import { errorMessage } from '../errors.js';
 
 export const POLICY_PATH = '.github/agent-fix.yml';
 
@@ -134,7 +135,7 @@ export function parsePolicy(text: string, source = POLICY_PATH): Policy {
   try {
     raw = parseYaml(text, { maxAliasCount: 100 });
   } catch (e) {
-    throw new PolicyError([`it is not valid YAML: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}`], source);
+    throw new PolicyError([`it is not valid YAML: ${errorMessage(e).split('\n')[0]}`], source);
   }
   if (raw === null || raw === undefined) return DEFAULT_POLICY;
   if (typeof raw !== 'object' || Array.isArray(raw)) throw new PolicyError(['the file must be a YAML mapping (key: value)'], source);
