@@ -409,6 +409,9 @@ function attemptJudge(c: {
     budget: c.budget,
     onRun: (iteration, run, verdict) => c.emit({ type: 'test-run', purpose: 'verify', iteration, run, ...(verdict ? { verdict } : {}) }),
     guard: (tree, changedFiles) => intel.guard(tree, changedFiles),
+    refusedFindings: (findings) => {
+      for (const f of findings) intel.data.refusals.push(`[${f.category}] ${f.reason}`);
+    },
     ...(c.fromCheckout
       ? {
           prove,

@@ -105,6 +105,8 @@ export interface JudgeDeps {
    * the proof when a failure may be a changed expectation (the edited test on the original code).
    */
   originalTests?: (tree: string, run: TestRun, verdict: Verdict, proof: () => Promise<TestProof | undefined>) => Promise<{ refusal: string | null; changedExpectations: ChangedExpectation[] }>;
+  /** Guard findings the tests confirmed (a skip the runner reports, an updated snapshot not proven): for the report's list of refusals. */
+  refusedFindings?: (findings: IntegrityFinding[]) => void;
   /** A follow-up on a verified change (fix/follow-up-gate.ts): a refusal, or null; with it a passing baseline needs no proof. */
   followUp?: (run: TestRun, changedFiles: string[]) => string | null;
   /** Test edits that alone make failing tests pass (verify/intel.ts): why that refuses, or null. */
@@ -181,7 +183,10 @@ export function attemptChecks(d: JudgeDeps): AttemptCheck[] {
         // Runners whose ids name no file (node:test, tap): the files the proof ran the changed expectations from.
         if (r.changedExpectations.some((c) => !c.file)) for (const f of s.proof?.testFiles ?? []) proven.add(f);
         const snapshots = s.deferred.filter((f) => f.judgedBy === 'changed-expectation' && !proven.has(snapshotOwner(f.file) ?? ''));
-        if (snapshots.length) return { pass: false, forReport: 'refused by the test-integrity guard (snapshot)', toModel: renderRefusal(snapshots) };
+        if (snapshots.length) {
+          d.refusedFindings?.(snapshots);
+          return { pass: false, forReport: 'refused by the test-integrity guard (snapshot)', toModel: renderRefusal(snapshots) };
+        }
         return pass;
       },
     },
@@ -238,6 +243,7 @@ function skippedRefusal(s: AttemptState, d: JudgeDeps): CheckVerdict | null {
   const skipped = newlySkipped(d.baseline, s.run);
   if (skipped !== null && skipped.length === 0) return null;
   const evidence = skipped === null ? 'the test runner does not report skipped tests, so the marker counts as it reads' : `the runner reports ${skipped.length} test(s) skipped that ran before: ${skipped.slice(0, 8).join(', ')}`;
+  d.refusedFindings?.(markers);
   return { pass: false, forReport: 'refused by the test-integrity guard (skipped tests)', toModel: `${renderRefusal(markers)}\n(${evidence}.)` };
 }
 
