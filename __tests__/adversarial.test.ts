@@ -242,7 +242,7 @@ describe('secret exfiltration', () => {
     expect(r.rt.outputs.status).toBe('fixed');
     const sent = JSON.stringify(w.model.requests);
     if (probeSandbox().mode === 'none') {
-      expect(fullReport(w.github)).toContain('NOT isolated');
+      expect(fullReport(w.github)).toContain('NOT sandboxed');
       return;
     }
     expect(sent).toContain('NO HEADER VISIBLE');

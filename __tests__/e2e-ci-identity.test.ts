@@ -166,7 +166,8 @@ describe('CI repair matches the log to the local run by test identity (dist/inde
       files,
       broken: { 'src/url.js': broken },
       script,
-      inputs: { 'setup-command': `ln -sfn ${path.join(ROOT, 'node_modules')} node_modules` },
+      // a node_modules of links (vite writes node_modules/.vite-temp: the sandbox keeps the shared one read-only)
+      inputs: { 'setup-command': `mkdir -p node_modules && ln -sfn ${path.join(ROOT, 'node_modules')}/* ${path.join(ROOT, 'node_modules')}/.bin node_modules/` },
       log: (url) => {
         const { output, dir } = realRun(url, 'npm test', true);
         expect(output).toContain(full);

@@ -46,7 +46,7 @@ interface World {
   repo: RepoFixture;
   github: FakeGitHub;
   bundles: string;
-  propose(candidate: string, script: Script, over?: Record<string, string>): Promise<ActionRun>;
+  propose(candidate: string, script: Script, over?: Record<string, string>, extraEnv?: Record<string, string>): Promise<ActionRun>;
   publish(over?: Record<string, string>, checkout?: string): Promise<ActionRun>;
 }
 
@@ -62,7 +62,7 @@ async function world(): Promise<World> {
     repo,
     github,
     bundles,
-    async propose(candidate, script, over = {}) {
+    async propose(candidate, script, over = {}, extraEnv = {}) {
       const model = await startScriptedModel(script);
       open.push(model);
       // each propose job uploads its own bundle-path; download-artifact (merge-multiple) puts them side by side
@@ -77,6 +77,7 @@ async function world(): Promise<World> {
           repository: `${OWNER}/${REPO}`,
           apiUrl: github.url,
           inputs: actionInputs({ token: GH_TOKEN, apiKey: API_KEY, baseUrl: model.url }, { ...base, mode: 'propose', candidate, bundles: own, ...over }),
+          extraEnv,
         });
         if (r.outputs['bundle-path']) cpSync(r.outputs['bundle-path'], bundles, { recursive: true });
         return r;
@@ -283,7 +284,8 @@ describe('publish refuses what it cannot trust', () => {
         { toolCalls: [{ name: 'finish', arguments: { summary: 'fixed add' } }] },
       ],
     };
-    const made = await w.propose('1', script);
+    // without the sandbox (which keeps a test from writing outside the checkout: __tests__/e2e-sandbox.test.ts), so the marker shows the test ran
+    const made = await w.propose('1', script, {}, { AGENT_FIX_SANDBOX: 'off' });
     expect(made.outputs.status).toBe('fixed');
     // the propose job ran the model's test script: that is where model-written code runs
     expect(existsSync(marker('test-ran'))).toBe(true);

@@ -49,7 +49,7 @@ describe('policy and safety, end to end', () => {
     const { github, result } = await setup('limits:\n  max-changed-files: 2\nbudgets:\n  max-cost-usd: 1\n');
     expect(result.outputs.status).toBe('fixed');
     expect(result.summary).toContain('policy: .github/agent-fix.yml from the default branch main');
-    expect(result.summary).toMatch(/Isolation: setup: network allowed by the policy; tests: /);
+    expect(result.summary).toMatch(/Isolation: setup: sandboxed \(.*\), network allowed by the policy; tests: sandboxed \(.*\), no network/);
     expect(result.summary).toMatch(/cost ~\$0\.\d+ of \$1\.00/);
     expect(github.pulls).toHaveLength(1);
     github.assertNoViolations();

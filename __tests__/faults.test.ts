@@ -30,7 +30,7 @@ describe('happy path (baseline for the faults below)', () => {
     expect(c.body).toContain(`/pull/${w.github.pulls[0].number}`);
     const body = w.github.pulls[0].body;
     expect(body).toContain('the default policy (no .github/agent-fix.yml on main)');
-    expect(body).toMatch(/Isolation: setup: network allowed by the policy; tests: /);
+    expect(body).toMatch(/Isolation: setup: (sandboxed \(.*\), )?network allowed by the policy; tests: /);
     expect(body).toMatch(/Budget: tokens \d+ of 2000000/);
     w.github.assertNoViolations();
   });

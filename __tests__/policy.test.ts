@@ -98,7 +98,7 @@ describe('applyPolicy', () => {
     expect(s.testCommand).toBe('npm test -- --ci');
     expect(s.protectedPaths).toEqual(['.github/workflows/**', 'src/generated/**']);
     expect(s.allowedPaths).toEqual(['src/**', 'test/**']);
-    expect(s.sandbox).toEqual({ setupNetwork: true, testNetwork: false, requireIsolation: true, memoryMb: 4096 });
+    expect(s.sandbox).toEqual({ setupNetwork: true, testNetwork: false, requireIsolation: true, memoryMb: 4096, requireSandbox: 'github-hosted' });
     expect(s.policySource).toBe('test');
     const explicit = applyPolicy({ ...base, testCommand: 'make test', maxChangedFiles: 2 }, parsePolicy(EXAMPLE), 'test');
     expect(explicit.testCommand).toBe('make test');

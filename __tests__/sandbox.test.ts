@@ -1,21 +1,27 @@
-import { createServer } from 'node:http';
+/**
+ * The sandbox of the repository's commands (src/sandbox/sandbox.ts): the pure choice, then the
+ * real thing on this machine through the shell adapter (each attack once with the sandbox and
+ * once without it, which shows the attack itself works). End to end through the bundle, as root
+ * and as an unprivileged user: __tests__/e2e-sandbox.test.ts.
+ */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { filesFromShowOrigin, hidingWorks, hidingWrapper } from '../src/sandbox/credentials.js';
-import { chooseSandbox, isolationFor, nonLoopbackInterfaces, probeSandbox, wrapperFor, type ProbeEnv } from '../src/sandbox/sandbox.js';
+import { filesFromShowOrigin } from '../src/sandbox/credentials.js';
+import { chooseSandbox, homeToHide, toolchainDirs, isolationFor, openSandbox, probeSandbox, sandboxHolds, sandboxRefused, type ProbeEnv } from '../src/sandbox/sandbox.js';
 import { makeShell } from '../src/adapters/shell.js';
 import { childEnv } from '../src/verify/env.js';
 import { mainWorld, FIX_STEPS, botComments } from '../test-support/run-main.js';
-import { cleanupFixtures } from '../test-support/git-fixture.js';
+import { cleanupFixtures, cloneShallow, makeRepo } from '../test-support/git-fixture.js';
+import { authConfig, openGit, transportConfig } from '../src/adapters/git.js';
+import { withConfig } from '../src/ports/git-filters.js';
 
 afterAll(() => cleanupFixtures());
 
-const PROC_LO = 'Inter-|   Receive\n face |bytes\n    lo: 0 0\n';
-const PROC_ETH = `${PROC_LO}  eth0: 1 2\n`;
+const HOLDS = 'CapEff:\t0000000000000000\nNoNewPrivs:\t1\nPID1 sh\nRO\nNET lo \n';
 
-function env(works: Partial<Record<string, boolean>>, over: Partial<ProbeEnv> = {}): ProbeEnv & { calls: string[][] } {
+function env(works: { ns?: boolean; sudo?: boolean; sysctlFixes?: boolean }, over: Partial<ProbeEnv> = {}): ProbeEnv & { calls: string[][] } {
   const calls: string[][] = [];
   return {
     calls,
@@ -23,118 +29,214 @@ function env(works: Partial<Record<string, boolean>>, over: Partial<ProbeEnv> = 
     githubHosted: false,
     run(argv) {
       calls.push(argv);
-      const key = argv[0] === 'sudo' ? argv.slice(0, 3).join(' ') : argv.includes('--user') ? 'userns' : argv[0];
+      const key = argv[0] === 'sudo' ? argv.slice(0, 3).join(' ') : argv[0];
       if (key === 'sudo -n true') return { code: works.sudo ? 0 : 1, stdout: '' };
       if (key === 'sudo -n sysctl') {
-        works.userns = works.sysctlFixes;
+        works.ns = works.sysctlFixes;
         return { code: 0, stdout: '' };
       }
-      return works[key] ? { code: 0, stdout: PROC_LO } : { code: 1, stdout: '' };
+      return works.ns ? { code: 0, stdout: HOLDS } : { code: 1, stdout: '' };
     },
     ...over,
   };
 }
 
 describe('choosing the sandbox (pure)', () => {
-  test('root: unshare --net', () => {
-    expect(chooseSandbox(env({ unshare: true }, { isRoot: true })).mode).toBe('unshare-root');
+  test('namespaces when they work, as root and unprivileged', () => {
+    expect(chooseSandbox(env({ ns: true }, { isRoot: true }), [{ launcher: 'perl', wrapper: ['unshare'] }]).description).toMatch(/as root\)$/);
+    expect(chooseSandbox(env({ ns: true }), [{ launcher: 'perl', wrapper: ['unshare'] }]).mode).toBe('namespaces');
   });
-  test('bubblewrap, then unprivileged user namespaces', () => {
-    expect(chooseSandbox(env({ bwrap: true, userns: true })).mode).toBe('bwrap');
-    expect(chooseSandbox(env({ userns: true })).mode).toBe('unshare-userns');
-  });
-  test('GitHub-hosted Ubuntu 24.04: sudo sysctl lifts the AppArmor restriction, then user namespaces', () => {
+  test('GitHub-hosted Ubuntu 24.04: sudo sysctl lifts the AppArmor restriction, then namespaces', () => {
     const e = env({ sudo: true, sysctlFixes: true }, { githubHosted: true });
-    expect(chooseSandbox(e).mode).toBe('unshare-userns');
+    expect(chooseSandbox(e, [{ launcher: 'perl', wrapper: ['unshare'] }]).mode).toBe('namespaces');
     expect(e.calls.some((c) => c.join(' ') === 'sudo -n sysctl -w kernel.apparmor_restrict_unprivileged_userns=0')).toBe(true);
   });
-  test('self-hosted runners are never reconfigured; no isolation is said plainly', () => {
-    const e = env({ sudo: true, sysctlFixes: true }, { githubHosted: false });
-    const p = chooseSandbox(e);
+  test('self-hosted runners are never reconfigured; no sandbox is said plainly', () => {
+    const e = env({ sudo: true, sysctlFixes: true });
+    const p = chooseSandbox(e, [{ launcher: 'perl', wrapper: ['unshare'] }]);
     expect(p.mode).toBe('none');
     expect(e.calls.some((c) => c[0] === 'sudo')).toBe(false);
-    expect(p.description).toMatch(/^no network isolation \(/);
-    expect(isolationFor('tests', false, p)).toMatchObject({ unavailable: true, line: expect.stringContaining('NOT isolated') });
+    expect(p.description).toMatch(/^NOT sandboxed: .*agent-fix's own user/);
+    expect(isolationFor('tests', false, p)).toMatchObject({ unavailable: true, line: expect.stringContaining('NOT sandboxed') });
   });
-  test('a namespace that still shows a real interface does not count', () => {
-    expect(nonLoopbackInterfaces(PROC_ETH)).toEqual(['eth0']);
-    expect(nonLoopbackInterfaces(PROC_LO)).toEqual([]);
+  test('AGENT_FIX_SANDBOX=off turns it off, and says so', () => {
+    expect(chooseSandbox(env({ ns: true }, { disabled: true }), [{ launcher: 'perl', wrapper: ['unshare'] }]).description).toContain('turned off by AGENT_FIX_SANDBOX=off');
   });
-  test('network allowed: no wrapper', () => {
-    expect(isolationFor('setup', true, { mode: 'unshare-root', wrapper: wrapperFor('unshare-root'), description: 'x' })).toEqual({ wrapper: undefined, line: 'setup: network allowed by the policy', unavailable: false });
+  test('a sandbox that starts but keeps a capability, a writable root or a network interface does not count', () => {
+    expect(sandboxHolds(HOLDS)).toBe(true);
+    expect(sandboxHolds(HOLDS.replace('CapEff:\t0000000000000000', 'CapEff:\t000001ffffffffff'))).toBe(false);
+    expect(sandboxHolds(HOLDS.replace('RO', 'RW'))).toBe(false);
+    expect(sandboxHolds(HOLDS.replace('NET lo ', 'NET lo eth0 '))).toBe(false);
+    expect(sandboxHolds(HOLDS.replace('NoNewPrivs:\t1', 'NoNewPrivs:\t0'))).toBe(false);
+  });
+  test('the policy refuses where it must', () => {
+    expect(sandboxRefused('github-hosted', 'none', true)).toBe(true);
+    expect(sandboxRefused('github-hosted', 'none', false)).toBe(false);
+    expect(sandboxRefused('always', 'none', false)).toBe(true);
+    expect(sandboxRefused('never', 'none', true)).toBe(false);
+    expect(sandboxRefused('always', 'namespaces', true)).toBe(false);
+  });
+  test('which HOME is hidden', () => {
+    const dir = () => true;
+    expect(homeToHide('/home/runner', '/home/runner/work/r/r', dir)).toBe('/home/runner');
+    expect(homeToHide('/', '/repo', dir)).toBe('');
+    expect(homeToHide('/repo/sub', '/repo', dir)).toBe('');
+    expect(homeToHide('/nonexistent', '/repo', () => false)).toBe('');
+    expect(homeToHide(undefined, '/repo', dir)).toBe('');
+  });
+  test('toolchains kept from HOME: the usual directories, the variables, PATH entries under HOME; none nested', () => {
+    const dirs = new Set(['/h/.cargo', '/h/.rustup', '/h/.cargo/bin', '/h/tools/bin', '/opt/x/bin', '/h/my dir']);
+    const isDir = (p: string) => dirs.has(p);
+    expect(toolchainDirs('/h', { PATH: '/h/.cargo/bin:/h/tools/bin:/opt/x/bin:/usr/bin', RUSTUP_HOME: '/h/.rustup', X: '/h/my dir' }, isDir)).toEqual(['/h/.cargo', '/h/.rustup', '/h/tools/bin']);
+    expect(toolchainDirs('', { PATH: '/h/.cargo/bin' }, isDir)).toEqual([]);
+  });
+  test('git config --show-origin parsing', () => {
+    expect(filesFromShowOrigin('file:.git/config\thttp.https://github.com/.extraheader AUTHORIZATION: basic x\nfile:/tmp/creds.config\thttp.https://github.com/.extraheader y\n')).toEqual(['.git/config', '/tmp/creds.config']);
+  });
+});
+
+describe("agent-fix's own git: a configuration no command can write", () => {
+  test('transport, URL and token (pure)', () => {
+    expect(transportConfig('https://github.com/o/r')).toContain('protocol.file.allow=never');
+    expect(transportConfig('file:///tmp/r.git')).toContain('protocol.file.allow=always');
+    expect(transportConfig(null)).toEqual(expect.arrayContaining(['protocol.allow=never', 'protocol.https.allow=always', 'credential.helper=', 'core.askPass=']));
+    const auth = { token: 'ghs_x', serverUrl: 'https://github.com' };
+    expect(authConfig(auth, 'https://github.com/o/r')).toEqual([
+      ['http.https://github.com/.extraheader', ''],
+      ['http.https://github.com/.extraheader', `AUTHORIZATION: basic ${Buffer.from('x-access-token:ghs_x').toString('base64')}`],
+    ]);
+    expect(authConfig(auth, 'https://evil.example/o/r')).toEqual([]);
+    expect(authConfig(auth, 'file:///tmp/r.git')).toEqual([]);
+    expect(withConfig({ GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'a', GIT_CONFIG_VALUE_0: 'b' }, [['c', 'd']])).toEqual({ GIT_CONFIG_COUNT: '2', GIT_CONFIG_KEY_0: 'a', GIT_CONFIG_VALUE_0: 'b', GIT_CONFIG_KEY_1: 'c', GIT_CONFIG_VALUE_1: 'd' });
+  });
+
+  test('a ~/.gitconfig written after agent-fix started is not read; a changed .git/config stops fetch and push', async () => {
+    const home = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'agent-fix-home-')));
+    const saved = process.env.HOME;
+    process.env.HOME = home;
+    try {
+      const repo = makeRepo({ 'a.txt': 'a\n' });
+      const checkout = cloneShallow(repo.remoteUrl).dir;
+      const git = await openGit(checkout);
+      const marker = path.join(home, 'pwned');
+      const transport = `[protocol "ext"]\n\tallow = always\n[url "ext::sh -c touch% ${marker}% >&2% "]\n\tinsteadOf = file://\n[credential]\n\thelper = !touch ${marker}-helper\n`;
+      // control: git itself follows that configuration
+      writeFileSync(path.join(home, '.gitconfig'), transport);
+      spawnSync('git', ['ls-remote', repo.remoteUrl], { cwd: checkout, env: { ...process.env, HOME: home }, stdio: 'ignore' });
+      expect(existsSync(marker)).toBe(true);
+      rmSync(marker);
+      // agent-fix's git: the copy taken before, no ext transport, the fetch works
+      expect(await git.fetchBranch('origin', 'main')).toBe(repo.sha);
+      expect(existsSync(marker)).toBe(false);
+      appendFileSync(path.join(checkout, '.git', 'config'), transport);
+      await expect(git.fetchBranch('origin', 'main')).rejects.toThrow(/git configuration .* changed since agent-fix started/);
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      process.env.HOME = saved;
+    }
   });
 });
 
 describe('on this machine', () => {
   const probe = probeSandbox();
   const shell = makeShell();
-  const opts = { cwd: process.cwd(), timeoutMs: 20_000, env: childEnv(process.env), maxOutputChars: 10_000 };
+  const sandboxed = probe.mode === 'namespaces' ? test : test.skip;
+
+  function world(launcher: 'perl' | 'sh' = probe.launcher ?? 'sh') {
+    const base = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'agent-fix-sbx-')));
+    const repo = path.join(base, 'repo');
+    const home = path.join(base, 'home');
+    mkdirSync(path.join(repo, '.git'), { recursive: true });
+    mkdirSync(home);
+    writeFileSync(path.join(repo, '.git', 'config'), '[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic c2VjcmV0\n');
+    writeFileSync(path.join(home, '.git-credentials'), 'https://x:ghp_HOMESECRET@github.com\n');
+    mkdirSync(path.join(home, '.cargo', 'bin'), { recursive: true });
+    writeFileSync(path.join(home, '.cargo', 'bin', 'tool'), 'TOOLCHAIN\n');
+    writeFileSync(path.join(home, '.cargo', 'credentials.toml'), '[registry]\ntoken = "cio_CARGOSECRET"\n');
+    writeFileSync(path.join(base, 'outside.txt'), 'trusted\n');
+    const box = openSandbox({ ...probe, launcher }, repo, [path.join(repo, '.git', 'config')], home);
+    const opts = (network: boolean, readOnlyRepo = false) => ({ cwd: repo, timeoutMs: 20_000, env: box.env(childEnv({ ...process.env, HOME: home })), maxOutputChars: 20_000, wrapper: box.wrapper(network, readOnlyRepo) });
+    return { base, repo, home, opts };
+  }
 
   test('the probe says what it found', () => {
-    expect(['unshare-root', 'bwrap', 'unshare-userns', 'none']).toContain(probe.mode);
+    expect(['namespaces', 'none']).toContain(probe.mode);
     expect(probe.description.length).toBeGreaterThan(5);
   });
 
-  // every mode that works on this machine (root: unshare; bubblewrap when installed; user namespaces)
-  const runnable = (['unshare-root', 'bwrap', 'unshare-userns'] as const).filter((mode) => {
-    const r = spawnSync(wrapperFor(mode)[0], [...wrapperFor(mode).slice(1), 'cat', '/proc/net/dev'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-    return r.status === 0 && nonLoopbackInterfaces(r.stdout ?? '').length === 0;
+  sandboxed.each(['perl', 'sh'] as const)('%s launcher, inside: no capability, own PID namespace, read-only outside the repository, private HOME, credential covered; all of it readable without', async (launcher) => {
+    const w = world(launcher);
+    const script = [
+      'grep CapEff /proc/self/status',
+      'echo "pids $(ls /proc | grep -c "^[0-9]")"',
+      `cat ${w.home}/.git-credentials 2>/dev/null || echo "no home secret"`,
+      'cat .git/config 2>/dev/null | grep -c extraheader || true',
+      `echo hacked >> ${w.base}/outside.txt 2>/dev/null || echo "outside read-only"`,
+      'echo hacked > .git/pre-push 2>/dev/null || echo "git read-only"',
+      'echo built > build.txt && echo "repo writable"',
+      'echo x > "$TMPDIR/t" && echo "temp writable"',
+      'umount .git/config 2>/dev/null || echo "no umount"',
+      '[ -w /proc/sys/kernel/core_pattern ] && echo "sysctl writable" || echo "sysctl read-only"',
+      'echo "devices: $(ls /dev | tr "\\n" " ")"',
+      'echo "run: $(ls /run 2>/dev/null | tr "\\n" " ")"',
+      `cat ${w.home}/.cargo/bin/tool; cat ${w.home}/.cargo/credentials.toml`,
+      `echo x >> ${w.home}/.cargo/bin/tool 2>/dev/null || echo "toolchain read-only"`,
+      'exit 3',
+    ].join('; ');
+    const r = await shell.run(script, w.opts(false));
+    expect(r.exitCode).toBe(3);
+    expect(r.output).toMatch(/CapEff:\s*0+\n/);
+    expect(Number(/pids (\d+)/.exec(r.output)?.[1])).toBeLessThan(6);
+    expect(r.output).toContain('no home secret');
+    expect(r.output).toMatch(/^0$/m);
+    expect(r.output).toContain('git read-only');
+    expect(r.output).toContain('repo writable');
+    expect(r.output).toContain('temp writable');
+    expect(r.output).toContain('no umount');
+    expect(r.output).toContain('sysctl read-only');
+    expect(r.output).toContain('TOOLCHAIN');
+    expect(r.output).toContain('toolchain read-only');
+    expect(r.output).not.toContain('cio_CARGOSECRET');
+    expect(r.output).toContain('devices: fd full null pts random shm stderr stdin stdout tty urandom zero');
+    expect(r.output).not.toMatch(/run: .*(dbus|docker|user)/);
+    expect(readFileSync(path.join(w.base, 'outside.txt'), 'utf8')).toBe('trusted\n');
+    expect(readFileSync(path.join(w.repo, 'build.txt'), 'utf8')).toBe('built\n');
+    // the type and lint checkers get the checkout read-only as well (they have no reason to write it)
+    const checker = await shell.run('echo x >> build.txt 2>/dev/null || echo "checkout read-only"; echo y > "$TMPDIR/report.json" && echo "temp writable"', w.opts(false, true));
+    expect(checker.output).toContain('checkout read-only');
+    expect(checker.output).toContain('temp writable');
+    // control: the same script without the sandbox reads and writes all of it
+    const open = await shell.run(script, { ...w.opts(false), wrapper: undefined, env: childEnv({ ...process.env, HOME: w.home }) });
+    expect(open.output).toContain('ghp_HOMESECRET');
+    expect(open.output).toMatch(/^1$/m);
+    if (process.getuid?.() === 0) expect(open.output).toContain('sysctl writable');
+    if (existsSync('/run/dbus')) expect(open.output).toMatch(/run: .*dbus/);
+    expect(readFileSync(path.join(w.base, 'outside.txt'), 'utf8')).toBe('trusted\nhacked\n');
   });
 
-  (runnable.length === 0 ? test.skip : test).each(runnable.length ? runnable : ['none'])('%s: no route out, loopback works, exit codes and kills still work', async (mode) => {
-    const wrapper = wrapperFor(mode as 'bwrap');
-    let hits = 0;
-    const server = createServer((_q, s) => {
-      hits++;
-      s.end('x');
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-    const port = (server.address() as { port: number }).port;
-    try {
-      const script = [
-        `node -e "fetch('http://127.0.0.1:${port}').then(()=>console.log('OUT OPEN'),()=>console.log('OUT BLOCKED'))"`,
-        `node -e "const s=require('http').createServer((q,r)=>r.end('in')).listen(0,'127.0.0.1',()=>fetch('http://127.0.0.1:'+s.address().port).then(r=>r.text()).then(t=>{console.log('LOOPBACK '+t);s.close()}))"`,
-        'exit 3',
-      ].join('; ');
-      const r = await shell.run(script, { ...opts, wrapper });
-      expect(r.output).toContain('OUT BLOCKED');
-      expect(r.output).toContain('LOOPBACK in');
-      expect(r.exitCode).toBe(3);
-      expect(hits).toBe(0);
-      const hang = await shell.run('sleep 30 & sleep 30', { ...opts, timeoutMs: 300, wrapper });
-      expect(hang.timedOut).toBe(true);
-    } finally {
-      server.close();
-    }
+  sandboxed('nothing outlives the command: a setsid daemon dies with it; a timeout kills the namespace', async () => {
+    const w = world();
+    const marker = path.join(w.repo, 'daemon.txt');
+    const r = await shell.run(`setsid sh -c 'sleep 1; echo alive > ${marker}' >/dev/null 2>&1 < /dev/null & sleep 0.3; echo started`, w.opts(false));
+    expect(r.output).toContain('started');
+    const hang = await shell.run('sleep 30 & sleep 30', { ...w.opts(false), timeoutMs: 300 });
+    expect(hang.timedOut).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(() => readFileSync(marker)).toThrow();
+    // control: without the sandbox the daemon survives the command
+    await shell.run(`setsid sh -c 'sleep 1; echo alive > ${marker}' >/dev/null 2>&1 < /dev/null & sleep 0.3; echo started`, { ...w.opts(false), wrapper: undefined });
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(readFileSync(marker, 'utf8')).toBe('alive\n');
   });
 
-  (runnable.length === 0 ? test.skip : test).each(runnable.length ? runnable : ['none'])('%s: a credential file is covered inside, untouched outside', async (mode) => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-fix-hide-'));
-    const secretFile = path.join(dir, 'config');
-    writeFileSync(secretFile, '[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic c2VjcmV0\n');
-    try {
-      const wrapper = hidingWrapper(mode as 'bwrap', [secretFile])!;
-      expect(hidingWorks(wrapper, secretFile)).toBe(true);
-      const r = await shell.run(`wc -c < ${secretFile}; curl -sS -m 2 http://example.com >/dev/null 2>&1 || echo NO NET`, { ...opts, wrapper });
-      expect(r.output).toMatch(/^0\s/);
-      expect(r.output).toContain('NO NET');
-      expect(readFileSync(secretFile, 'utf8')).toContain('extraheader');
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-
-  test('git config --show-origin parsing', () => {
-    expect(filesFromShowOrigin('file:.git/config\thttp.https://github.com/.extraheader AUTHORIZATION: basic x\nfile:/tmp/creds.config\thttp.https://github.com/.extraheader y\n')).toEqual(['.git/config', '/tmp/creds.config']);
-  });
-
-  test('memory limit: a command allocating beyond it fails, within it succeeds', async () => {
-    const alloc = (mb: number) => `python3 -c "x = bytearray(${mb} * 1024 * 1024); print('ALLOC OK')"`;
-    const small = await shell.run(alloc(10), { ...opts, memoryMb: 256 });
-    if (!small.output.includes('ALLOC OK')) return; // no python3 here: nothing to measure with
-    const big = await shell.run(alloc(512), { ...opts, memoryMb: 256 });
-    expect(big.exitCode).not.toBe(0);
-    expect(big.output).toMatch(/MemoryError/);
+  sandboxed('the network: none for tests (loopback works), kept for setup', async () => {
+    const w = world();
+    const out = await shell.run('tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d " " | sort | tr "\\n" " "', w.opts(false));
+    expect(out.output.trim()).toBe('lo');
+    const loop = await shell.run(`node -e "const s=require('http').createServer((q,r)=>r.end('in')).listen(0,'127.0.0.1',()=>fetch('http://127.0.0.1:'+s.address().port).then(r=>r.text()).then(t=>{console.log('LOOPBACK '+t);s.close()}))"`, w.opts(false));
+    expect(loop.output).toContain('LOOPBACK in');
+    const setup = await shell.run('tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d " " | sort | tr "\\n" " "', w.opts(true));
+    expect(setup.output.trim()).not.toBe('lo');
   });
 });
 
@@ -143,10 +245,22 @@ describe('require-isolation', () => {
     const w = await mainWorld({ steps: FIX_STEPS });
     try {
       w.github.setFile('.github/agent-fix.yml', 'sandbox:\n  require-isolation: true\n');
-      const r = await w.run({ overrides: { sandbox: { mode: 'none', wrapper: [], description: 'no network isolation (test)' } } });
+      const r = await w.run({ overrides: { sandbox: { mode: 'none', wrapper: [], description: 'NOT sandboxed (test)' } } });
       expect(r.rt.outputs.status).toBe('error');
       expect(w.model.requests).toHaveLength(0);
       expect(botComments(w.github)[0].body).toContain('requires network isolation (sandbox.require-isolation) but none is available here');
+    } finally {
+      await w.close();
+    }
+  });
+  test('require-sandbox: always refuses to run model code without the sandbox', async () => {
+    const w = await mainWorld({ steps: FIX_STEPS });
+    try {
+      w.github.setFile('.github/agent-fix.yml', 'sandbox:\n  require-sandbox: always\n');
+      const r = await w.run({ overrides: { sandbox: { mode: 'none', wrapper: [], description: 'NOT sandboxed: test' } } });
+      expect(r.rt.outputs.status).toBe('error');
+      expect(w.model.requests).toHaveLength(0);
+      expect(botComments(w.github)[0].body).toContain('sandbox.require-sandbox: always');
     } finally {
       await w.close();
     }

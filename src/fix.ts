@@ -26,8 +26,9 @@ import { createTestIntel, type Intel } from './verify/intel.js';
 import { taskTargets, type GateRule } from './verify/compare.js';
 import type { Redactor } from './redact.js';
 import { Budget, DEFAULT_BUDGET } from './budget/budget.js';
-import { isolationFor, probeSandbox, type SandboxProbe } from './sandbox/sandbox.js';
-import { credentialFiles, hidingWorks, hidingWrapper } from './sandbox/credentials.js';
+import { isolationFor, openSandbox, probeSandbox, sandboxRefused, type SandboxProbe } from './sandbox/sandbox.js';
+import { credentialFiles } from './sandbox/credentials.js';
+import { treeKept, treeLine } from './workspace/tree-guard.js';
 import { allowListAsProtected } from './policy/apply.js';
 import { repoStateProtections } from './workspace/repo-state.js';
 import { loopProgress, type ProgressSink } from './fix/progress.js';
@@ -108,19 +109,13 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
   const budget = new Budget(settings.budget ?? DEFAULT_BUDGET, deps.model.model);
   const sandbox = deps.sandbox ?? probeSandbox(log);
   const sb = settings.sandbox ?? { setupNetwork: true, testNetwork: false, requireIsolation: false, memoryMb: 0 };
-  const setupIso = isolationFor('setup', sb.setupNetwork, sandbox);
-  const testIso = isolationFor('tests', sb.testNetwork, sandbox);
-  if (testIso.wrapper) {
-    // Inside the test sandbox the push credential of the checkout is covered too (safety/credentials.ts).
-    const files = credentialFiles(deps.git.root);
-    const hiding = files.length > 0 ? hidingWrapper(sandbox.mode, files) : null;
-    if (hiding && hidingWorks(hiding, files[0])) {
-      testIso.wrapper = hiding;
-      testIso.line += `; the push credential in ${files.length} git config file(s) is hidden from them`;
-    } else if (files.length > 0) {
-      testIso.line += '; the push credential in git config could NOT be hidden from them';
-    }
-  }
+  // One sandbox for the run's commands (sandbox/sandbox.ts): private HOME and temp, the checkout's credential covered.
+  const box = openSandbox(sandbox, git.root, credentialFiles(git.root));
+  const setupIso = isolationFor('setup', sb.setupNetwork, sandbox, box);
+  const testIso = isolationFor('tests', sb.testNetwork, sandbox, box);
+  if (sandbox.mode === 'none') log(`Sandbox: ${sandbox.description}`);
+  /** Files a test run changed (put back each time; fix.ts publishes the model's bytes only). */
+  const touchedByTests = new Set<string>();
   const baseSha = await git.headSha();
   // The tree as checked out, before setup or tests could leave anything behind.
   const pristineTree = await git.snapshot();
@@ -153,7 +148,7 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
       durationMs: Date.now() - started,
       safety: {
         policy: settings.policySource ?? 'the action inputs (no repository policy was read)',
-        isolation: [setupIso.line, testIso.line, ...(sb.memoryMb > 0 ? [`memory: ${sb.memoryMb} MiB address space per command`] : [])],
+        isolation: [setupIso.line, testIso.line, ...(sb.memoryMb > 0 ? [`memory: ${sb.memoryMb} MiB address space per command`] : []), ...treeLine(touchedByTests)],
         budget: budget.describe(),
         costUsd: budget.costUsd,
         ...(reason === 'budget-exhausted' && loop?.reason === 'budget-exhausted' && loop.stopDetail ? { budgetStop: loop.stopDetail } : {}),
@@ -163,6 +158,9 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
   };
   if (sb.requireIsolation && (setupIso.unavailable || testIso.unavailable)) {
     return finish('error', 'not-applicable', `The policy requires network isolation (sandbox.require-isolation) but none is available here: ${sandbox.description}. Nothing was run.`);
+  }
+  if (sandboxRefused(sb.requireSandbox ?? 'github-hosted', sandbox.mode, deps.parentEnv.RUNNER_ENVIRONMENT === 'github-hosted')) {
+    return finish('error', 'not-applicable', `The policy requires a sandbox for the repository's commands (sandbox.require-sandbox: ${sb.requireSandbox ?? 'github-hosted'}) but this runner cannot give one: ${sandbox.description}. Nothing was run.`);
   }
 
   let detection: string | undefined;
@@ -189,8 +187,8 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     if (!checked.ok) log(`The model endpoint check did not pass cleanly (${redactor.redact(checked.message)}); going on, the run retries model requests.`);
     progress({ type: 'phase', phase: { kind: 'model' }, state: 'done', detail: checked.ok ? checked.detail : `answered with a passing problem: ${redactor.redact(checked.message)}` });
   }
-  const env = childEnv(deps.parentEnv);
-  const run = (command: string, kind: 'setup' | 'tests' = 'tests') =>
+  const env = box.env(childEnv(deps.parentEnv));
+  const runIn = (command: string, kind: 'setup' | 'tests') =>
     shell.run(command, {
       cwd: git.root,
       // never beyond the run's wall-time budget
@@ -200,6 +198,8 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
       wrapper: (kind === 'setup' ? setupIso : testIso).wrapper,
       memoryMb: sb.memoryMb,
     });
+  // After each test run the working tree is put back (workspace/tree-guard.ts): what is published is the model's bytes.
+  const run = (command: string, kind: 'setup' | 'tests' = 'tests') => (kind === 'setup' ? runIn(command, kind) : treeKept(git, () => runIn(command, kind), touchedByTests));
 
   if (commands.setup) {
     progress({ type: 'phase', phase: { kind: 'setup' }, state: 'running', detail: commands.setup });
@@ -260,7 +260,7 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
   const diagnostics = deps.candidate ? null : createDiagnostics({
     root: git.root,
     exec: (command, o) =>
-      shell.run(command, { cwd: git.root, timeoutMs: Math.max(1000, Math.min(o.timeoutMs, budget.remainingMs())), env, maxOutputChars: o.maxOutputChars, wrapper: testIso.wrapper, memoryMb: sb.memoryMb }),
+      shell.run(command, { cwd: git.root, timeoutMs: Math.max(1000, Math.min(o.timeoutMs, budget.remainingMs())), env, maxOutputChars: o.maxOutputChars, wrapper: box.wrapper(sb.testNetwork, true) ?? testIso.wrapper, memoryMb: sb.memoryMb }),
   });
   if (diagnostics) log(`Type and lint feedback after edits: ${diagnostics.stats.checkers.join(' and ')}`);
   const tools = new ToolBox({
@@ -320,6 +320,8 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     feedback: intel.feedback,
     context: repoContext ?? undefined,
     contextTokens: settings.contextTokens ?? DEFAULT_CONTEXT_TOKENS,
+    ...(settings.maxInputTokens ? { maxInputTokens: settings.maxInputTokens } : {}),
+    ...(settings.maxOutputTokens ? { maxOutputTokens: settings.maxOutputTokens } : {}),
     diagnostics: diagnostics ?? undefined,
     interrupt: deps.checkpoint,
     start,

@@ -240,12 +240,23 @@ async function action(rt: ActionsRuntime, env: NodeJS.ProcessEnv, overrides: Run
   const world: StoryWorld = {
     github,
     policy: loaded.policy,
-    openGit: () => openGit(workspace, { log: say }),
+    // agent-fix fetches and pushes with the github-token input, given to git per command (persist-credentials: false works)
+    openGit: () => openGit(workspace, { log: say, auth: { token: settings.githubToken, serverUrl: env.GITHUB_SERVER_URL || 'https://github.com' } }),
     shell: makeShell(),
     makeModel: () =>
       mode === 'publish'
         ? noModel(settings.model)
-        : makeChatModel({ baseUrl: settings.baseUrl, apiKey: settings.apiKey, model: settings.model, log: say, wording: ACTION_WORDING, ...candidateSampling(settings.candidate), ...overrides.model }),
+        : makeChatModel({
+            baseUrl: settings.baseUrl,
+            apiKey: settings.apiKey,
+            model: settings.model,
+            log: say,
+            wording: ACTION_WORDING,
+            maxOutputTokens: settings.maxOutputTokens,
+            requestsPerMinute: settings.requestsPerMinute,
+            ...candidateSampling(settings.candidate),
+            ...overrides.model,
+          }),
     sandbox: overrides.sandbox,
     settings,
     redactor,

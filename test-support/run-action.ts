@@ -2,7 +2,7 @@
  * Runs the bundled action (dist/index.js) the way the GitHub runner does: INPUT_* variables,
  * GITHUB_* context, GITHUB_OUTPUT / GITHUB_STEP_SUMMARY files, under node 24 when available.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -79,6 +79,8 @@ export async function runAction(p: {
   extraEnv?: Record<string, string>;
   /** Called with the action's process once it is spawned (e.g. to signal it, as a cancelled job is). */
   onSpawn?: (child: ChildProcess) => void;
+  /** Run the action as this user (setpriv; e.g. 'nobody'), the way a runner without root does. */
+  asUser?: string;
 }): Promise<ActionRun> {
   mkdirSync(p.tempDir, { recursive: true });
   const eventPath = path.join(p.tempDir, 'event.json');
@@ -105,7 +107,10 @@ export async function runAction(p: {
     ...p.extraEnv,
   };
   for (const [k, v] of Object.entries(p.inputs)) env[`INPUT_${k.toUpperCase()}`] = v;
-  const child = spawn(node24(), [path.join(ROOT, 'dist', 'index.js')], { cwd: p.workspace, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const argv = [node24(), path.join(ROOT, 'dist', 'index.js')];
+  if (p.asUser) execFileSync('chown', [p.asUser, eventPath, outputPath, summaryPath]);
+  if (p.asUser) argv.unshift('setpriv', `--reuid=${p.asUser}`, `--regid=${p.asUser === 'nobody' ? 'nogroup' : p.asUser}`, '--clear-groups', '--');
+  const child = spawn(argv[0], argv.slice(1), { cwd: p.workspace, env, stdio: ['ignore', 'pipe', 'pipe'] });
   p.onSpawn?.(child);
   let stdout = '';
   let stderr = '';

@@ -22,16 +22,23 @@
  */
 import { execa } from 'execa';
 import { mkdtemp, rm, copyFile, unlink, rmdir, lstat, readFile, stat, utimes } from 'node:fs/promises';
-import { rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import type { CommitInfo, FileChange, GitPort, Identity, PushResult, ReplayResult } from '../ports/git.js';
-import { CONFIG_LIST_ARGS, configSources, defaultConfigFiles, filterOverrides } from '../ports/git-filters.js';
+import { CONFIG_LIST_ARGS, configSources, defaultConfigFiles, filterOverrides, withConfig } from '../ports/git-filters.js';
 
 export { filterOverrides };
 
 export interface OpenGitOptions {
   log?: (m: string) => void;
+  /**
+   * The token agent-fix fetches and pushes with (the `github-token` input), given to git only for
+   * those commands, through GIT_CONFIG_COUNT (never in a file), for `serverUrl` (https) only.
+   * Without it the checkout's own credential is used (actions/checkout with persist-credentials).
+   */
+  auth?: { token: string; serverUrl: string };
 }
 
 /** Thrown for git failures; the message is already redacted. */
@@ -72,19 +79,90 @@ const UNSAFE_ENV = new Set([
   'GIT_EDITOR',
   'GIT_SEQUENCE_EDITOR',
   'GIT_PAGER',
+  'GIT_ASKPASS',
+  'SSH_ASKPASS',
+  'GIT_SSH',
+  'GIT_SSH_COMMAND',
+  'GIT_PROXY_COMMAND',
+  'GIT_EXEC_PATH',
+  'GIT_TEMPLATE_DIR',
+  'GIT_CONFIG',
+  'GIT_CONFIG_GLOBAL',
+  'GIT_CONFIG_SYSTEM',
+  'GIT_CONFIG_COUNT',
+  'GIT_CONFIG_PARAMETERS',
 ]);
+
+/** The action's own secrets never reach a git process (nor anything git starts). */
+const SECRET_ENV = /^(INPUT_|ACTIONS_)|^GITHUB_TOKEN$/i;
+/** Names that hold secrets by convention (redact.ts's SECRET_NAME; adapters import nothing above them). */
+const SECRET_NAME = /TOKEN|SECRET|PASSW(?:OR)?D|API[_-]?KEY|PRIVATE|CREDENTIAL|AUTH(?!OR)/i;
+
+/** Temp of agent-fix's own git (indexes, the global configuration's copy), as it was at start: never the sandbox's. */
+const PRIVATE_TMP = tmpdir();
+
+let globalCopy: string | null = null;
+/**
+ * agent-fix's git reads no system configuration and, as global configuration, a copy of the user's
+ * made the first time agent-fix's git runs (before any repository command): a `~/.gitconfig` a
+ * command wrote later (`url.<x>.insteadOf`, `core.sshCommand`, a credential helper) is never read.
+ */
+function globalConfigCopy(): string {
+  if (globalCopy) return globalCopy;
+  const home = process.env.HOME || homedir();
+  const xdg = process.env.XDG_CONFIG_HOME || path.join(home, '.config');
+  const text = [path.join(xdg, 'git', 'config'), path.join(home, '.gitconfig')]
+    .filter((f) => existsSync(f))
+    .map((f) => {
+      try {
+        return readFileSync(f, 'utf8');
+      } catch {
+        return '';
+      }
+    })
+    .join('\n');
+  const dir = mkdtempSync(path.join(PRIVATE_TMP, 'agent-fix-gitconfig-'));
+  globalCopy = path.join(dir, 'global');
+  writeFileSync(globalCopy, text, { mode: 0o600 });
+  removeAtExit(dir);
+  return globalCopy;
+}
 
 function baseEnv(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (v === undefined || UNSAFE_ENV.has(k.toUpperCase())) continue;
+    if (v === undefined || UNSAFE_ENV.has(k.toUpperCase()) || SECRET_ENV.test(k) || SECRET_NAME.test(k)) continue;
     env[k] = v;
   }
   env.LC_ALL = 'C';
   env.LANGUAGE = 'C';
   env.GIT_TERMINAL_PROMPT = '0';
   env.GIT_PAGER = 'cat';
+  env.GIT_CONFIG_NOSYSTEM = '1';
+  env.GIT_CONFIG_GLOBAL = globalConfigCopy();
   return env;
+}
+
+/**
+ * What agent-fix's fetch and push may use: https, and file only for a local remote (tests); no
+ * ssh, no `ext::`, no other transport, whatever `url.<x>.insteadOf` says; no credential helper,
+ * askpass or ssh command from any configuration. Pure.
+ */
+export function transportConfig(remoteUrl: string | null): string[] {
+  const local = remoteUrl !== null && (remoteUrl.startsWith('file://') || remoteUrl.startsWith('/'));
+  return [
+    '-c', 'protocol.allow=never', '-c', 'protocol.https.allow=always', '-c', `protocol.file.allow=${local ? 'always' : 'never'}`,
+    '-c', 'credential.helper=', '-c', 'core.askPass=', '-c', 'core.sshCommand=false',
+  ];
+}
+
+/** The header pair for the push token, resetting any extraheader a configuration carries for that server. Pure. */
+export function authConfig(auth: { token: string; serverUrl: string } | undefined, remoteUrl: string | null): [string, string][] {
+  if (!auth || !auth.token || !remoteUrl) return [];
+  const server = auth.serverUrl.replace(/\/+$/, '');
+  if (!/^https:\/\//.test(server) || !remoteUrl.startsWith(`${server}/`)) return [];
+  const key = `http.${server}/.extraheader`;
+  return [[key, ''], [key, `AUTHORIZATION: basic ${Buffer.from(`x-access-token:${auth.token}`).toString('base64')}`]];
 }
 
 // core.fsmonitor names a command git runs on index reads: a setup script could set it like a hook.
@@ -173,7 +251,9 @@ export async function openGit(root: string, opts: OpenGitOptions = {}): Promise<
   } catch {
     throw new Error(`not a git repository: ${dir}`);
   }
-  return new CliGit(top, opts.log ?? (() => {}));
+  const git = new CliGit(top, opts.log ?? (() => {}), opts.auth);
+  await git.pinConfig();
+  return git;
 }
 
 class CliGit implements GitPort {
@@ -185,7 +265,33 @@ class CliGit implements GitPort {
   constructor(
     readonly root: string,
     private readonly log: (m: string) => void,
+    private readonly auth?: { token: string; serverUrl: string },
   ) {}
+
+  /** The repository's configuration file and its digest when the adapter was opened, and origin's URL then. */
+  private pinned: { file: string; digest: string; originUrl: string | null } | null = null;
+
+  /** Remembers `.git/config` and origin's URL before any repository command runs. */
+  async pinConfig(): Promise<void> {
+    const file = path.resolve(this.root, await this.out(['rev-parse', '--git-path', 'config']));
+    const url = await this.run(['config', '--local', '--get', 'remote.origin.url'], { ok: [0, 1] });
+    this.pinned = { file, digest: fileDigest(file), originUrl: url.exitCode === 0 ? url.stdout.trim() || null : null };
+  }
+
+  /**
+   * Before a fetch or a push: `.git/config` must be as it was when agent-fix started (a command
+   * could have added a transport, a proxy or an insteadOf there); the arguments and environment
+   * that pin the transport, the URL (origin's, as it was then) and the token for this command.
+   */
+  private async network(remote: string, withAuth: boolean): Promise<{ args: string[]; url: string; env: Record<string, string> }> {
+    const p = this.pinned;
+    if (p && fileDigest(p.file) !== p.digest) {
+      throw new GitCommandError(`the repository's git configuration (${p.file}) changed since agent-fix started (a setup or test command wrote it): agent-fix does not fetch or push with it`, null, '');
+    }
+    const url = remote === 'origin' && p?.originUrl ? p.originUrl : remote;
+    const pairs = withAuth ? authConfig(this.auth, url) : [];
+    return { args: transportConfig(p?.originUrl ?? null), url, env: withConfig(this.filterOff, pairs) };
+  }
 
   // ------------------------------------------------------------------ plumbing
   private async run(args: string[], o: RunOptions = {}): Promise<RunResult> {
@@ -224,7 +330,7 @@ class CliGit implements GitPort {
 
   /** Runs `fn` with a private index file (GIT_INDEX_FILE) seeded by `seed`; the real index is never touched. */
   private async withTempIndex<T>(fn: (env: Record<string, string>) => Promise<T>): Promise<T> {
-    const dir = await mkdtemp(path.join(tmpdir(), 'agent-fix-index-'));
+    const dir = await mkdtemp(path.join(PRIVATE_TMP, 'agent-fix-index-'));
     try {
       return await fn({ GIT_INDEX_FILE: path.join(dir, 'index') });
     } finally {
@@ -298,7 +404,7 @@ class CliGit implements GitPort {
 
   private async snapshotIndex(): Promise<Record<string, string>> {
     if (this.snapshotEnv) return this.snapshotEnv;
-    const dir = await mkdtemp(path.join(tmpdir(), 'agent-fix-index-'));
+    const dir = await mkdtemp(path.join(PRIVATE_TMP, 'agent-fix-index-'));
     removeAtExit(dir);
     const env = { GIT_INDEX_FILE: path.join(dir, 'index') };
     if (await this.hasHead()) {
@@ -438,9 +544,10 @@ class CliGit implements GitPort {
     await this.checkBranchName(branch);
     this.lastRemote = remote;
     const dst = trackingRef(remote, branch);
+    const net = await this.network(remote, true);
     const r = await this.run(
-      ['fetch', '--no-tags', '--no-recurse-submodules', '--no-write-fetch-head', remote, `+refs/heads/${branch}:${dst}`],
-      { ok: [0, 1, 128] },
+      [...net.args, 'fetch', '--no-tags', '--no-recurse-submodules', '--no-write-fetch-head', net.url, `+refs/heads/${branch}:${dst}`],
+      { ok: [0, 1, 128], env: net.env },
     );
     if (r.exitCode !== 0) {
       if (/couldn't find remote ref|could not find remote ref/i.test(r.stderr)) {
@@ -502,8 +609,10 @@ class CliGit implements GitPort {
     await this.checkBranchName(branch);
     const ref = `refs/heads/${branch}`;
     const lease = `--force-with-lease=${ref}:${expected ?? ''}`;
-    const r = await this.run(['push', '--porcelain', '--no-verify', lease, remote, `${sha}:${ref}`], {
+    const net = await this.network(remote, true);
+    const r = await this.run([...net.args, 'push', '--porcelain', '--no-verify', lease, net.url, `${sha}:${ref}`], {
       ok: [0, 1, 128],
+      env: net.env,
     });
     const refLine = r.stdout.split('\n').find((l) => l.includes(`\t${sha}:${ref}\t`) || l.includes(`:${ref}\t`));
     if (r.exitCode === 0 && !(refLine && refLine.startsWith('!'))) {
@@ -530,7 +639,7 @@ class CliGit implements GitPort {
 
   async replayCommits(p: { from: string; to: string; onto: string; identity: Identity }): Promise<ReplayResult> {
     await this.ensureHistory(p.from, p.to, async () => this.hasCommits(p.from, p.to));
-    const dir = await mkdtemp(path.join(tmpdir(), 'agent-fix-replay-'));
+    const dir = await mkdtemp(path.join(PRIVATE_TMP, 'agent-fix-replay-'));
     const env = { GIT_COMMITTER_NAME: p.identity.name, GIT_COMMITTER_EMAIL: p.identity.email, GIT_LFS_SKIP_SMUDGE: '1' };
     try {
       await this.run(['worktree', 'add', '--detach', '--quiet', dir, p.onto], { env });
@@ -607,7 +716,8 @@ class CliGit implements GitPort {
       this.lastRemote = remote;
       // A shallow clone (actions/checkout's default) fetches just that commit; a full one its history.
       const depth = (await this.isShallow()) ? ['--depth=1'] : [];
-      const r = await this.run(['fetch', '--no-tags', '--no-recurse-submodules', '--no-write-fetch-head', ...depth, remote, sha], { ok: [0, 1, 128] });
+      const net = await this.network(remote, true);
+      const r = await this.run([...net.args, 'fetch', '--no-tags', '--no-recurse-submodules', '--no-write-fetch-head', ...depth, net.url, sha], { ok: [0, 1, 128], env: net.env });
       if (r.exitCode !== 0 || !(await this.hasCommits(sha))) {
         throw new GitCommandError(
           redactUrls(`could not fetch commit ${sha} from ${remote} (exit ${r.exitCode}): ${r.stderr.trim() || 'not found'}. It may have been force-pushed away; re-run the failed workflow on the current branch head.`),
@@ -685,6 +795,14 @@ class CliGit implements GitPort {
         throw new Error('shallow clone: could not fetch enough history to compare commits');
       }
     }
+  }
+}
+
+function fileDigest(file: string): string {
+  try {
+    return createHash('sha256').update(readFileSync(file)).digest('hex');
+  } catch {
+    return 'absent';
   }
 }
 

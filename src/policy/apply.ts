@@ -38,6 +38,7 @@ export function applyPolicy(settings: Settings, policy: Policy, source: string):
       testNetwork: policy.sandbox['test-network'],
       requireIsolation: policy.sandbox['require-isolation'],
       memoryMb: policy.sandbox['memory-mb'],
+      requireSandbox: policy.sandbox['require-sandbox'],
     },
     changedExpectations: policy.gate['changed-expectations'],
     policySource: source,

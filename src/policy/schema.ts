@@ -102,9 +102,14 @@ export const PolicySchema = z
         'require-isolation': z.boolean().default(false),
         /** Address-space limit of each command, in MiB (0: none). */
         'memory-mb': z.number().int().min(0).max(1_048_576).default(0),
+        /**
+         * Refuse to run the repository's commands without the sandbox (user, PID, mount and network
+         * namespaces, no capabilities): always, only on GitHub-hosted runners (where it must work), or never.
+         */
+        'require-sandbox': z.enum(['always', 'github-hosted', 'never']).default('github-hosted'),
       })
       .strict()
-      .default({ 'setup-network': true, 'test-network': false, 'require-isolation': false, 'memory-mb': 0 }),
+      .default({ 'setup-network': true, 'test-network': false, 'require-isolation': false, 'memory-mb': 0, 'require-sandbox': 'github-hosted' }),
   })
   .strict();
 

@@ -118,3 +118,15 @@ function absolute(p: string, base: string, home: string | undefined): string | n
   if (p.startsWith('~/')) return home ? path.posix.join(home, p.slice(2)) : null;
   return path.posix.resolve(base, p);
 }
+
+/** `env` (a GIT_CONFIG_COUNT set, e.g. filterOverrides') with `pairs` appended after its entries. Pure. */
+export function withConfig(env: Record<string, string>, pairs: [string, string][]): Record<string, string> {
+  if (pairs.length === 0) return env;
+  const n = Number(env.GIT_CONFIG_COUNT ?? '0') || 0;
+  const out: Record<string, string> = { ...env, GIT_CONFIG_COUNT: String(n + pairs.length) };
+  pairs.forEach(([k, v], i) => {
+    out[`GIT_CONFIG_KEY_${n + i}`] = k;
+    out[`GIT_CONFIG_VALUE_${n + i}`] = v;
+  });
+  return out;
+}
