@@ -4,6 +4,7 @@
 import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import noTypeCycle from './scripts/eslint/no-type-cycle.js';
 
 export const LAYERS = [
   ['src/index.ts', 'src/main.ts', 'src/cli.ts'],
@@ -14,7 +15,7 @@ export const LAYERS = [
   ['src/publish', 'src/policy', 'src/settings', 'src/trigger', 'src/task', 'src/budget'],
   ['src/workspace', 'src/sandbox', 'src/code', 'src/scripted', 'src/redact.ts', 'src/transcript.ts'],
   ['src/adapters'],
-  ['src/ports'],
+  ['src/ports', 'src/errors.ts'],
 ];
 
 const rel = (p) => `./${p}`;
@@ -33,7 +34,7 @@ export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'bench/results/**', '**/*.cjs', '**/*.mjs', 'demo/**', '__tests__/fixtures/**', 'test-support/fixtures/**'] },
   ...tseslint.configs.recommended,
   {
-    plugins: { 'import-x': importX },
+    plugins: { 'import-x': importX, local: { rules: { 'no-type-cycle': noTypeCycle } } },
     settings: { 'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })] },
     rules: {
       // Payloads are untrusted JSON read defensively through `Record<string, any>` views.
@@ -48,6 +49,10 @@ export default tseslint.config(
     rules: {
       'import-x/no-restricted-paths': ['error', { zones: [...upward, adapters] }],
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      // import-x/no-cycle skips type-only imports; this one sees them (scripts/eslint/no-type-cycle.js).
+      'local/no-type-cycle': 'error',
+      // A type-position import('…') hides a dependency from a reader: import the type at the top.
+      'no-restricted-syntax': ['error', { selector: 'TSImportType', message: "A type-position import('…') hides a dependency; import the type at the top of the file (import type)." }],
       'no-restricted-imports': ['error', { patterns: [{ group: SDKS, message: 'SDK imports live only in src/adapters/ (behind a port in src/ports/).' }] }],
     },
   },

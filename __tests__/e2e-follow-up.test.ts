@@ -205,6 +205,8 @@ describe('follow-ups on agent-fix\'s own pull request (dist/index.js under node 
     const sticky = w.github.comments.filter((c) => c.issueNumber === w.pr.number && c.body.includes('<!-- agent-fix:issue-7 -->'));
     expect(sticky).toHaveLength(1);
     expect(sticky[0].body).toContain('pushed a follow-up');
+    // one comment on the pull request for the round (the inline request is answered in its thread)
+    expect(w.github.comments.filter((c) => c.issueNumber === w.pr.number && c.author === 'github-actions[bot]')).toHaveLength(1);
     w.github.assertNoViolations();
 
     // a second round folds round 2 above round 1
@@ -232,7 +234,7 @@ describe('follow-ups on agent-fix\'s own pull request (dist/index.js under node 
     w.github.assertNoViolations();
   });
 
-  test('a human commit on the branch before the follow-up is kept and built upon; a comment command gets one reply', async () => {
+  test('a human commit on the branch before the follow-up is kept and built upon; a comment command round leaves one comment, the status that answers it', async () => {
     const w = await world();
     const human = humanCommit(w, BRANCH, { 'NOTES.md': 'reviewed by a human\n' }, 'human review notes');
     const c = w.github.addComment(w.pr.number, { body: '/agent-fix Use a named constant PERCENT instead of the literal 100.', author: 'maintainer' });
@@ -245,12 +247,14 @@ describe('follow-ups on agent-fix\'s own pull request (dist/index.js under node 
     expect(g('rev-parse', `${human}^`)).toBe(w.first);
     expect(g('show', `${tip}:NOTES.md`)).toBe('reviewed by a human');
     expect(g('diff', '--name-only', human, tip)).toBe('src/cart.js');
-    // one reply to the command (besides the sticky comment)
+    // one comment for the round: the status comment is the answer to the command (no second reply)
     const botOnPr = w.github.comments.filter((x) => x.issueNumber === w.pr.number && x.author === 'github-actions[bot]');
-    const replies = botOnPr.filter((x) => !x.body.includes('<!-- agent-fix:issue-7 -->'));
-    expect(replies).toHaveLength(1);
-    expect(replies[0].body).toContain('@maintainer done');
-    expect(replies[0].body).toContain(tip.slice(0, 7));
+    expect(botOnPr).toHaveLength(1);
+    const [round] = botOnPr;
+    expect(round.body).toContain('<!-- agent-fix:issue-7 -->');
+    expect(round.body).toContain('@maintainer done: **agent-fix** pushed a follow-up to this pull request (round 2).');
+    expect(round.body).toContain(tip.slice(0, 7));
+    expect(round.body).toContain('> Use a named constant PERCENT instead of the literal 100.');
     w.github.assertNoViolations();
   });
 

@@ -39,3 +39,14 @@ test('SDKs only in adapters/; adapters only built by the entries', async () => {
   expect((await problems('src/run/new-module.ts', built)).join('\n')).toMatch(/Adapters are built by the entries/);
   expect(await problems('src/main.ts', "import { makeShell } from './adapters/shell.js';\nexport const x = makeShell;\n")).toEqual([]);
 });
+
+test('a circle through type-only imports is an error, and a type-position import() is refused', async () => {
+  // verify/types.ts is a leaf: a type import from a module that imports it closes a circle import-x/no-cycle does not see
+  const circle = await problems('src/verify/types.ts', "import type { Intel } from './intel.js';\nexport type X = Intel;\n");
+  expect(circle.join('\n')).toMatch(/local\/no-type-cycle: Import circle \(types included\): src\/verify\/types\.ts → src\/verify\/intel\.ts → .*src\/verify\/types\.ts/);
+  expect(circle.join('\n')).not.toMatch(/import-x\/no-cycle/);
+  const hidden = await problems('src/verify/new-module.ts', "export type X = import('./types.js').TestRun;\n");
+  expect(hidden.join('\n')).toMatch(/no-restricted-syntax: A type-position import\('…'\) hides a dependency/);
+  // the same type imported at the top, without a circle, is fine
+  expect(await problems('src/verify/new-module.ts', "import type { TestRun } from './types.js';\nexport type X = TestRun;\n")).toEqual([]);
+});

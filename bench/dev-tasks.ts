@@ -7,8 +7,14 @@
  * real runner, accepts the real fix only through its own test run, and refuses a wrong one.
  * It does NOT measure a real model's ability to find fixes (no model is reachable here).
  *
- *   node scripts/run-ts.mjs bench/dev-tasks.ts --mirrors /work/.mirror [--ids a,b] [--work DIR] [--variant gate] [--tasks FILE]
+ *   node scripts/run-ts.mjs bench/dev-tasks.ts --mirrors /work/.mirror [--ids a,b] [--work DIR] [--variant gate|no-test] [--replays real,weak-fix,weak,buggy] [--tasks FILE] [--cli dist/cli.js of another build]
  * Mirrors: a directory with `<owner>+<name>/repo` git directories (bare clones with history).
+ *
+ * `--variant no-test` (issue 23) replays the task as an issue with no failing test: the checkout
+ * at the buggy commit WITHOUT the upstream test change; the oracle writes the test change and the
+ * fix (must be verified, changed expectations listed); the same test change weakened, with and
+ * without the fix, and set to the buggy output (expected values replaced by what the buggy code
+ * gives, generated at run time from the failures), without the fix: each must be refused.
  *
  * `--variant gate` (the verification gate, issue 10) replays instead, per task: the real fix
  * (must be verified: no false refusal); the failing test weakened with no fix (an unrelated
@@ -19,7 +25,7 @@
  * when its name is a literal in the file, else every test of the file.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import jsTokens from 'js-tokens';
@@ -40,7 +46,7 @@ const tasks = ids ? ids.map((id) => all.find((t) => t.id === id)).filter((t): t 
 const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', ['-c', 'advice.detachedHead=false', ...args], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 }).trim();
 
-function prepare(t: DevTask): string {
+function prepare(t: DevTask, withTest = true): string {
   const mirror = path.join(mirrors, t.repo.replace('/', '+'), 'repo');
   if (!existsSync(mirror)) throw new Error(`no mirror for ${t.repo} at ${mirror}`);
   const dir = path.join(work, t.id);
@@ -49,9 +55,11 @@ function prepare(t: DevTask): string {
   execFileSync('git', ['clone', '-q', '--no-checkout', mirror, dir]);
   git(dir, 'checkout', '-q', t.buggy_sha);
   // the failing test that reproduces the bug comes from the fix commit (as a maintainer's
-  // reproduction would), the source stays buggy
-  git(dir, 'checkout', t.fix_sha, '--', ...t.test_files);
-  git(dir, '-c', 'user.name=bench', '-c', 'user.email=bench@example.com', 'commit', '-q', '-m', 'bench: failing test from the fix commit');
+  // reproduction would), the source stays buggy; `--variant no-test`: the issue alone, as filed
+  if (withTest) {
+    git(dir, 'checkout', t.fix_sha, '--', ...t.test_files);
+    git(dir, '-c', 'user.name=bench', '-c', 'user.email=bench@example.com', 'commit', '-q', '-m', 'bench: failing test from the fix commit');
+  }
   execFileSync('bash', ['-c', t.install_command], { cwd: dir, stdio: 'ignore', env: { ...process.env, CI: 'true' } });
   // the install may leave untracked files (lockfiles); the CLI refuses a dirty checkout, so
   // commit them on a throwaway local commit the way a CI checkout would already contain them
@@ -118,11 +126,11 @@ function testBodies(text: string): { name: string | null; open: number; close: n
 }
 
 /** The task's failing tests weakened in their test file(s): returns the new contents, and whether the named tests were found. */
-function weaken(t: DevTask, dir: string): { files: Record<string, string>; targeted: boolean } {
+function weaken(t: DevTask, dir: string, read: (f: string) => string = (f) => readFileSync(path.join(dir, f), 'utf8')): { files: Record<string, string>; targeted: boolean } {
   const files: Record<string, string> = {};
   let targeted = true;
   for (const f of t.test_files) {
-    const text = readFileSync(path.join(dir, f), 'utf8');
+    const text = read(f);
     const names = t.fail_to_pass.filter((n) => !n.includes(' > ') || n.startsWith(`${f} > `)).map((n) => (n.startsWith(`${f} > `) ? n.slice(f.length + 3) : n));
     if (!names.length) continue;
     const bodies = testBodies(text);
@@ -150,12 +158,77 @@ function scriptOf(label: string, writes: Record<string, string>): Script {
   return parseScript({ label, steps });
 }
 
+/** The upstream test change of the task: its test files as in the fix commit. */
+const fixTests = (t: DevTask, dir: string): Record<string, string> => Object.fromEntries(t.test_files.map((f) => [f, git(dir, 'show', `${t.fix_sha}:${f}`) + '\n']));
+
+/**
+ * The upstream test change with each failing assertion's expected value set to what the buggy
+ * code gives: the test change run on the buggy code once (jest/vitest JSON, or tape's TAP), and
+ * on each failure's line (from its stack) the expected literal replaced by the received one.
+ * Null when no failure names a line and two scalar values.
+ */
+function buggyOutput(t: DevTask, dir: string): { files: Record<string, string>; replaced: number } | null {
+  const tests = fixTests(t, dir);
+  const lines = new Map(Object.entries(tests).map(([f, text]) => [f, text.split('\n')]));
+  for (const [f, text] of Object.entries(tests)) writeFileSync(path.join(dir, f), text);
+  let out = '';
+  try {
+    out = execFileSync('bash', ['-c', `${t.test_command} 2>&1; true`], { cwd: dir, encoding: 'utf8', maxBuffer: 64 << 20, env: { ...process.env, CI: 'true' } });
+    const json = path.join(dir, '.jest-result.json');
+    if (existsSync(json)) {
+      out += '\n' + JSON.parse(readFileSync(json, 'utf8')).testResults.flatMap((r: { assertionResults: { failureMessages?: string[] }[] }) => r.assertionResults.flatMap((a) => a.failureMessages ?? [])).join('\n');
+      if (!git(dir, 'ls-files', '.jest-result.json')) rmSync(json);
+    }
+  } finally {
+    git(dir, 'checkout', '-q', '--', '.');
+    git(dir, 'clean', '-qfd', '--', ...t.test_files.map((f) => path.dirname(f)));
+  }
+  const plain = out.replace(/\u001b\[[0-9;]*m/g, '');
+  const strip = (v: string) => v.trim().replace(/^(['"])(.*)\1$/, '$2');
+  let replaced = 0;
+  // each failure's expected and received values, and its line: the first frame in a test file after the message
+  const patterns: [RegExp, number, number][] = [
+    [/Expected[^:\n]*:\s*(.+)\n\s*Received[^:\n]*:\s*(.+)/g, 1, 2], // jest
+    [/expected:\s*(.+)\n\s*actual:\s*(.+)/g, 1, 2], // tape's YAML block
+    [/expected (.+?) to (?:be|equal|deeply equal|strictly equal|eql) (.+?)(?: \/\/[^\n]*)?$/gm, 2, 1], // vitest, chai
+  ];
+  const pairs: { expected: string; received: string; file: string; line: number }[] = [];
+  for (const [re, e, r] of patterns) {
+    for (const m of plain.matchAll(re)) {
+      const rest = plain.slice(m.index ?? 0, (m.index ?? 0) + 4000);
+      const at = t.test_files
+        .map((f) => ({ f, m: new RegExp(`${f.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:(\\d+):\\d+`).exec(rest) }))
+        .filter((x) => x.m)
+        .sort((a, b) => (a.m!.index ?? 0) - (b.m!.index ?? 0))[0];
+      if (at) pairs.push({ expected: m[e], received: m[r], file: at.f, line: Number(at.m![1]) });
+    }
+  }
+  for (const p of pairs) {
+    const f = t.test_files.find((x) => p.file.endsWith(x));
+    const src = f ? lines.get(f) : undefined;
+    if (!f || !src) continue;
+    const e = strip(p.expected);
+    const r = strip(p.received);
+    if (!e || e === r || /^[[{]$/.test(e)) continue;
+    // the assertion may span lines: the failure's line and the next few
+    for (let i = p.line - 1; i < Math.min(src.length, p.line + 4); i++) {
+      if (src[i].includes(e)) {
+        src[i] = src[i].replace(e, r);
+        replaced++;
+        break;
+      }
+    }
+  }
+  if (!replaced) return null;
+  return { files: Object.fromEntries([...lines].map(([f, l]) => [f, l.join('\n')])), replaced };
+}
+
 const realFix = (t: DevTask, dir: string, only?: string[]) => Object.fromEntries((only ?? t.fix_files).map((f) => [f, git(dir, 'show', `${t.fix_sha}:${f}`) + '\n']));
 
 async function runCli(dir: string, t: DevTask, script: Script) {
   const model = await startScriptedModel(script);
   const t0 = performance.now();
-  const child = spawn(node24(), [path.join(ROOT, 'dist', 'cli.js'), 'fix', `${t.issue_title}\n\n${t.issue_body}`, '--repo', dir, '--test-command', t.test_command, '--base-url', model.url, '--model', 'scripted-oracle', '--max-iterations', '1', '--json'], {
+  const child = spawn(node24(), [arg('cli', path.join(ROOT, 'dist', 'cli.js'))!, 'fix', `${t.issue_title}\n\n${t.issue_body}`, '--repo', dir, '--test-command', t.test_command, '--base-url', model.url, '--model', 'scripted-oracle', '--max-iterations', '1', '--json'], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', OPENAI_API_KEY: 'bench-key-123456' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -184,6 +257,8 @@ async function runCli(dir: string, t: DevTask, script: Script) {
     changed: (report.changes ?? []).map((c: { path: string }) => c.path),
     detail: String(report.detail ?? '').slice(0, 400),
     original: report.tests?.original ? { ok: report.tests.original.ok, detail: String(report.tests.original.detail).slice(0, 300) } : undefined,
+    changedExpectations: report.tests?.original?.changedExpectations ?? [],
+    proof: report.tests?.proof ? { status: report.tests.proof.status, detail: String(report.tests.proof.detail).slice(0, 200) } : undefined,
     refusals: report.tests?.refusals ?? [],
     tolerance: (report.attempts ?? []).flatMap((a: { verdict: { tolerance?: unknown[] } }) => a.verdict.tolerance ?? []).slice(0, 6),
   };
@@ -193,14 +268,27 @@ const results: unknown[] = [];
 for (const t of tasks) {
   const started = performance.now();
   try {
-    const dir = prepare(t);
+    const noTest = arg('variant') === 'no-test';
+    const dir = prepare(t, !noTest);
     const prepMs = Math.round(performance.now() - started);
-    const fixed = await runCli(dir, t, oracle(t, dir));
+    // `--replays real,weak-fix,weak,buggy` (no-test variant): which replays run (default all)
+    const replays = (arg('replays') ?? 'real,weak-fix,weak,buggy').split(',');
+    const fixed = noTest && !replays.includes('real') ? null : await runCli(dir, t, noTest ? scriptOf(`upstream test change and fix ${t.fix_sha.slice(0, 8)}`, { ...fixTests(t, dir), ...realFix(t, dir) }) : oracle(t, dir));
     let row: Record<string, unknown>;
-    if (arg('variant') === 'gate') {
+    if (noTest) {
+      // the cheats of the same task: the upstream test change weakened, with and without the fix;
+      // the upstream test change with its expected values set to what the buggy code gives, no fix
+      const weak = weaken(t, dir, (f) => fixTests(t, dir)[f] ?? '');
+      const note = { [`${t.fix_files[0]}.note.txt`]: 'looked at this\n' };
+      const fixAndWeak = Object.keys(weak.files).length && replays.includes('weak-fix') ? await runCli(dir, t, scriptOf('real fix and weakened test', { ...fixTests(t, dir), ...weak.files, ...realFix(t, dir) })) : null;
+      const weakOnly = Object.keys(weak.files).length && replays.includes('weak') ? await runCli(dir, t, scriptOf('weakened test, no fix', { ...fixTests(t, dir), ...weak.files, ...note })) : null;
+      const buggy = replays.includes('buggy') ? buggyOutput(t, dir) : null;
+      const buggyOnly = buggy ? await runCli(dir, t, scriptOf('test set to the buggy output, no fix', { ...fixTests(t, dir), ...buggy.files, ...note })) : null;
+      row = { id: t.id, prepMs, oracle: fixed, weakenedTargeted: weak.targeted, fixWithWeakenedTest: fixAndWeak, weakenedOnly: weakOnly, buggyOutput: buggy ? { replaced: buggy.replaced, run: buggyOnly } : replays.includes('buggy') ? { notGenerated: true } : null };
+    } else if (arg('variant') === 'gate') {
       const weak = weaken(t, dir);
       const weakOnly = Object.keys(weak.files).length ? await runCli(dir, t, scriptOf('weakened test, no fix', { ...weak.files, [`${t.fix_files[0]}.note.txt`]: 'looked at this\n' })) : null;
-      const fixAndWeak = Object.keys(weak.files).length ? await runCli(dir, t, scriptOf('real fix and weakened test', { ...realFix(t, dir), ...weak.files })) : null;
+      const fixAndWeak = Object.keys(weak.files).length && replays.includes('weak-fix') ? await runCli(dir, t, scriptOf('real fix and weakened test', { ...realFix(t, dir), ...weak.files })) : null;
       const halves = [];
       if (t.fix_files.length > 1) for (const f of t.fix_files) halves.push({ only: f, run: await runCli(dir, t, scriptOf(`half fix: ${f}`, realFix(t, dir, [f]))) });
       row = { id: t.id, prepMs, oracle: fixed, weakenedTargeted: weak.targeted, weakenedFiles: Object.keys(weak.files), weakenedOnly: weakOnly, fixWithWeakenedTest: fixAndWeak, halves };

@@ -18,6 +18,7 @@ import type { Settings } from './settings/types.js';
 import type { Wording } from './settings/wording.js';
 import type { RunReport } from './fix/types.js';
 import { TerminalProgress } from './report/terminal-progress.js';
+import { errorMessage } from './errors.js';
 
 const HELP = `agent-fix: turn a task into a small change that the repository's own tests confirm.
 
@@ -80,7 +81,7 @@ function settingsFrom(values: Record<string, string | boolean | undefined>, env:
   try {
     return readSettings(input, { requireGithubToken: false, name: (n) => (n === 'api-key' ? 'OPENAI_API_KEY (or --api-key)' : flag(n)) });
   } catch (e) {
-    throw new UsageError(e instanceof Error ? e.message : String(e));
+    throw new UsageError(errorMessage(e));
   }
 }
 
@@ -201,7 +202,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       },
     });
   } catch (e) {
-    const text = e instanceof Error ? e.message : String(e);
+    const text = errorMessage(e);
     const unknown = /^Unknown option '([^']+)'/.exec(text);
     throw new UsageError(`${unknown ? `Unknown option ${unknown[1]}` : text.replace(/\.$/, '')}. Run agent-fix --help for the options.`);
   }
@@ -236,7 +237,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
 /** Any error that stops the CLI, as the exit code 2 and one message (a JSON object with --json). */
 export function reportFailure(e: unknown, json: boolean): number {
   const usage = e instanceof UsageError;
-  const detail = e instanceof Error ? e.message : String(e);
+  const detail = errorMessage(e);
   if (json) console.log(JSON.stringify({ status: 'error', reason: usage ? 'usage-error' : 'internal-error', detail, exitCode: 2 }, null, 2));
   else console.error(`agent-fix: ${detail}`);
   return 2;

@@ -13,7 +13,8 @@ import type { Reason } from './agent/types.js';
 import type { RunReport } from './fix/types.js';
 import type { Settings } from './settings/types.js';
 import type { Task } from './task/types.js';
-import type { JudgedRun, TestIntel, TestProof, TestRun } from './verify/types.js';
+import type { JudgedRun, TestIntel, TestProof, TestRun, Verdict } from './verify/types.js';
+import { createJudge, type AttemptJudge } from './verify/judge.js';
 import { ToolBox } from './agent/tools.js';
 import { runAgentLoop, type LoopEvent, type LoopOutput, type LoopStart } from './agent/loop.js';
 import { DEFAULT_CONTEXT_TOKENS } from './agent/prompt.js';
@@ -21,7 +22,7 @@ import { prepareContext, type RepoContext } from './context/index.js';
 import { detectCommands } from './verify/detect.js';
 import { childEnv } from './verify/env.js';
 import { toTestRun } from './verify/test-run.js';
-import { createTestIntel } from './verify/intel.js';
+import { createTestIntel, type Intel } from './verify/intel.js';
 import { taskTargets, type GateRule } from './verify/compare.js';
 import type { Redactor } from './redact.js';
 import { Budget, DEFAULT_BUDGET } from './budget/budget.js';
@@ -33,8 +34,10 @@ import { repoStateProtections } from './workspace/repo-state.js';
 import { loopProgress, type ProgressSink } from './fix/progress.js';
 import { ACTION_WORDING, type Wording } from './settings/wording.js';
 import { isCheckable } from './ports/llm.js';
-import { judgeFollowUp, requiredOriginal, type FollowUpGate } from './fix/follow-up-gate.js';
+import { judgeFollowUp, type FollowUpGate } from './fix/follow-up-gate.js';
+import { explainOutcome } from './fix/explain.js';
 import { createDiagnostics } from './diagnostics/watch.js';
+import { errorMessage } from './errors.js';
 
 export interface FixDeps {
   git: GitPort;
@@ -267,26 +270,6 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     focus,
     ...(diagnostics ? { beforeWrite: (rel: string) => diagnostics.beforeWrite(rel) } : {}),
   });
-  /**
-   * The fail-to-pass proof of an attempt (the loop asks once per attempt the gate accepted): its
-   * change composed on the tree the baseline ran on (nothing the test runs left behind), the
-   * proof's runs there, then the working tree back at the attempt's tree.
-   */
-  const prove = async (tree: string, changes: FileChange[], run: TestRun): Promise<TestProof> => {
-    await git.restore(tree);
-    const fixTree = await composeChange(git, baselineTree, changedPaths(changes));
-    try {
-      return await intel.prove(baselineTree, fixTree, changes, run);
-    } finally {
-      await git.restore(tree);
-    }
-  };
-  /** Test edits that alone make failing tests pass refuse the attempt (recorded among the refusals). */
-  const testEditsAlone = (proof: TestProof): string | null => {
-    const why = intel.testEditsAlone(proof);
-    if (why) intel.data.refusals.push(`[test-edits-alone] ${why}`);
-    return why;
-  };
   // `/agent-fix continue`: the earlier best attempt on top of the checkout as the tests left it, tested once.
   let start: LoopStart | undefined;
   if (deps.resume) {
@@ -300,12 +283,25 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     start = { tree: startTree, run, touched: paths, note: `${deps.resume.note}\n\n${state}` };
   }
   const attempts = loopProgress(progress);
+  const loopEmit = (e: LoopEvent) => {
+    deps.emit?.(e);
+    attempts.onLoop(e);
+  };
+  const limits = {
+    maxIterations: settings.maxIterations,
+    maxChangedFiles: settings.maxChangedFiles,
+    maxChangedLines: settings.maxChangedLines,
+    maxTurns: settings.maxIterations * 25,
+    maxTokens: 0,
+  };
+  const followUpGate = deps.followUp ? (run: TestRun, changed: string[]) => judgeFollowUp(baseline, run, changed, deps.followUp as FollowUpGate) : undefined;
+  const judge = attemptJudge({ git, intel, limits, baseline, baselineTree, gate, runTests, budget, emit: loopEmit, followUp: followUpGate, fromCheckout: !deps.startTree });
   const loop = deps.candidate
     ? await checkCandidate(deps.candidate, {
         git,
         baseTree: `${baseSha}^{tree}`,
         runGate: () => intel.session.runGate(),
-        followUp: deps.followUp ? (run, changed) => judgeFollowUp(baseline, run, changed, deps.followUp as FollowUpGate) : undefined,
+        followUp: followUpGate,
         emit,
       })
     : await runAgentLoop(task, {
@@ -315,26 +311,12 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     runTests,
     baseline,
     baselineTree: loopTree,
-    // A start other than the checkout carries the base's own changes: no proof of the model's edits is made from there (a follow-up's own gate decides).
-    ...(deps.startTree ? {} : { prove, testEditsAlone }),
+    judge,
     gate,
-    limits: {
-      maxIterations: settings.maxIterations,
-      maxChangedFiles: settings.maxChangedFiles,
-      maxChangedLines: settings.maxChangedLines,
-      maxTurns: settings.maxIterations * 25,
-      maxTokens: 0,
-    },
+    limits,
     redact: (t) => redactor.redact(t),
-    emit: (e) => {
-      deps.emit?.(e);
-      attempts.onLoop(e);
-    },
+    emit: loopEmit,
     budget,
-    guard: intel.guard,
-    // From a start other than the checkout, the change holds the base's own test changes: the original-test gate judges the model's edits only from the checkout.
-    originalTests: deps.startTree ? undefined : (tree, verdict) => intel.originalTests(tree, verdict, gate),
-    ...(deps.followUp ? { followUp: (run: TestRun, changed: string[]) => judgeFollowUp(baseline, run, changed, deps.followUp as FollowUpGate) } : {}),
     feedback: intel.feedback,
     context: repoContext ?? undefined,
     contextTokens: settings.contextTokens ?? DEFAULT_CONTEXT_TOKENS,
@@ -373,48 +355,84 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     // Defense in depth: a change that carries a secret (in any encoding the redactor knows) is never published.
     return finish('not-fixed', 'secret-in-change', 'The change contains a secret value (a token or key of this run, possibly encoded); it was not published.', after);
   }
-  if (loop.reason === 'verified' && changes.length === 0) {
-    return finish('not-fixed', 'no-changes', 'Verification passed but no file differs from the checkout; nothing to publish.', after);
-  }
-  const verdict = loop.attempts[loop.attempts.length - 1]?.verdict;
-  switch (loop.reason) {
-    case 'verified':
-      return finish(
-        'fixed',
-        'verified',
-        deps.candidate
-          ? `The updated branch was verified: the test command \`${testCommand}\` ran on the pull request's head (before) and on the updated branch (after), and nothing that passed before fails${deps.followUp && requiredOriginal(baseline, deps.followUp).length ? `; the ${requiredOriginal(baseline, deps.followUp).length} test(s) of the original fix are present and pass` : ''}.`
-          : deps.followUp
-          ? followUpDetail(testCommand, baseline, deps.followUp)
-          : baseline.succeeded && proof?.withoutFix
-          ? `The test command \`${testCommand}\` passed before any edit, so the change proves itself with a test: with only ${proof.testFiles.map((f) => `\`${f}\``).join(', ')} applied to the original code the command fails (${failing(proof.withoutFix)}), and with the fix it passes.`
-          : verdict?.preexisting?.length
-            ? `The test command \`${testCommand}\` still fails, but only on ${verdict.preexisting.length} test(s) that were already failing before any edit, each with evidence that it is unrelated to the change (listed below with that evidence). The change makes ${verdict.nowPassing.length} failing test(s) pass, and nothing that passed before fails.`
-            : `The test command \`${testCommand}\` failed before and passes now, and nothing that passed before fails.`,
-        after,
-        tree,
-      );
-    case 'tests-still-failing': {
-      // The last attempt passed the gate, but its test edits alone made the failing tests pass.
-      const last = loop.attempts[loop.attempts.length - 1];
-      const alone = last?.proof ? intel.testEditsAlone(last.proof) : null;
-      if (alone) return finish('not-fixed', loop.reason, `The fail-to-pass proof refused the change; ${words.nothingPublished}.\n${alone}`, after);
-      return finish('not-fixed', loop.reason, `No attempt passed verification in ${loop.iterations} iteration(s); ${words.nothingPublished}.`, after);
+  const outcome = explainOutcome(loop, {
+    testCommand,
+    baseline,
+    changes: changes.length,
+    candidate: Boolean(deps.candidate),
+    followUp: deps.followUp,
+    proof,
+    changedExpectations: loop.reason === 'verified' ? (intel.data.original?.changedExpectations?.length ?? 0) : 0,
+    nothingPublished: words.nothingPublished,
+    testEditsAlone: (p) => intel.testEditsAlone(p),
+  });
+  return finish(outcome.status, outcome.reason, outcome.detail, after, outcome.publish ? tree : null, outcome.keep && changes.length > 0 ? { tree } : undefined);
+}
+
+/**
+ * Every check of an attempt, in one place (verify/judge.ts), given what the story holds: the
+ * workspace, the test session, the gate rule. `fromCheckout`: the loop starts from the checkout;
+ * a start other than the checkout (a rebase's merge) carries the base's own changes, so no proof
+ * of the model's edits is made from there and the original-test gate does not judge it (a
+ * follow-up's own gate decides).
+ */
+function attemptJudge(c: {
+  git: GitPort;
+  intel: Intel;
+  limits: { maxChangedFiles: number; maxChangedLines: number };
+  baseline: TestRun;
+  baselineTree: string;
+  gate: GateRule;
+  runTests: () => Promise<JudgedRun>;
+  budget: Budget;
+  emit: (e: LoopEvent) => void;
+  followUp?: (run: TestRun, changed: string[]) => string | null;
+  fromCheckout: boolean;
+}): AttemptJudge {
+  const { git, intel } = c;
+  /**
+   * The fail-to-pass proof of an attempt: its change composed on the tree the baseline ran on
+   * (nothing the test runs left behind), the proof's runs there, then the working tree back at
+   * the attempt's tree.
+   */
+  const prove = async (tree: string, changes: FileChange[], run: TestRun): Promise<TestProof> => {
+    await git.restore(tree);
+    const fixTree = await composeChange(git, c.baselineTree, changedPaths(changes));
+    try {
+      return await intel.prove(c.baselineTree, fixTree, changes, run);
+    } finally {
+      await git.restore(tree);
     }
-    case 'budget-exhausted':
-      // The best state reached is kept for `/agent-fix continue` (the caller decides where).
-      return finish('not-fixed', loop.reason, `Stopped because ${loop.stopDetail ?? 'the budget ran out'}, after ${loop.usage.requests} model request(s) and ${loop.iterations} attempt(s), without a verified fix; ${words.nothingPublished}. The report below is partial.`, after, null, changes.length > 0 ? { tree } : undefined);
-    case 'model-error':
-      return finish('not-fixed', loop.reason, `Stopped because the model could not be reached or answered with an error (after retries): ${loop.stopDetail ?? 'unknown error'}. No verified fix was found before that; ${words.nothingPublished}.`, after);
-    case 'model-gave-up':
-      return finish('not-fixed', loop.reason, `The model stopped calling tools without a verified fix; ${words.nothingPublished}.`, after);
-    case 'no-changes':
-      return finish('not-fixed', loop.reason, `The model made no change; ${words.nothingPublished}.`, after);
-    case 'stopped':
-      return finish('not-fixed', loop.reason, `Stopped because ${loop.stopDetail ?? 'the run was stopped'}, after ${loop.iterations} attempt(s), without a verified fix; ${words.nothingPublished}.`, after);
-    default:
-      return finish('not-fixed', loop.reason, `Stopped: ${loop.reason}.`, after);
-  }
+  };
+  const judge = createJudge({
+    limits: c.limits,
+    baseline: c.baseline,
+    runTests: c.runTests,
+    budget: c.budget,
+    onRun: (iteration, run, verdict) => c.emit({ type: 'test-run', purpose: 'verify', iteration, run, ...(verdict ? { verdict } : {}) }),
+    guard: (tree, changedFiles) => intel.guard(tree, changedFiles),
+    refusedFindings: (findings) => {
+      for (const f of findings) intel.data.refusals.push(`[${f.category}] ${f.reason}`);
+    },
+    ...(c.fromCheckout
+      ? {
+          prove,
+          testEditsAlone: (proof: TestProof) => {
+            const why = intel.testEditsAlone(proof);
+            if (why) intel.data.refusals.push(`[test-edits-alone] ${why}`);
+            return why;
+          },
+          originalTests: (tree: string, run: TestRun, verdict: Verdict, proof: () => Promise<TestProof | undefined>) => intel.originalTests(tree, run, verdict, c.gate, proof),
+        }
+      : {}),
+    ...(c.followUp ? { followUp: c.followUp } : {}),
+  });
+  // What the tests cleared of the guard's findings (a changed snapshot proven, a skip marker that skips nothing) passes the published change's guard too.
+  return async (a) => {
+    const j = await judge(a);
+    if (j.outcome === 'accepted') intel.cleared(j.cleared);
+    return j;
+  };
 }
 
 /**
@@ -453,14 +471,6 @@ async function checkCandidate(
   };
 }
 
-/** What a verified follow-up showed, in one or two sentences. */
-function followUpDetail(testCommand: string, baseline: TestRun, gate: FollowUpGate): string {
-  const held = requiredOriginal(baseline, gate);
-  const before = baseline.succeeded ? 'passed on the pull request\'s head before the follow-up and passes after it' : 'failed on the pull request\'s head before the follow-up and passes now';
-  const original = held.length ? `, and the ${held.length} test(s) of the original fix (${gate.source}) are present and pass` : '';
-  return `The test command \`${testCommand}\` ${before}; nothing that passed before fails${original}.${gate.wantsTest ? ' The request asked for a test: a new or changed test passes.' : ''}`;
-}
-
 /** What the fix found on the way, from which `finish` makes the report. */
 interface Found {
   commands?: { setup: string | null; test: string | null };
@@ -474,12 +484,6 @@ interface Found {
 /** The paths a change touches (both sides of a rename). */
 function changedPaths(changes: FileChange[]): string[] {
   return [...new Set(changes.flatMap((c) => (c.oldPath && c.oldPath !== c.path ? [c.path, c.oldPath] : [c.path])))];
-}
-
-/** How a run failed, in a few words: `2 failing`, or its exit when no test was counted. */
-function failing(run: TestRun): string {
-  if (run.counts.failed > 0) return `${run.counts.failed} failing`;
-  return run.timedOut ? 'timed out' : `exit ${run.exitCode ?? 'none'}`;
 }
 
 /**
@@ -527,7 +531,7 @@ async function prepareRepoContext(root: string, task: Task, baseline: TestRun, b
     log(`Repository map: ${s.mapped} files (${s.cached} from cache, ${s.parsed} parsed${s.threads > 1 ? ` in ${s.threads} threads` : ''}) in ${s.ms} ms; most likely: ${top.join(', ') || 'none'}`);
     return ctx;
   } catch (e) {
-    log(`Repository map skipped: ${e instanceof Error ? e.message : String(e)}`);
+    log(`Repository map skipped: ${errorMessage(e)}`);
     return null;
   }
 }

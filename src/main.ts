@@ -36,6 +36,7 @@ import { renderStoppedSummary } from './report/render.js';
 import type { StoryKind, StoryResult, StoryWorld } from './run/kind.js';
 import { groupedProgress } from './run/action-progress.js';
 import { ACTION_WORDING } from './settings/wording.js';
+import { errorMessage } from './errors.js';
 
 /** The identity of commits made with the workflow token; also what "the bot's own commits" means. */
 export const BOT_IDENTITY: Identity = { name: 'github-actions[bot]', email: '41898282+github-actions[bot]@users.noreply.github.com' };
@@ -76,9 +77,6 @@ function writeOutputs(rt: ActionsRuntime, o: Outputs): void {
   rt.setOutput('bundle-path', o.bundlePath ?? '');
 }
 
-function message(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}
 
 /** Adapter options for in-process tests (short retry waits, a given sandbox). */
 export interface RunOverrides {
@@ -146,7 +144,7 @@ export async function run(rt: ActionsRuntime = actionsRuntime(), env: NodeJS.Pro
   } catch (e) {
     // Nothing should reach here; if it does, the run still ends in a reported error state.
     const redactor = new Redactor([rt.getInput('github-token'), rt.getInput('api-key'), ...secretsFromEnv(env)]);
-    out = { status: 'error', reason: 'internal-error', failed: `agent-fix: ${redactor.redact(message(e))}` };
+    out = { status: 'error', reason: 'internal-error', failed: `agent-fix: ${redactor.redact(errorMessage(e))}` };
   }
   finish(out);
   if (summarized) return;
@@ -155,7 +153,7 @@ export async function run(rt: ActionsRuntime = actionsRuntime(), env: NodeJS.Pro
   try {
     await rt.appendSummary(renderStoppedSummary(skipped ? 'Skipped' : 'Error', why, skipped ? 'Nothing was changed.' : 'See the job log above for what was done before it stopped.'));
   } catch (e2) {
-    rt.warning(`Could not write the step summary: ${message(e2)}`);
+    rt.warning(`Could not write the step summary: ${errorMessage(e2)}`);
   }
 }
 
@@ -164,7 +162,7 @@ async function action(rt: ActionsRuntime, env: NodeJS.ProcessEnv, overrides: Run
   try {
     settings = readSettings((name) => rt.getInput(name));
   } catch (e) {
-    return { status: 'error', reason: 'invalid-settings', failed: message(e) };
+    return { status: 'error', reason: 'invalid-settings', failed: errorMessage(e) };
   }
   for (const secret of new Set([settings.githubToken, settings.apiKey, ...secretsFromEnv(env)])) {
     if (!secret) continue;
@@ -197,7 +195,7 @@ async function action(rt: ActionsRuntime, env: NodeJS.ProcessEnv, overrides: Run
     defaultBranch = await github.getDefaultBranch();
     loaded = await loadPolicy(github, defaultBranch);
   } catch (e) {
-    return { status: 'error', reason: e instanceof PolicyError ? 'invalid-policy' : 'internal-error', failed: `agent-fix: ${redactor.redact(message(e))}${e instanceof PolicyError ? ' Nothing else was done.' : ''}` };
+    return { status: 'error', reason: e instanceof PolicyError ? 'invalid-policy' : 'internal-error', failed: `agent-fix: ${redactor.redact(errorMessage(e))}${e instanceof PolicyError ? ' Nothing else was done.' : ''}` };
   }
   if (maybeAllowedBot) trigger = parseTrigger(rt.eventName, rt.payload, { label: settings.label, workflows: settings.workflows, allowedBots: loaded.policy.triggers['allowed-bots'] });
   if (trigger.kind === 'skip') {

@@ -16,6 +16,7 @@ import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { execa } from 'execa';
 import type { CommandResult, RunOptions, Shell } from '../ports/shell.js';
+import { errorMessage } from '../errors.js';
 
 /** Time between SIGTERM and SIGKILL for the process group. */
 const KILL_GRACE_MS = 2000;
@@ -185,7 +186,7 @@ async function runCommand(command: string, options: RunOptions): Promise<Command
       windowsHide: true,
     });
   } catch (error) {
-    return failed(error instanceof Error ? error.message : String(error));
+    return failed(errorMessage(error));
   }
 
   const pid = subprocess.pid;
@@ -264,7 +265,7 @@ async function runCommand(command: string, options: RunOptions): Promise<Command
       signalGroup(pid, 'SIGKILL');
       liveGroups.delete(pid);
     }
-    const result = failed(error instanceof Error ? error.message : String(error));
+    const result = failed(errorMessage(error));
     return { ...result, exitCode, signal, timedOut };
   }
 }

@@ -8,7 +8,7 @@ import { limitOf, type ChatMessage, type ChatModel, type ModelReply, type ToolCa
 import type { FileChange, GitPort } from '../ports/git.js';
 import type { Attempt, LoopResult, Reason, TokenUsage } from './types.js';
 import type { Task } from '../task/types.js';
-import type { JudgedRun, TestProof, TestRun, Verdict } from '../verify/types.js';
+import type { JudgedRun, TestRun, Verdict } from '../verify/types.js';
 import { TOOL_SPECS, type ToolBox } from './tools.js';
 import { DEFAULT_CONTEXT_TOKENS, firstMessageWithContext, firstUserMessage, systemPrompt } from './prompt.js';
 import type { RepoContext } from '../context/index.js';
@@ -16,7 +16,7 @@ import { COMPACTION_NOTE, compactionNote, fitToBudget, messagesTokens, messageTo
 import { countJsonTokens, countTokens, truncateToTokens } from '../context/tokens.js';
 import { quotaStopMessage, tooLargeMessage } from '../budget/rate.js';
 import { describeTaskFailures, type GateRule } from '../verify/compare.js';
-import { isTestFile } from '../guard/test-integrity.js';
+import { createJudge, type AttemptJudge, type Judgement } from '../verify/judge.js';
 import { failureFeedback } from '../verify/test-run.js';
 import type { DiagnosticsStats, DiagnosticsWatcher } from '../diagnostics/watch.js';
 
@@ -56,35 +56,17 @@ export interface LoopDeps {
   baseline: TestRun;
   baselineTree: string;
   /**
-   * The fail-to-pass proof of an attempt the gate accepted (verify/proof.ts, made once per such
-   * attempt): the change's test files on the original code with only the test edits, then on the
-   * fix. `tree` is the attempt's tree, `changes` its change from `baselineTree`, `run` the gate's
-   * run of it; the working tree is left at `tree`. With a passing baseline an attempt is accepted
-   * only when the proof holds; absent, such an attempt cannot be accepted.
+   * The attempt judge (verify/judge.ts: guard, tests, skipped tests, original tests with changed
+   * expectations, follow-up gate, proof, test edits alone, a passing baseline's proof), built by
+   * fix.ts. Absent: the judge of the tests alone (`runTests`, the size limits and the budget).
    */
-  prove?: (tree: string, changes: FileChange[], run: TestRun) => Promise<TestProof>;
-  /**
-   * A proof whose test edits alone make tests that failed before any edit pass (its
-   * `passingOnOriginal`): why that refuses the attempt, or null (verify/intel.ts testEditsAlone).
-   */
-  testEditsAlone?: (proof: TestProof) => string | null;
+  judge?: AttemptJudge;
   /** How the gate treats tests failing before any edit (default: the command must succeed); for the first message. */
   gate?: GateRule;
   limits: LoopLimits;
   /** Applied to every message before it leaves the process. */
   redact: (text: string) => string;
   emit?: (e: LoopEvent) => void;
-  /** Test-integrity guard on the attempt's diff: a refusal message for the model, or null. */
-  guard?: (tree: string, changedFiles: string[]) => Promise<string | null>;
-  /** The original-test gate on an attempt the model's own run verified: a refusal message for the model, or null. */
-  originalTests?: (tree: string, verdict: Verdict) => Promise<string | null>;
-  /**
-   * A follow-up on a verified change (fix.ts `followUp`): judges an attempt the gate accepted
-   * (a refusal for the model, or null). With it, a baseline that already passes needs no
-   * fail-to-pass proof; this check decides instead (a proof made is recorded, and test edits
-   * that alone make failing tests pass still refuse).
-   */
-  followUp?: (run: TestRun, changedFiles: string[]) => string | null;
   /** Failure context for the model (default: failureFeedback). */
   feedback?: (run: TestRun, verdict?: Verdict) => string;
   /** Token / cost / wall-time caps (safety/budget.ts), checked before every model request and test run. */
@@ -198,6 +180,15 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
   const usage: TokenUsage = { promptTokens: 0, completionTokens: 0, requests: 0 };
   const feedback = (run: TestRun, verdict?: Verdict) => (deps.feedback ? deps.feedback(run, verdict) : failureFeedback(run));
   const attempts: Attempt[] = [];
+  const judge: AttemptJudge =
+    deps.judge ??
+    createJudge({
+      limits,
+      baseline: deps.baseline,
+      runTests: deps.runTests,
+      budget: deps.budget,
+      onRun: (at, run, verdict) => emit({ type: 'test-run', purpose: 'verify', iteration: at, run, ...(verdict ? { verdict } : {}) }),
+    });
   const touched: string[] = [...(deps.start?.touched ?? [])];
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const now = deps.now ?? Date.now;
@@ -508,127 +499,71 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
     return { ...decided, ...out, attempt: out.attempt };
 
     async function decide(): Promise<{ message: string; stop?: Reason; tree: string }> {
-    const tree = await git.snapshot();
-    const changes = (await git.changes(deps.baselineTree, tree)).filter((c) => touched.includes(c.path) || (c.oldPath !== undefined && touched.includes(c.oldPath)));
-    const size = sizeOf(changes);
-    const changedFiles = changes.map((c) => c.path);
-    const outOfAttempts = iteration >= limits.maxIterations;
-    const noVerdict = (summary: string): Verdict => ({ ok: false, newlyFailing: [], nowPassing: [], stillFailing: [], summary });
-    /** A refused attempt: the message goes back to the model and the tree stays; out of attempts, the loop ends at the best state. */
-    const refuse = async (message: string): Promise<{ message: string; stop?: Reason; tree: string }> => {
-      if (!outOfAttempts) return { message, tree };
-      await git.restore(best.tree);
-      return { message, stop: 'tests-still-failing', tree: best.tree };
-    };
-
-    if (changes.length === 0) {
-      out.attempt = ({ iteration, summary: lastSummary, verdict: noVerdict('no changes'), changedFiles, rolledBack: false });
-      if (outOfAttempts) return { message: 'No changes.', stop: 'no-changes', tree: best.tree };
-      return { message: 'You have not changed any file yet, so there is nothing to verify. Edit the code, then call finish.', tree };
-    }
-    if (size.files > limits.maxChangedFiles || size.lines > limits.maxChangedLines) {
-      const msg = `The change is too large: ${size.files} files and ${size.lines} changed lines; the limits are ${limits.maxChangedFiles} files and ${limits.maxChangedLines} lines. Shrink it to the smallest change that fixes the problem, then call finish again.`;
-      out.attempt = ({ iteration, summary: lastSummary, verdict: noVerdict('diff over the size limits'), changedFiles, rolledBack: false });
-      return refuse(msg);
-    }
-
-    const overBeforeTests = deps.budget?.exceeded();
-    if (overBeforeTests) {
-      out.attempt = ({ iteration, summary: lastSummary, verdict: noVerdict(`not verified: ${overBeforeTests.message}`), changedFiles, rolledBack: true });
-      await git.restore(best.tree);
-      out.stopDetail = overBeforeTests.message;
-      return { message: `Not verified: ${overBeforeTests.message}.`, stop: 'budget-exhausted', tree: best.tree };
-    }
-    const refusal = deps.guard ? await deps.guard(tree, changedFiles) : null;
-    if (refusal) {
-      out.attempt = ({ iteration, summary: lastSummary, verdict: noVerdict('refused by the test-integrity guard'), changedFiles, rolledBack: false });
-      return refuse(refusal);
-    }
-
-    const { run, verdict } = await deps.runTests();
-    out.final = run;
-    emit({ type: 'test-run', purpose: 'verify', iteration, run, verdict });
-    const originalRefusal = verdict.ok && deps.originalTests ? await deps.originalTests(tree, verdict) : null;
-    if (originalRefusal) {
-      out.attempt = ({ iteration, summary: lastSummary, verdict: { ...verdict, ok: false, summary: `${verdict.summary}; refused by the original-test gate` }, changedFiles, rolledBack: false });
-      return refuse(originalRefusal);
-    }
-    if (verdict.ok && deps.followUp) {
-      const problem = deps.followUp(run, changedFiles);
-      if (problem) {
-        out.attempt = ({ iteration, summary: lastSummary, verdict: { ...verdict, ok: false, summary: `${verdict.summary}; refused by the follow-up gate` }, changedFiles, rolledBack: false });
-        return refuse(problem);
+      const tree = await git.snapshot();
+      const changes = (await git.changes(deps.baselineTree, tree)).filter((c) => touched.includes(c.path) || (c.oldPath !== undefined && touched.includes(c.oldPath)));
+      const changedFiles = changes.map((c) => c.path);
+      const outOfAttempts = iteration >= limits.maxIterations;
+      const record = (verdict: Verdict, extra: Partial<Attempt> = {}): Attempt => ({ iteration, summary: lastSummary, verdict, changedFiles, rolledBack: false, ...extra });
+      if (changes.length === 0) {
+        out.attempt = record(noVerdict('no changes'));
+        if (outOfAttempts) return { message: 'No changes.', stop: 'no-changes', tree: best.tree };
+        return { message: 'You have not changed any file yet, so there is nothing to verify. Edit the code, then call finish.', tree };
       }
-    }
-    if (verdict.ok) {
-      // The fail-to-pass proof, made once, here: the report's proof is the accepted attempt's.
-      const proof = deps.prove ? await deps.prove(tree, changes, run) : undefined;
-      if (proof?.withoutFix) emit({ type: 'test-run', purpose: 'verify', iteration, run: proof.withoutFix });
-      const refused = (why: string): Attempt => ({ iteration, summary: lastSummary, verdict: { ...verdict, ok: false, summary: `${verdict.summary}; ${why}` }, changedFiles, rolledBack: false, ...(proof ? { proof } : {}) });
-      const alone = proof && deps.testEditsAlone ? deps.testEditsAlone(proof) : null;
-      if (alone) {
-        out.attempt = refused('refused by the fail-to-pass proof (the test edits alone make failing tests pass)');
-        return refuse(
-          [
-            `REFUSED by the fail-to-pass proof: ${alone}`,
-            'Fix the code under test so that the tests pass because of your source change; keep the tests checking what they checked (new tests may be added next to them). Then call finish again.',
-          ].join('\n'),
-        );
+      // Every check of the attempt, in one place (verify/judge.ts); the loop keeps its own state.
+      const j: Judgement = await judge({ iteration, tree, changes });
+      if (j.run) out.final = j.run;
+      if (j.outcome === 'accepted') {
+        out.attempt = record(j.verdict, j.proof ? { proof: j.proof } : {});
+        return { message: j.message, stop: 'verified', tree };
       }
-      // The tests passed before any edit, so passing now proves nothing by itself (a follow-up has its own check above).
-      if (!deps.baseline.succeeded || deps.followUp) {
-        out.attempt = ({ iteration, summary: lastSummary, verdict, changedFiles, rolledBack: false, ...(proof ? { proof } : {}) });
-        return { message: `Verified: ${verdict.summary}`, stop: 'verified', tree };
+      if (j.outcome === 'refused') {
+        const verdict = j.verdict ? { ...j.verdict, ok: false, summary: `${j.verdict.summary}; ${j.reason}` } : noVerdict(j.reason);
+        if (j.stop) {
+          out.attempt = record(verdict, { rolledBack: true });
+          await git.restore(best.tree);
+          if (j.stopDetail) out.stopDetail = j.stopDetail;
+          return { message: j.message, stop: j.stop, tree: best.tree };
+        }
+        out.attempt = record(verdict, j.proof ? { proof: j.proof } : {});
+        // A refused attempt: the message goes back to the model and the tree stays; out of attempts, the loop ends at the best state.
+        if (!outOfAttempts) return { message: j.message, tree };
+        await git.restore(best.tree);
+        return { message: j.message, stop: 'tests-still-failing', tree: best.tree };
       }
-      if (proof?.status === 'proven') {
-        out.attempt = ({ iteration, summary: lastSummary, verdict, changedFiles, rolledBack: false, proof });
-        return { message: `Verified: ${verdict.summary}; the new test fails without the fix.`, stop: 'verified', tree };
-      }
-      const testFiles = changedFiles.filter(isTestFile);
-      let problem: string;
-      if (testFiles.length === 0) {
-        problem = 'The test command already passed before your change, so passing now does not show that the problem is fixed. Add or extend a test that reproduces the problem (it must fail without your source change), then call finish again.';
-      } else if (!proof) {
-        problem = 'The test command already passed before your change, and no fail-to-pass proof can be made here, so the change cannot be verified.';
-      } else if (proof.withoutFix?.succeeded) {
-        problem = `Your test changes (${testFiles.join(', ')}) also pass on the original code without your source change, so they do not reproduce the problem. Make the test check the behaviour the task describes, then call finish again.`;
+      const { run, verdict } = j;
+      const s = score(run);
+      let rolledBack = false;
+      let note: string;
+      if (s < best.score) {
+        out.best = { tree, score: s };
+        best = out.best; // the local view: what follows in this attempt sees the new best
+        note = 'This attempt is the best so far (fewer failures than before), so your edits are kept; continue from here.';
       } else {
-        problem = `The test command already passed before your change, and your test changes (${testFiles.join(', ')}) do not show the problem: ${proof.detail} A changed test must fail on the original code with only your test changes and pass with your fix. Make the test check the behaviour the task describes, then call finish again.`;
+        await git.restore(best.tree);
+        rolledBack = true;
+        emit({ type: 'rollback', iteration, toTree: best.tree, reason: 'attempt did not improve on the best state' });
+        note = 'This attempt did not improve on the best state so far, so the working tree was ROLLED BACK to it: re-read files before editing them again.';
       }
-      out.attempt = refused('no test shows the problem');
-      return refuse(problem);
-    }
-    const s = score(run);
-    let rolledBack = false;
-    let note: string;
-    if (s < best.score) {
-      out.best = { tree, score: s };
-      best = out.best; // the local view: what follows in this attempt sees the new best
-      note = 'This attempt is the best so far (fewer failures than before), so your edits are kept; continue from here.';
-    } else {
-      await git.restore(best.tree);
-      rolledBack = true;
-      emit({ type: 'rollback', iteration, toTree: best.tree, reason: 'attempt did not improve on the best state' });
-      note = 'This attempt did not improve on the best state so far, so the working tree was ROLLED BACK to it: re-read files before editing them again.';
-    }
-    out.attempt = ({ iteration, summary: lastSummary, verdict, changedFiles, rolledBack });
-    if (outOfAttempts) {
-      return { message: `Verification failed: ${verdict.summary}`, stop: 'tests-still-failing', tree: best.tree };
-    }
-    const msg = [
-      `Verification FAILED (attempt ${iteration} of ${limits.maxIterations}): ${verdict.summary}`,
-      verdict.newlyFailing.length ? `Tests that passed before and fail now: ${verdict.newlyFailing.join(', ')}` : '',
-      verdict.stillFailing.length ? `Still failing: ${verdict.stillFailing.join(', ')}` : '',
-      describeTaskFailures(verdict),
-      feedback(run, verdict),
-      note,
-    ]
-      .filter(Boolean)
-      .join('\n\n');
-    return { message: msg, tree };
+      out.attempt = record(verdict, { rolledBack });
+      if (outOfAttempts) {
+        return { message: `Verification failed: ${verdict.summary}`, stop: 'tests-still-failing', tree: best.tree };
+      }
+      const msg = [
+        `Verification FAILED (attempt ${iteration} of ${limits.maxIterations}): ${verdict.summary}`,
+        verdict.newlyFailing.length ? `Tests that passed before and fail now: ${verdict.newlyFailing.join(', ')}` : '',
+        verdict.stillFailing.length ? `Still failing: ${verdict.stillFailing.join(', ')}` : '',
+        describeTaskFailures(verdict),
+        feedback(run, verdict),
+        note,
+      ]
+        .filter(Boolean)
+        .join('\n\n');
+      return { message: msg, tree };
     }
   }
 }
+
+const noVerdict = (summary: string): Verdict => ({ ok: false, newlyFailing: [], nowPassing: [], stillFailing: [], summary });
 
 /** A tool result within `maxTokens`, with a note of the cut. */
 function sizeTo(text: string, maxTokens: number): string {

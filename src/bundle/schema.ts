@@ -143,6 +143,7 @@ const TestIntelSchema = z.object({
       failing: z.array(z.string()),
       passing: z.array(z.string()),
       relaxed: z.string().optional(),
+      changedExpectations: z.array(z.object({ test: z.string(), file: z.string().optional(), before: z.string(), now: z.string() })).optional(),
       detail: z.string(),
       counts: CountsSchema,
       exitCode: nullableInt,

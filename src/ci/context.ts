@@ -11,6 +11,7 @@ import type { CiGitHubPort, JobData, WorkflowRunData } from '../ports/ci.js';
 import type { CiTrigger } from '../trigger/types.js';
 import { DEFAULT_BUDGET_TOKENS, estimateTokens, extractFailure, type LogExtract, type LogFailure } from './log-extract.js';
 import { ciFingerprint, failureSignature, type CiEvidence, type Reproduction } from './fingerprint.js';
+import { errorMessage } from '../errors.js';
 
 export interface CiJobFailure {
   id: number;
@@ -119,7 +120,7 @@ export async function collectCiFailure(gh: CiGitHubPort, trigger: CiTrigger, opt
           ? 'the token may not read Actions logs: give the job `permissions: actions: read`'
           : status === 404 || status === 410
             ? 'the log is gone (expired or deleted)'
-            : `the log could not be read: ${e instanceof Error ? e.message : String(e)}`;
+            : `the log could not be read: ${errorMessage(e)}`;
     }
     failures.push(entry);
   }

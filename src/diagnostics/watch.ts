@@ -20,6 +20,7 @@ import type { CommandResult } from '../ports/shell.js';
 import { detectCheckers, eslintCommand, LINTABLE, tscCommand, type CheckerSetup } from './checkers.js';
 import { newDiagnostics, renderNewDiagnostics, type RenderOptions } from './compare.js';
 import { parseEslintJson, parseTscOutput, type Checker, type Diagnostic } from './parse.js';
+import { errorMessage } from '../errors.js';
 
 export const DEFAULT_CHECK_TIMEOUT_MS = 90_000;
 const MAX_OUTPUT_CHARS = 2_000_000;
@@ -238,7 +239,7 @@ export class DiagnosticsWatcher {
     try {
       return { ok: true, diagnostics: parseEslintJson(await fsp.readFile(report, 'utf8'), this.opts.root) };
     } catch (e) {
-      return { ok: false, why: `its report could not be read (${e instanceof Error ? e.message : String(e)})`, off: true };
+      return { ok: false, why: `its report could not be read (${errorMessage(e)})`, off: true };
     } finally {
       await fsp.rm(report, { force: true });
     }

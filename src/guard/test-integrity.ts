@@ -21,6 +21,13 @@ export interface IntegrityFinding {
   /** The offending line (added or removed), trimmed. */
   line?: string;
   reason: string;
+  /**
+   * Set when the diff's lines cannot decide and what the tests do does: `skipped-tests` (a skip
+   * marker: refused only when the runner reports a test skipped that was not before, see
+   * `newlySkipped`), `changed-expectation` (a snapshot updated: accepted only as a changed
+   * expectation the tests prove, verify/expectation.ts). Absent: the finding refuses as it is.
+   */
+  judgedBy?: 'skipped-tests' | 'changed-expectation';
 }
 
 export interface FileDiff {
@@ -113,6 +120,9 @@ const SKIP_MARKERS: RegExp[] = [
   /\bt\.(?:skip|todo)\s*\(/,
 ];
 
+/** Markers that select tests (`.only`, `fit`): what they leave out is not reported as skipped by every runner, so the line decides. */
+const FOCUS = /\.(?:only|runIf)\b|\b(?:fit|fdescribe|ftest)\s*\(/;
+
 const ASSERTION = /\b(?:expect|assert\w*|should|t\.(?:equal|deepEqual|strictEqual|ok|true|false|is|same|throws|match|fail)|require\.\w+|Expect\w*|t\.(?:Error|Errorf|Fatal|Fatalf))\b|\bassert\s|\.should\b|\bassert_eq!|\bassert!/;
 
 /** Matchers weaker than the exact ones they may replace. */
@@ -140,7 +150,8 @@ export function checkTestIntegrity(diff: string | FileDiff[], allowed: Integrity
   for (const f of files) {
     const testFile = isTestFile(f.path) || isTestFile(f.oldPath);
     if (isSnapshotFile(f.path) || isSnapshotFile(f.oldPath)) {
-      if (f.status !== 'added' || f.removed.length) push({ category: 'snapshot', file: f.path, reason: `updates the snapshot file ${f.path}: a snapshot is the expected output, change the code instead` });
+      if (f.status === 'modified' && f.removed.length) push({ category: 'snapshot', file: f.path, reason: `updates the snapshot file ${f.path}: a snapshot is the expected output, change the code instead`, judgedBy: 'changed-expectation' });
+      else if (f.status !== 'added' || f.removed.length) push({ category: 'snapshot', file: f.path, reason: `updates the snapshot file ${f.path}: a snapshot is the expected output, change the code instead` });
       else push({ category: 'snapshot', file: f.path, reason: `writes a new snapshot file ${f.path}: snapshots must be reviewed by a human` });
       continue;
     }
@@ -163,7 +174,7 @@ export function checkTestIntegrity(diff: string | FileDiff[], allowed: Integrity
       const removedSet = new Set(f.removed.map((l) => l.trim()));
       for (const line of f.added) {
         if (removedSet.has(line.trim())) continue;
-        if (SKIP_MARKERS.some((re) => re.test(line))) push({ category: 'skip', file: f.path, line: clip(line), reason: `adds a skip/only/xfail marker in ${f.path}` });
+        if (SKIP_MARKERS.some((re) => re.test(line))) push({ category: 'skip', file: f.path, line: clip(line), reason: `adds a skip/only/xfail marker in ${f.path}`, ...(FOCUS.test(line) ? {} : { judgedBy: 'skipped-tests' as const }) });
       }
       // Assertions removed or weakened (only in existing files: a new file only adds).
       if (f.status !== 'added') {
@@ -208,6 +219,31 @@ export function checkTestIntegrity(diff: string | FileDiff[], allowed: Integrity
     }
   }
   return findings;
+}
+
+/** Runners whose reports name skipped tests, so a skip marker is judged by what they report. */
+const REPORTS_SKIPS = new Set(['jest', 'vitest', 'mocha', 'node-test', 'tap', 'pytest', 'go']);
+
+/**
+ * The tests a change skips, by what the runner reports before (`baseline`) and after (`run`),
+ * not by the lines: more skipped tests than before, or a test that passed before and is skipped
+ * now. Turning `{ skip: true }` into `{ skip: 'reason' }`, or removing a skip, skips nothing new.
+ * Null when the runner's report cannot tell (the line-based finding then stands). Pure.
+ */
+export function newlySkipped(
+  baseline: { tests: { id: string; status: string }[]; counts: { skipped: number }; parsedFrom: string },
+  run: { tests: { id: string; status: string }[]; counts: { skipped: number }; parsedFrom: string; scope?: string },
+): string[] | null {
+  if (!REPORTS_SKIPS.has(run.parsedFrom) || run.parsedFrom !== baseline.parsedFrom || run.scope === 'related') return null;
+  const before = new Map(baseline.tests.map((t) => [t.id, t.status]));
+  const skippedNow = run.tests.filter((t) => t.status === 'skipped');
+  const wasRunning = skippedNow.filter((t) => before.get(t.id) === 'passed' || before.get(t.id) === 'failed').map((t) => t.id);
+  if (wasRunning.length) return wasRunning;
+  if (run.counts.skipped > baseline.counts.skipped) {
+    const fresh = skippedNow.filter((t) => before.get(t.id) !== 'skipped').map((t) => t.id);
+    return fresh.length ? fresh : [`${run.counts.skipped - baseline.counts.skipped} more skipped test(s) than before`];
+  }
+  return [];
 }
 
 /** Words in the task that explicitly ask for a category of test change. */

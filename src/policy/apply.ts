@@ -40,6 +40,7 @@ export function applyPolicy(settings: Settings, policy: Policy, source: string):
       memoryMb: policy.sandbox['memory-mb'],
       requireSandbox: policy.sandbox['require-sandbox'],
     },
+    changedExpectations: policy.gate['changed-expectations'],
     policySource: source,
   };
 }

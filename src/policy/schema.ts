@@ -10,6 +10,7 @@
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import type { Permission } from '../ports/github.js';
+import { errorMessage } from '../errors.js';
 
 export const POLICY_PATH = '.github/agent-fix.yml';
 
@@ -79,6 +80,18 @@ export const PolicySchema = z
       })
       .strict()
       .default({ prices: {} }),
+    gate: z
+      .object({
+        /**
+         * A fix that changes what an existing test expects, proven by the tests (the old test
+         * passes on the original code, the edited one fails there and passes with the fix):
+         * `draft` accepted, listed on the report's first screen, the pull request a draft;
+         * `ready` accepted and listed, the pull request as the `draft` input says; `forbid` refused.
+         */
+        'changed-expectations': z.enum(['draft', 'ready', 'forbid']).default('draft'),
+      })
+      .strict()
+      .default({ 'changed-expectations': 'draft' }),
     sandbox: z
       .object({
         /** Network for the setup command (installing dependencies usually needs it). */
@@ -127,7 +140,7 @@ export function parsePolicy(text: string, source = POLICY_PATH): Policy {
   try {
     raw = parseYaml(text, { maxAliasCount: 100 });
   } catch (e) {
-    throw new PolicyError([`it is not valid YAML: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}`], source);
+    throw new PolicyError([`it is not valid YAML: ${errorMessage(e).split('\n')[0]}`], source);
   }
   if (raw === null || raw === undefined) return DEFAULT_POLICY;
   if (typeof raw !== 'object' || Array.isArray(raw)) throw new PolicyError(['the file must be a YAML mapping (key: value)'], source);

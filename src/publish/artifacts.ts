@@ -1,5 +1,6 @@
 /** Create-or-update of the GitHub artifacts of a task: one sticky comment, one pull request. */
 import type { CommentData, GitHubPort, PullRequestData } from '../ports/github.js';
+import { errorMessage } from '../errors.js';
 
 /** Our own comments carry the marker and are written by a bot account; a human quoting the marker is ignored. */
 export function findStickyComment(comments: CommentData[], marker: string): CommentData | undefined {
@@ -31,7 +32,7 @@ export class StickyComment {
 export type PullRequestOutcome = { kind: 'created' | 'updated'; pr: PullRequestData };
 
 function isAlreadyExists(e: unknown): boolean {
-  const msg = e instanceof Error ? e.message : String(e);
+  const msg = errorMessage(e);
   return /already exists/i.test(msg);
 }
 

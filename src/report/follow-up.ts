@@ -101,9 +101,16 @@ export function renderFollowUpStart(f: FollowUpFacts, runUrl?: string): string {
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * The round's one comment on the pull request: the status comment is the answer to the request
+ * (who asked, where, what was asked, done or not and why, the tests), so a round leaves one
+ * comment; inline review requests are also answered in their own threads (renderThreadReply).
+ */
 export function renderFollowUpFinal(r: RunReport, f: FollowUpFacts): string {
-  const head = f.pushed ? `**agent-fix** pushed a follow-up to this pull request (round ${f.round}).` : `**agent-fix** did not push a follow-up (round ${f.round} was asked for).`;
-  const parts = [commentMarker(f.taskKey), head, followUpOutcome(r, f), `**Asked** by @${f.actor} in ${whereLink(f)}:\n\n${asked(f)}`];
+  const head = f.pushed
+    ? `@${f.actor} done: **agent-fix** pushed a follow-up to this pull request (round ${f.round}).`
+    : `@${f.actor} not done: **agent-fix** did not push a follow-up (round ${f.round} was asked for).`;
+  const parts = [commentMarker(f.taskKey), head, followUpOutcome(r, f), `${testsLine(r)}.`, `**Asked** by @${f.actor} in ${whereLink(f)}:\n\n${asked(f)}`];
   if (f.dropped.length) parts.push(`Left out: ${f.dropped.map((d) => escapeMarkdown(d)).join('; ')}.`);
   const original = originalLine(r, f);
   if (original) parts.push(original);
@@ -117,13 +124,6 @@ export function renderThreadReply(r: RunReport, f: FollowUpFacts, req: FollowUpR
     return `agent-fix: done in ${short(f.pushed.sha)} (changes ${changedFiles(r)}); ${testsLine(r)}. The model's summary (not evidence): ${escapeMarkdown(oneLine(r.summary || 'none', 300))}`;
   }
   return `agent-fix: not done${req.path ? ` (${placeOf(req)})` : ''}. ${followUpOutcome(r, f)}`;
-}
-
-/** The one reply to a `/agent-fix` comment on the pull request. */
-export function renderCommandReply(r: RunReport, f: FollowUpFacts): string {
-  const req = f.requests[0];
-  const lines = [req ? quote(req.text, 300) : '', '', f.pushed ? `@${f.actor} done: ${followUpOutcome(r, f)}` : `@${f.actor} ${followUpOutcome(r, f)}`, '', testsLine(r) + '.'];
-  return `${lines.join('\n').trim()}\n`;
 }
 
 // ------------------------------------------------------------------------------ PR body rounds

@@ -129,6 +129,24 @@ function evidenceTable(r: RunReport, maxRows = 3): string {
   return out.join('\n');
 }
 
+/**
+ * Existing tests whose expectation the fix changed (verify/expectation.ts), on the first screen:
+ * never silent, one row each, old → new, for the reviewer to confirm.
+ */
+export function changedExpectationsBlock(r: RunReport): string {
+  const list = r.status === 'fixed' ? (r.tests?.original?.changedExpectations ?? []) : [];
+  if (!list.length) return '';
+  const rows = list.slice(0, 10).map((c) => `| ${codeCell(c.test)} | ${codeCell(c.before, 100)} | ${codeCell(c.now, 100)} |`);
+  if (list.length > 10) rows.push(`| … ${list.length - 10} more (all in the transcript) | | |`);
+  return [
+    `**${list.length} existing expectation${list.length === 1 ? '' : 's'} changed by the fix; review ${list.length === 1 ? 'it' : 'them'}.** Each old test passes on the original code; the edited test fails there and passes with the fix.`,
+    '',
+    '| test | expected before | expected now |',
+    '| --- | --- | --- |',
+    ...rows,
+  ].join('\n');
+}
+
 function diffStats(r: RunReport, published: boolean): string {
   const add = r.changes.reduce((n, c) => n + c.additions, 0);
   const del = r.changes.reduce((n, c) => n + c.deletions, 0);
@@ -237,6 +255,8 @@ export function renderReportMarkdown(r: RunReport, opts: { diff?: boolean; limit
   const ran = r.baseline !== null || r.attempts.length > 0;
   if (ran) {
     head.push(evidenceTable(r));
+    const changed = changedExpectationsBlock(r);
+    if (changed) head.push(changed);
     head.push(diffStats(r, published || r.status === 'fixed'));
   } else {
     head.push('**No test ran and nothing was published.**');
@@ -336,6 +356,11 @@ export function renderTerminal(r: RunReport): string {
   if (r.tests?.proof?.withoutFix) out.push(`  proof:    ${describeRun(r.tests.proof.withoutFix)} with only ${r.tests.proof.testFiles.join(', ')} on the original code`);
   out.push(`  after:    ${describeRun(r.final)}`);
   if (r.tests?.proof) out.push(`  proof:    ${r.tests.proof.status === 'proven' ? 'fails before, passes after' : 'missing'} — ${r.tests.proof.detail}`);
+  const changedExpectations = r.status === 'fixed' ? (r.tests?.original?.changedExpectations ?? []) : [];
+  if (changedExpectations.length) {
+    out.push(`changed expectations (${changedExpectations.length}, review them):`);
+    for (const c of changedExpectations) out.push(`  ${c.test}: expected ${c.before} → now ${c.now}`);
+  }
   out.push('attempts:');
   for (const a of r.attempts) {
     out.push(`  ${a.iteration}. ${a.verdict.ok ? 'verified' : 'rejected'}${a.rolledBack ? ', rolled back' : ''}: ${a.verdict.summary}`);

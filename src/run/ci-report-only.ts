@@ -10,6 +10,7 @@ import { fenceBlock } from '../task/sanitize.js';
 import { collectCiFailure } from '../ci/context.js';
 import { renderCiSection, renderCiSkipSummary } from '../report/ci.js';
 import { parseWorkflowRun } from '../trigger/workflow-run.js';
+import { errorMessage } from '../errors.js';
 
 type Obj = Record<string, any>;
 const obj = (v: unknown): Obj | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : undefined);
@@ -36,6 +37,6 @@ export async function ciSkipReport(payload: unknown, reason: string, github: () 
     const f = c.failure;
     return `${head}\n**Report only** (nothing was checked out, run or changed):\n\n${renderCiSection(f, { baseline: null, final: null })}\n\n<details><summary>What the failed jobs' logs show</summary>\n\n${fenceBlock(f.context)}\n\n</details>\n`;
   } catch (e) {
-    return `${head}\n(The failure could not be read from the API: ${e instanceof Error ? e.message : String(e)})\n`;
+    return `${head}\n(The failure could not be read from the API: ${errorMessage(e)})\n`;
   }
 }

@@ -11,6 +11,7 @@
  * A newer run is seen by its claim in that comment or by its commit on the fix branch (the
  * trailer `Agent-Fix-Run`), so a repair of a push, which has no comment, still yields.
  */
+import { draftFor } from './draft.js';
 import path from 'node:path';
 import type { Identity } from '../ports/git.js';
 import type { CiTrigger } from '../trigger/types.js';
@@ -101,7 +102,7 @@ export function ciKind(given: CiTrigger, o: { identity: Identity; repoName: stri
               identity: o.identity,
               prTitle: renderCiPrTitle(f),
               prBody: (b) => withProofMarker(withAppendix(renderCiPrBody({ ...fix.report, runUrl: world.runUrl, branch: b }, f), o.appendix), fix.report),
-              draft: world.settings.draft,
+              draft: draftFor(world.settings, fix.report),
               redact,
               log,
               retryHint: RETRY_HINT,

@@ -25,7 +25,6 @@ import { publishFollowUpWithRetry } from '../publish/follow-up.js';
 import { renderReportMarkdown, renderStoppedSummary } from '../report/render.js';
 import {
   foldRounds,
-  renderCommandReply,
   renderFollowUpFinal,
   renderFollowUpStart,
   renderRound,
@@ -35,6 +34,7 @@ import {
 } from '../report/follow-up.js';
 import { branchFacts, forFollowUp, originalOf, ownOpenPull, taskKeyOf } from './pull.js';
 import type { StoryKind, StoryWorld } from './kind.js';
+import { errorMessage } from '../errors.js';
 
 const RETRY_HINT = 'ask again (a new review or a `/agent-fix` comment on the pull request)';
 const MAX_DIFF_CHARS = 12_000;
@@ -205,7 +205,7 @@ export function followUpKind(
                   const body = foldRounds(now.body, { number: f.round, content: renderRound(fix.report, f, world.runUrl) }, null);
                   await github.updatePullRequest(pr.number, { title: now.title, body: redact(body) });
                 } catch (e) {
-                  world.warn?.(`The pull request body of #${pr.number} could not be updated with round ${f.round}: ${redact(e instanceof Error ? e.message : String(e))}`);
+                  world.warn?.(`The pull request body of #${pr.number} could not be updated with round ${f.round}: ${redact(errorMessage(e))}`);
                 }
                 return { kind: 'pull-request', branch: pr.head, prNumber: pr.number, prUrl: pr.url, pr: 'updated', sha: out.sha };
               }
@@ -225,9 +225,9 @@ export function followUpKind(
             const failed: string[] = [];
             for (const req of f.requests) {
               if (req.commentId === null) continue;
-              await o.review.replyToReviewComment(pr.number, req.commentId, redact(renderThreadReply(report, f, req))).catch((e: unknown) => failed.push(`comment ${req.commentId}: ${e instanceof Error ? e.message : String(e)}`));
+              await o.review.replyToReviewComment(pr.number, req.commentId, redact(renderThreadReply(report, f, req))).catch((e: unknown) => failed.push(`comment ${req.commentId}: ${errorMessage(e)}`));
             }
-            if (trigger.via === 'comment') await github.createComment(pr.number, redact(renderCommandReply(report, f))).catch((e: unknown) => failed.push(`the reply on #${pr.number}: ${e instanceof Error ? e.message : String(e)}`));
+            // A `/agent-fix` comment is answered by the round's status comment itself (texts.final): one comment per round.
             if (failed.length) throw new Error(`${failed.length} reply(ies) could not be written: ${failed.join('; ')}`);
           },
         },

@@ -3,6 +3,7 @@
  * The task is the issue thread (sanitized), the progress comment sits on the issue, and the
  * verified change goes to `agent-fix/issue-<n>` with one pull request into the default branch.
  */
+import { draftFor } from './draft.js';
 import path from 'node:path';
 import type { Identity } from '../ports/git.js';
 import type { IssueTrigger } from '../trigger/types.js';
@@ -76,7 +77,7 @@ export function issueKind(trigger: IssueTrigger, o: { defaultBranch: string; ide
               identity: o.identity,
               prTitle: renderPrTitle(task),
               prBody: (branch) => withProofMarker(withAppendix(renderPrBody({ ...fix.report, runUrl: world.runUrl, branch }), o.appendix), fix.report),
-              draft: world.settings.draft,
+              draft: draftFor(world.settings, fix.report),
               redact,
               log: world.log,
               retryHint: RETRY_HINT,

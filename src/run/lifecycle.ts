@@ -9,6 +9,7 @@ import type { Permission } from '../ports/github.js';
 import { authorizeByPolicy } from '../policy/authorize.js';
 import { renderStoppedSummary } from '../report/render.js';
 import type { StoryResult, StoryWorld } from './kind.js';
+import { errorMessage } from '../errors.js';
 
 export interface LifecycleKind {
   readonly name: string;
@@ -30,14 +31,11 @@ export interface LifecycleOutcome {
   branch?: string;
 }
 
-function message(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}
 
 export async function runLifecycle(kind: LifecycleKind, world: StoryWorld): Promise<StoryResult> {
   const { github, policy, log } = world;
   const redact = (t: string) => world.redactor.redact(t);
-  const summarize = async (md: string) => world.appendSummary?.(redact(md)).catch((e: unknown) => log(`Could not write the step summary: ${redact(message(e))}`));
+  const summarize = async (md: string) => world.appendSummary?.(redact(md)).catch((e: unknown) => log(`Could not write the step summary: ${redact(errorMessage(e))}`));
   try {
     if (!github || !policy) throw new Error(`${kind.name} needs the GitHub API and the policy to authorize @${kind.actor}`);
     const auth = await authorizeByPolicy(github, kind.actor, policy, { atLeast: kind.minPermission });
@@ -53,7 +51,7 @@ export async function runLifecycle(kind: LifecycleKind, world: StoryWorld): Prom
     await summarize(done.summary);
     return { status: 'skipped', reason: done.reason, note: redact(done.note), prNumber: done.prNumber, prUrl: done.prUrl, branch: done.branch };
   } catch (e) {
-    const why = redact(message(e));
+    const why = redact(errorMessage(e));
     await summarize(renderStoppedSummary('Error', `${kind.name} stopped with an error: ${why}`, 'See the job log above for what was done before it stopped.'));
     return { status: 'error', reason: 'internal-error', error: why, thrown: e };
   }

@@ -4,6 +4,7 @@
  * logged, never fatal; a write that says the comment is no longer ours ends the updates. `stop()` lets the write under way land and cancels the rest, so the final
  * comment (written by the story after it) is always the last word.
  */
+import { errorMessage } from '../errors.js';
 export interface Clock {
   now(): number;
   setTimeout(fn: () => void, ms: number): unknown;
@@ -71,7 +72,7 @@ export class LiveComment {
         }
         this.writes++;
       } catch (e) {
-        this.log(`Could not update the progress comment: ${e instanceof Error ? e.message : String(e)}`);
+        this.log(`Could not update the progress comment: ${errorMessage(e)}`);
       }
     });
   }

@@ -23,6 +23,7 @@ import type { Prepared, StoryKind, StoryResult, StoryWorld, YieldPoint } from '.
 import type { ProgressEvent } from '../fix/progress.js';
 import { applyProgress, EMPTY_CHECKLIST, renderChecklist, type Checklist } from '../report/progress.js';
 import { LiveComment, PROGRESS_INTERVAL_MS } from './live-comment.js';
+import { errorMessage } from '../errors.js';
 
 /** How long a cancellation waits for a comment, push or PR update under way before it reports. */
 const CANCEL_SETTLE_MS = 2500;
@@ -47,9 +48,6 @@ export function withDelivery(report: RunReport, d: Delivered): RunReport {
   }
 }
 
-function message(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}
 
 /** What the story has done so far: what a cancellation or an error must report truthfully. */
 interface Progress {
@@ -113,7 +111,7 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
     const left = { pushedBranch: progress.pushed, prUrl: progress.prUrl, retryHint: destination?.retryHint };
     if (progress.comment && progress.marker) {
       const body = renderFailureComment({ marker: progress.marker, why, runUrl: world.runUrl, policy: world.settings.policySource, ...left });
-      await progress.comment.set(claim(redact(body))).catch((e: unknown) => log(`Could not update the comment: ${redact(message(e))}`));
+      await progress.comment.set(claim(redact(body))).catch((e: unknown) => log(`Could not update the comment: ${redact(errorMessage(e))}`));
     }
     await world.appendSummary?.(redact(renderStoppedSummary(heading, summary, renderLeftBehind(left)))).catch(() => undefined);
   };
@@ -159,7 +157,7 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
       const marker = commentMarker(p.task.key);
       progress.comment ??= new StickyComment(github, p.destination.commentOn, marker);
       const body = `${marker}\n**agent-fix** was ${why}.\n\n${left}\n${world.runUrl ? `\nSee the [workflow run](${world.runUrl}).\n` : ''}`;
-      await publishing(progress.comment.set(withClaim(redact(body), t.by))).catch((e: unknown) => log(`Could not update the comment: ${redact(message(e))}`));
+      await publishing(progress.comment.set(withClaim(redact(body), t.by))).catch((e: unknown) => log(`Could not update the comment: ${redact(errorMessage(e))}`));
     }
     await world.appendSummary?.(redact(renderStoppedSummary('Cancelled', `The agent-fix run was ${why}.`, left))).catch(() => undefined);
     const final: RunReport | undefined = report ? { ...report, status: 'not-fixed', reason: 'stopped', detail: `The run was ${why}. ${left}` } : undefined;
@@ -273,7 +271,7 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
       if (progress.cancelled) return cancelledResult(progress.cancelled, report);
       if (report.status !== 'fixed' && fix.bestAttempt && destination.keep) {
         const kept = await publishing(destination.keep(fix, { claim: runId })).catch((e: unknown) => {
-          log(`Could not keep the best attempt: ${redact(message(e))}`);
+          log(`Could not keep the best attempt: ${redact(errorMessage(e))}`);
           return null;
         });
         if (kept) report = { ...report, keptAttempt: kept };
@@ -308,7 +306,7 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
     if (late?.stoppedBy) log(`@${late.stoppedBy} asked to stop this run after it had pushed ${progress.pushed}.`);
     const lateNote = late?.stoppedBy ? `\n\n> ⏹ @${late.stoppedBy} asked to stop this run (\`/agent-fix stop\`) after it had already pushed \`${progress.pushed}\`; what it published is left as it is.\n` : '';
     if (progress.comment) await publishing(progress.comment.set(late?.stoppedBy ? withClaim(redact(texts.final(report) + lateNote), late.by) : claim(redact(texts.final(report)))));
-    if (destination.answer) await publishing(destination.answer(report)).catch((e: unknown) => log(`Could not answer where the request was made: ${redact(message(e))}`));
+    if (destination.answer) await publishing(destination.answer(report)).catch((e: unknown) => log(`Could not answer where the request was made: ${redact(errorMessage(e))}`));
     const summary = texts.summary(report);
     if (summary && world.appendSummary) await world.appendSummary(redact(summary));
     const written = transcript.write(transcriptPath, redact, report);
@@ -326,7 +324,7 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
       ...(report.status === 'error' ? { error: report.detail } : {}),
     };
   } catch (e) {
-    const why = redact(message(e));
+    const why = redact(errorMessage(e));
     transcript.writeAfterError(transcriptPath, redact, why);
     if (!progress.cancelled) {
       const what = doing();

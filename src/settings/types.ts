@@ -36,6 +36,12 @@ export interface Settings {
   preexistingFailures: 'allow' | 'block';
   /** Test-integrity categories a maintainer allows when the issue explicitly asks (default none). */
   testIntegrityAllow: string[];
+  /**
+   * A fix that changes an existing test's expectation, proven by the tests (verify/expectation.ts):
+   * `draft` (default) accepted, listed, the pull request a draft; `ready` accepted and listed;
+   * `forbid` refused. From the policy's `gate.changed-expectations`.
+   */
+  changedExpectations?: 'draft' | 'ready' | 'forbid';
   /** CI repair: names of the workflows whose failed runs count (empty: all). */
   workflows: string[];
   /** Close agent-fix's open pull request for an issue when the issue is closed without it being merged (absent: true). */

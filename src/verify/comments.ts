@@ -12,13 +12,9 @@
 import jsTokens from 'js-tokens';
 import { structuredPatch } from 'diff';
 
-export interface CommentHunk {
-  file: string;
-  /** First line of the hunk in the new file. */
-  line: number;
-  /** The added lines (trimmed, capped), for the report. */
-  added: string[];
-}
+// The data type lives with the report data (types.ts); re-exported for the callers.
+export type { CommentHunk } from './types.js';
+import type { CommentHunk } from './types.js';
 
 const JS = /\.(?:[cm]?[jt]sx?)$/;
 

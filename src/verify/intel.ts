@@ -17,7 +17,10 @@ import {
   parseUnifiedDiff,
   renderRefusal,
   type IntegrityCategory,
+  type IntegrityFinding,
 } from '../guard/test-integrity.js';
+import { judgeExpectations, type ChangedExpectation } from './expectation.js';
+import type { ChangedExpectationPolicy } from './expectation.js';
 import { DEFAULT_FEEDBACK_TOKENS, packFeedback } from './feedback.js';
 import { proveFailToPass } from './proof.js';
 import { judgeOriginal, requiredTests, runOriginalTests } from './original.js';
@@ -41,7 +44,8 @@ export interface IntelDeps {
 export interface Intel {
   session: TestSession;
   data: TestIntel;
-  guard: (tree: string, changedFiles: string[]) => Promise<string | null>;
+  /** The test-integrity guard on an attempt: a refusal, and the findings the tests decide (skip markers, updated snapshots; verify/judge.ts). */
+  guard: (tree: string, changedFiles: string[]) => Promise<{ refusal: string | null; deferred: IntegrityFinding[] }>;
   feedback: (run: TestRun, verdict?: Verdict) => string;
   /**
    * The fail-to-pass proof (proof.ts) of the change `baseTree -> fixTree` (the working tree must be
@@ -52,7 +56,9 @@ export interface Intel {
    * The original-test gate on an attempt the model's own run verified (original.ts): null when
    * no test-ish file changed or the original tests agree; otherwise the refusal for the model.
    */
-  originalTests: (tree: string, verdict: Verdict, gate: GateRule) => Promise<string | null>;
+  originalTests: (tree: string, run: TestRun, verdict: Verdict, gate: GateRule, proof?: () => Promise<TestProof | undefined>) => Promise<{ refusal: string | null; changedExpectations: ChangedExpectation[] }>;
+  /** Guard findings a judged attempt cleared by what its tests did (a changed snapshot proven, a skip marker that skips nothing): the published change's guard passes them. */
+  cleared: (findings: IntegrityFinding[]) => void;
   /** Flags the hunks of the change (fromTree -> toTree, the working tree) that only touch comments or whitespace; the working tree is left at toTree. */
   flagComments: (fromTree: string, toTree: string, changes: FileChange[]) => Promise<void>;
   /**
@@ -86,7 +92,11 @@ export async function createTestIntel(deps: IntelDeps): Promise<Intel> {
   });
   const data: TestIntel = { runner: session.info.runner, commands: session.commands, refusals: [] };
   if (deps.detection) data.detection = deps.detection;
-  const allowed = allowedCategories(policyCategories(settings.testIntegrityAllow), `${task.title}\n${task.goal}`);
+  const taskText = `${task.title}\n${task.goal}`;
+  const allowed = allowedCategories(policyCategories(settings.testIntegrityAllow), taskText);
+  const expectationPolicy: ChangedExpectationPolicy = settings.changedExpectations ?? 'draft';
+  const key = (f: IntegrityFinding) => `${f.category}\0${f.file}\0${f.line ?? ''}`;
+  const clearedKeys = new Set<string>();
 
   return {
     session,
@@ -96,36 +106,49 @@ export async function createTestIntel(deps: IntelDeps): Promise<Intel> {
         (f) => changedFiles.includes(f.path) || changedFiles.includes(f.oldPath),
       );
       const findings = checkTestIntegrity(files, allowed);
-      if (findings.length === 0) return null;
-      for (const f of findings) data.refusals.push(`[${f.category}] ${f.reason}`);
-      return renderRefusal(findings);
+      const now = findings.filter((f) => !f.judgedBy);
+      const deferred = findings.filter((f) => f.judgedBy);
+      if (now.length === 0) return { refusal: null, deferred };
+      for (const f of now) data.refusals.push(`[${f.category}] ${f.reason}`);
+      return { refusal: renderRefusal(now), deferred };
+    },
+    cleared: (findings) => {
+      for (const f of findings) clearedKeys.add(key(f));
     },
     feedback: (run, verdict) =>
       packFeedback(run, { baseline: session.baseline, verdict, budgetTokens: settings.feedbackTokens ?? DEFAULT_FEEDBACK_TOKENS }),
     guardPublished: async (fromTree, toTree) => {
-      const findings = checkTestIntegrity(await git.diff(fromTree, toTree), allowed);
+      const findings = checkTestIntegrity(await git.diff(fromTree, toTree), allowed).filter((f) => !(f.judgedBy && clearedKeys.has(key(f))));
       return findings.length ? renderRefusal(findings) : null;
     },
-    originalTests: async (tree, verdict, gate) => {
+    originalTests: async (tree, fixRun, verdict, gate, proof) => {
       const baseline = session.baseline;
-      if (!baseline) return null;
+      if (!baseline) return { refusal: null, changedExpectations: [] };
       const changes = await git.changes(deps.baselineTree, tree);
       const result = await runOriginalTests({ git, session, baselineTree: deps.baselineTree, fixTree: tree, changes });
       if (!result) {
         delete data.original;
-        return null;
+        return { refusal: null, changedExpectations: [] };
       }
       const relaxed = allowed.length ? `the policy (test-integrity-allow) allows ${allowed.join(', ')} changes and the task asks for them` : undefined;
-      const judged = judgeOriginal(result.run, requiredTests(baseline, verdict, gate), verdict, result.testFiles, relaxed);
+      const required = requiredTests(baseline, verdict, gate);
+      // Failures of tests that passed before any edit may be changed expectations: the proof's run of the edited tests on the original code decides.
+      const maybeChanged = result.run.tests.some((t) => t.status === 'failed' && baseline.tests.some((b) => b.id === t.id && b.status === 'passed'));
+      const withoutFix = maybeChanged && proof ? (await proof())?.withoutFix : undefined;
+      const testDiff = parseUnifiedDiff(await git.diff(deps.baselineTree, tree)).filter((f) => result.testFiles.includes(f.path));
+      const judged = judgeOriginal(result.run, required, verdict, result.testFiles, relaxed, (candidates) =>
+        judgeExpectations({ candidates, baseline, original: result.run, withoutFix, fixRun, testDiff, taskText, targets: gate.preexisting === 'allow' ? (gate.targets ?? []) : [], policy: expectationPolicy }),
+      );
       data.original = { ...judged, counts: result.run.counts, exitCode: result.run.exitCode };
-      if (judged.ok) return null;
+      const changedExpectations = judged.changedExpectations ?? [];
+      if (judged.ok) return { refusal: null, changedExpectations };
       const message = [
         'REFUSED by the original-test gate: your change passes only with your changes to the tests.',
         judged.detail,
         'Fix the code under test so that the existing tests pass as they are; new tests may be added next to them.',
       ].join('\n');
       data.refusals.push(`[original-tests] ${judged.detail}`);
-      return message;
+      return { refusal: message, changedExpectations: [] };
     },
     testEditsAlone: (proof) => {
       const hits = proof.passingOnOriginal ?? [];

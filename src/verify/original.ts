@@ -13,9 +13,10 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { FileChange, GitPort } from '../ports/git.js';
-import type { TestRun, Verdict } from './types.js';
+import type { OriginalTestsResult, TestRun, Verdict } from './types.js';
 import { isSnapshotFile, isTestConfig, isTestFile } from '../guard/test-integrity.js';
 import type { TestSession } from './session.js';
+import type { ExpectationJudgement } from './expectation.js';
 
 /** Directories and names that hold test support (helpers, fixtures, mocks, setup files). */
 const SUPPORT = [
@@ -42,50 +43,57 @@ export function splitChange(changes: Pick<FileChange, 'path' | 'oldPath' | 'stat
   return { tests, source };
 }
 
-export interface OriginalTestsResult {
-  ok: boolean;
-  /** The test-ish files the model changed (set aside for this run). */
-  testFiles: string[];
-  /** Tests the task is about that were absent from the original-test run (renamed, moved, excluded). */
-  missing: string[];
-  /** Tests that fail in the original-test run and are not tolerated by the gate's verdict. */
-  failing: string[];
-  /** Tests the task is about that pass there. */
-  passing: string[];
-  /** A maintainer allowed the test change (`test-integrity-allow` + the task asks): failures are reported, not blocking. */
-  relaxed?: string;
-  detail: string;
-}
+// The result type lives with the report data (types.ts); re-exported for the callers.
+export type { OriginalTestsResult } from './types.js';
 
 /**
  * Pure. `required`: the tests the task is about (every baseline failure under rule `block`;
  * the targets and every test the change made pass under `allow`). `tolerated`: what the
  * gate's verdict on the model's own run tolerated (flaky, pre-existing with evidence).
  */
-export function judgeOriginal(run: TestRun, required: string[], verdict: Pick<Verdict, 'preexisting' | 'flaky'>, testFiles: string[], relaxed?: string): OriginalTestsResult {
+export function judgeOriginal(
+  run: TestRun,
+  required: string[],
+  verdict: Pick<Verdict, 'preexisting' | 'flaky'>,
+  testFiles: string[],
+  relaxed?: string,
+  /** Judges the failing tests that may be changed expectations (verify/expectation.ts); absent: every failure counts. */
+  expectations?: (failing: string[]) => ExpectationJudgement,
+): OriginalTestsResult {
   const status = new Map(run.tests.map((t) => [t.id, t.status]));
   const tolerated = new Set([...(verdict.preexisting ?? []), ...(verdict.flaky ?? [])]);
   const missing = required.filter((id) => !status.has(id));
   const passing = required.filter((id) => status.get(id) === 'passed');
-  const failing = run.tests.filter((t) => t.status === 'failed' && !tolerated.has(t.id)).map((t) => t.id);
+  let failing = run.tests.filter((t) => t.status === 'failed' && !tolerated.has(t.id)).map((t) => t.id);
   for (const id of required) if (status.has(id) && status.get(id) !== 'passed' && !failing.includes(id)) failing.push(id);
+  // A failure that is a changed expectation proven by the tests is no failure; the others stay, each with why.
+  const judged = expectations && failing.length ? expectations(failing.filter((id) => !required.includes(id))) : null;
+  const changedExpectations = judged?.accepted ?? [];
+  const changedIds = new Set(changedExpectations.map((c) => c.test));
+  failing = failing.filter((id) => !changedIds.has(id));
+  const whyNot = (judged?.refused ?? []).filter((r) => failing.includes(r.test));
+  const changedNote = changedExpectations.length ? ` ${changedExpectations.length} test(s) changed their expectation with the fix, proven by the tests (the old test passes on the original code, the edited one fails there and passes with the fix): ${changedExpectations.slice(0, 8).map((c) => `${c.test} (expected ${c.before} → now ${c.now})`).join('; ')}.` : '';
+  const changed = changedExpectations.length ? { changedExpectations } : {};
   const loadErrors = (run.loadErrors ?? []).filter((f) => !tolerated.has(`${f} (failed to load)`));
-  const crashed = run.timedOut || run.exitCode === null || (!run.succeeded && failing.length === 0 && tolerated.size === 0) || run.consistency === 'exit-nonzero-without-failing-test';
+  const crashed = run.timedOut || run.exitCode === null || (!run.succeeded && failing.length === 0 && tolerated.size === 0 && changedIds.size === 0) || run.consistency === 'exit-nonzero-without-failing-test';
   const files = testFiles.join(', ');
   const problems: string[] = [];
   if (missing.length) problems.push(`${missing.length} test(s) the task is about do not exist in the original tests' run (renamed, moved or excluded): ${missing.slice(0, 8).join(', ')}`);
-  if (failing.length) problems.push(`${failing.length} test(s) fail with the original tests: ${failing.slice(0, 8).join(', ')}`);
+  if (failing.length) {
+    problems.push(`${failing.length} test(s) fail with the original tests: ${failing.slice(0, 8).join(', ')}`);
+    if (whyNot.length) problems.push(`not a changed expectation: ${whyNot.slice(0, 5).map((r) => `${r.test}: ${r.why}`).join('; ')}`);
+  }
   if (loadErrors.length) problems.push(`${loadErrors.length} test file(s) fail to load: ${loadErrors.slice(0, 5).join(', ')}`);
   if (crashed && !failing.length) problems.push(run.timedOut ? 'the run timed out' : `the command exited with ${run.exitCode ?? 'no exit code'} without a failing test it could name`);
   const ok = problems.length === 0;
   const head = `The repository's tests as they were before the change (${files} set aside), run against only the source changes`;
   if (ok) {
-    return { ok, testFiles, missing, failing, passing, detail: `${head}: ${required.length ? `all ${required.length} test(s) the task is about are present and pass` : 'they pass'}${tolerated.size ? ` (apart from ${tolerated.size} tolerated as before)` : ''}.` };
+    return { ok, testFiles, missing, failing, passing, ...changed, detail: `${head}: ${required.length ? `all ${required.length} test(s) the task is about are present and pass` : 'they pass'}${tolerated.size ? ` (apart from ${tolerated.size} tolerated as before)` : ''}.${changedNote}` };
   }
   if (relaxed) {
-    return { ok: true, testFiles, missing, failing, passing, relaxed, detail: `${head}: ${problems.join('; ')}. Not blocking: ${relaxed}.` };
+    return { ok: true, testFiles, missing, failing, passing, relaxed, ...changed, detail: `${head}: ${problems.join('; ')}. Not blocking: ${relaxed}.${changedNote}` };
   }
-  return { ok, testFiles, missing, failing, passing, detail: `${head}: ${problems.join('; ')}.` };
+  return { ok, testFiles, missing, failing, passing, ...changed, detail: `${head}: ${problems.join('; ')}.${changedNote}` };
 }
 
 /** The tests the task is about, from the gate's rule and its verdict on the model's own run. */

@@ -8,8 +8,10 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { GitPort } from '../ports/git.js';
 import type { TestProof, TestRun, TestStatus } from './types.js';
-import { isTestFile } from '../guard/test-integrity.js';
+import { isSnapshotFile, isTestFile } from './test-files.js';
+import { snapshotOwner } from './expectation.js';
 import type { TestSession } from './session.js';
+import { errorMessage } from '../errors.js';
 
 type Status = TestStatus | 'missing';
 
@@ -114,18 +116,22 @@ function existingTestsProof(baseline: TestRun | null | undefined, final: TestRun
 
 export async function proveFailToPass(deps: ProofDeps): Promise<TestProof> {
   const { git, session } = deps;
-  const testFiles = deps.changes.filter((c) => c.status !== 'deleted' && isTestFile(c.path)).map((c) => c.path);
+  const edited = deps.changes.filter((c) => c.status !== 'deleted' && isTestFile(c.path)).map((c) => c.path);
+  // A snapshot is the expected output of its test file: applied with the test edits, and its test file run.
+  const snapshots = deps.changes.filter((c) => c.status !== 'deleted' && isSnapshotFile(c.path)).map((c) => c.path);
+  const owners = snapshots.map(snapshotOwner).filter((f): f is string => f !== null && !edited.includes(f));
+  const testFiles = [...edited, ...owners];
   if (testFiles.length === 0) {
     const existing = existingTestsProof(deps.baselineRun, deps.finalRun);
     if (existing) return existing;
     return { status: 'no-test-changed', testFiles, tests: [], detail: 'The change adds or changes no test, so there is no fail-to-pass proof.' };
   }
-  const sourceChanged = deps.changes.some((c) => !isTestFile(c.path));
+  const sourceChanged = deps.changes.some((c) => !isTestFile(c.path) && !isSnapshotFile(c.path));
   if (!sourceChanged) {
     return { status: 'not-run', testFiles, tests: [], detail: 'The change only touches tests; there is no source change to set aside.' };
   }
   const contents = new Map<string, Buffer>();
-  for (const f of testFiles) contents.set(f, await readFile(path.join(git.root, f)));
+  for (const f of [...edited, ...snapshots]) contents.set(f, await readFile(path.join(git.root, f)));
   try {
     // Base code + the test changes only.
     await git.restore(deps.pristineTree);
@@ -146,7 +152,7 @@ export async function proveFailToPass(deps: ProofDeps): Promise<TestProof> {
     const passingOnOriginal = [...new Set(before.tests.filter((t) => t.status === 'passed' && failedAtBaseline.has(t.id)).map((t) => t.id))];
     return passingOnOriginal.length ? { ...proof, passingOnOriginal } : proof;
   } catch (e) {
-    return { status: 'not-run', testFiles, tests: [], detail: `The proof could not be run: ${(e as Error).message}` };
+    return { status: 'not-run', testFiles, tests: [], detail: `The proof could not be run: ${errorMessage(e)}` };
   } finally {
     await git.restore(deps.fixTree);
   }

@@ -12,34 +12,12 @@
  * the import graph cannot follow, no failure output to compare. Every decision carries the
  * evidence in one sentence, for the report and the model.
  */
-import type { TestCase, TestRun } from './types.js';
+import type { TestCase, TestLinks, TestRun, ToleranceDecision } from './types.js';
 import { stripAnsi } from './runners/text.js';
 import { isTestFile } from '../guard/test-integrity.js';
 
-/** What connects one test file to the change (attached to a run by the session). */
-export interface FileLink {
-  /** The runner's related-test selection for the changed files: selected it, did not, or has none. */
-  runner: 'selected' | 'not-selected' | 'none';
-  /** The import graph: reaches a changed file, does not, or cannot tell. */
-  graph: 'connected' | 'not-connected' | 'unknown';
-  /** One sentence: the import chain, or why the graph could not tell. */
-  detail: string;
-}
-
-export interface TestLinks {
-  /** The files the change touched when the evidence was gathered. */
-  changed: string[];
-  /** Per test file (repo-relative). */
-  files: Record<string, FileLink>;
-}
-
-export interface ToleranceDecision {
-  id: string;
-  file?: string;
-  excused: boolean;
-  /** Which evidence excused or blocked it. */
-  evidence: string;
-}
+// The data types live with the run they describe (types.ts); re-exported for the callers.
+export type { FileLink, TestLinks, ToleranceDecision } from './types.js';
 
 /**
  * The test file a case belongs to: the runner's, or the id's path prefix, or (runners that

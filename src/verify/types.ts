@@ -1,4 +1,7 @@
-/** What the harness knows about a test run and its comparison with the baseline (src/verify/). */
+/**
+ * What the harness knows about a test run and its comparison with the baseline (src/verify/).
+ * A leaf: it imports nothing, so every module of verify/ can use these types without a circle.
+ */
 export type TestStatus = 'passed' | 'failed' | 'skipped';
 
 export interface TestCase {
@@ -37,7 +40,7 @@ export interface TestRun {
   /** Test files or packages that failed to load (syntax error, import error, build failure). */
   loadErrors?: string[];
   /** What connects the test files still failing in this run to the change (verify/tolerance.ts), gathered by the session. */
-  links?: import('./tolerance.js').TestLinks;
+  links?: TestLinks;
   /** Exit code reconciled with the parsed results (see verify/reconcile.ts). */
   consistency?: 'consistent' | 'exit-nonzero-without-failing-test' | 'exit-zero-with-failing-tests' | 'no-results';
   /** `full` suite or only the tests `related` to the changed files. */
@@ -59,7 +62,7 @@ export interface Verdict {
   /** Not ok, and these tests the task is about still fail (gate rule `allow`): named by the task, or in a file the change made pass tests of. */
   taskFailures?: string[];
   /** Rule `allow`: for each test still failing since the baseline, the evidence that excused or blocked it. */
-  tolerance?: import('./tolerance.js').ToleranceDecision[];
+  tolerance?: ToleranceDecision[];
   /** One line for humans. */
   summary: string;
 }
@@ -78,14 +81,14 @@ export interface TestIntel {
   /** Attempts refused by the test-integrity guard (their reasons). */
   refusals: string[];
   /** The last original-test gate run (verify/original.ts): only when the change touched test-ish files. */
-  original?: import('./original.js').OriginalTestsResult & { counts: { passed: number; failed: number; skipped: number }; exitCode: number | null };
+  original?: OriginalTestsResult & { counts: { passed: number; failed: number; skipped: number }; exitCode: number | null };
   /** Hunks of the published change that only add or change comments or whitespace (verify/comments.ts). */
-  commentOnly?: import('./comments.js').CommentHunk[];
+  commentOnly?: CommentHunk[];
 }
 
 /**
  * The fail-to-pass proof of a change (verify/proof.ts), made once per attempt the gate accepted
- * (agent/loop.ts); the accepted attempt's proof is the report's. The only proof type.
+ * (verify/judge.ts); the accepted attempt's proof is the report's. The only proof type.
  */
 export interface TestProof {
   status: 'proven' | 'not-proven' | 'no-test-changed' | 'not-run';
@@ -102,4 +105,67 @@ export interface TestProof {
 export interface JudgedRun {
   run: TestRun;
   verdict: Verdict;
+}
+
+/** What connects one test file to the change (attached to a run by the session; verify/tolerance.ts). */
+export interface FileLink {
+  /** The runner's related-test selection for the changed files: selected it, did not, or has none. */
+  runner: 'selected' | 'not-selected' | 'none';
+  /** The import graph: reaches a changed file, does not, or cannot tell. */
+  graph: 'connected' | 'not-connected' | 'unknown';
+  /** One sentence: the import chain, or why the graph could not tell. */
+  detail: string;
+}
+
+export interface TestLinks {
+  /** The files the change touched when the evidence was gathered. */
+  changed: string[];
+  /** Per test file (repo-relative). */
+  files: Record<string, FileLink>;
+}
+
+/** Rule `allow`: why a test still failing since the baseline was excused or blocked (verify/tolerance.ts). */
+export interface ToleranceDecision {
+  id: string;
+  file?: string;
+  excused: boolean;
+  /** Which evidence excused or blocked it. */
+  evidence: string;
+}
+
+/** A hunk of the change that only adds or changes comments or whitespace (verify/comments.ts). */
+export interface CommentHunk {
+  file: string;
+  /** First line of the hunk in the new file. */
+  line: number;
+  /** The added lines (trimmed, capped), for the report. */
+  added: string[];
+}
+
+/** One accepted change of an existing expectation (verify/expectation.ts), for the report's first screen. */
+export interface ChangedExpectation {
+  test: string;
+  file?: string;
+  /** What the test expected before the change (the old expected value, or the old assertion). */
+  before: string;
+  /** What it expects now. */
+  now: string;
+}
+
+/** The original-test gate's result (verify/original.ts). */
+export interface OriginalTestsResult {
+  ok: boolean;
+  /** The test-ish files the model changed (set aside for this run). */
+  testFiles: string[];
+  /** Tests the task is about that were absent from the original-test run (renamed, moved, excluded). */
+  missing: string[];
+  /** Tests that fail in the original-test run and are not tolerated by the gate's verdict. */
+  failing: string[];
+  /** Tests the task is about that pass there. */
+  passing: string[];
+  /** A maintainer allowed the test change (`test-integrity-allow` + the task asks): failures are reported, not blocking. */
+  relaxed?: string;
+  /** Tests whose expectation the fix changed, proven by the tests (verify/expectation.ts): not failures, listed on the report's first screen. */
+  changedExpectations?: ChangedExpectation[];
+  detail: string;
 }
