@@ -21,8 +21,8 @@
  */
 
 import { stripVTControlCharacters } from 'node:util';
-import { parseTestOutput } from '../verify/runners/index.js';
-import { identityOf, matchIdentity, type TestIdentity } from '../verify/identity.js';
+import { parseTestOutput, TAP_SUMMARY_LINE } from '../verify/runners/index.js';
+import { identityOf, matchIdentity, normaliseSegment, type TestIdentity } from '../verify/identity.js';
 
 export interface ExtractOptions {
   /** Token budget of the rendered text (default 4000). */
@@ -84,8 +84,8 @@ const MAX_FRAMES = 60;
 const MAX_PARSED_CHARS = 4_000_000;
 /** Lines after the last failing-test line that the parsers still read (details, the summary). */
 const PARSE_AFTER_LAST_TEST = 3000;
-/** tape's closing lines are not test names. */
-const TAP_SUMMARY = /^#\s+(?:tests|pass|fail|skip|todo|ok|not ok)\b(?:\s+\d+)?\s*$/;
+/** Closing lines of tape, node-tap and node's TAP reporter are not test names (as the TAP parser reads them). */
+const TAP_SUMMARY = TAP_SUMMARY_LINE;
 const NOTES_ROOM = 150;
 /** Left-out lines after which an excerpt ends. */
 const GAP = 20;
@@ -271,7 +271,9 @@ export function classify(t: string): LineKind {
   if (t.startsWith('not ok ')) {
     if (/#\s*(TODO|SKIP)\b/i.test(t)) return PLAIN;
     const m = /^not ok \d+\s*(?:-\s*)?(.*)$/.exec(t);
-    return m && m[1].trim() ? { kind: 'test', name: stripDuration(m[1]) } : PLAIN;
+    // node-tap's `# time=16.2ms` directive is no part of the name
+    const name = m ? normaliseSegment(m[1]) : '';
+    return name ? { kind: 'test', name: stripDuration(name) } : PLAIN;
   }
   if (t.startsWith('FAIL ') || t.startsWith('FAIL\t')) {
     const rest = t.slice(5).trim();
@@ -390,6 +392,8 @@ export function extractFailure(log: string, opts: ExtractOptions = {}): LogExtra
   let lastFailFile = '';
   /** tape: the `# test name` heading the next assertions belong to. */
   let tapHeading = '';
+  /** Failing-test names read from TAP `not ok` points (the TAP parser has the last word on them). */
+  const tapPoints = new Set<string>();
   /** Index in `cleaned` of the last line recognised as a failing test. */
   let lastTestLine = -1;
   /** Every cleaned line (framing removed), for the test parsers. */
@@ -444,6 +448,7 @@ export function extractFailure(log: string, opts: ExtractOptions = {}): LogExtra
     switch (kind.kind) {
       case 'test':
         if (kind.name) tests.add(capName(kind.name));
+        if (kind.name && t.startsWith('not ok ')) tapPoints.add(capName(kind.name));
         lastTestLine = cleaned.length - 1;
         anchor = 0;
         break;
@@ -510,7 +515,11 @@ export function extractFailure(log: string, opts: ExtractOptions = {}): LogExtra
   const used = new Set<number>();
   const ids = failures.map((f) => f.identity);
   for (const name of tests) {
-    const m = failures.length ? matchIdentity(identityOf(name), ids) : null;
+    const id = identityOf(name);
+    const m = failures.length ? matchIdentity(id, ids) : null;
+    // A TAP point the parsers did not take for a failing test is a node-tap assertion inside a
+    // failing subtest (`not ok 1 - should be equal`) or the parent of one (`not ok 5 - nested`).
+    if (!m && failures.length && tapPoints.has(name)) continue;
     const shown = m ? m.index.map((i) => failures[i].name) : [name];
     if (m) for (const i of m.index) used.add(i);
     for (const s of shown) if (!failingTests.includes(s)) failingTests.push(s);

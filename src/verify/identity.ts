@@ -8,7 +8,8 @@
  * identity whichever reporter printed it:
  *   - noise: ANSI escapes, GitHub Actions line framing (`2026-01-01T00:00:00.0000000Z `,
  *     `##[error]`, `##[group]`), trailing timings (`(12 ms)`, `12ms`, `[1.2s]`, `(0.00s)`),
- *     retry markers (`(retry x2)`), repeated whitespace;
+ *     retry markers (`(retry x2)`), TAP directives (node-tap's `# time=64.386ms`, `# SKIP why`,
+ *     `# TODO`: never part of a name, for any TAP producer), repeated whitespace;
  *   - a vitest workspace project's `|name| ` in front of the file is dropped;
  *   - levels: separators unified (` > `, ` › `, ` ▸ `, ` » `, pytest `::`), empty describe
  *     levels dropped, a leading file segment recognised as the file, jest's
@@ -42,6 +43,8 @@ const GH_COMMAND = /^(?:##\[(?:error|warning|group|endgroup|notice|debug)\]|::(?
 /** Only bracketed timings: a bare `100ms` may be part of a test's name. */
 const DURATION = /\s*(?:\(\d+(?:\.\d+)?\s?(?:ms|s|sec)\)|\[\d+(?:\.\d+)?\s?(?:ms|s)\])\s*$/;
 const RETRY = /\s*\((?:retry x\d+|retried \d+ times?)\)\s*$/i;
+/** A TAP directive at the end of a name (an escaped `\#` is part of the name). */
+const TAP_DIRECTIVE = /\s+(?<!\\)#\s*(?:time=[\d.]+\s*m?s|SKIP\b.*|TODO\b.*)$/i;
 const SEPARATORS = /\s+(?:>|›|»|▸)\s+|\s+(?:>|›|»|▸)$|^(?:>|›|»|▸)\s+/;
 const TEST_FILE = /^(?:\.\/)?[^\s>]*[^\s>/]\.(?:[cm]?[jt]sx?|py|go|rb|rs)$/;
 const SUITE_FAILED = new Set(['test suite failed to run']);
@@ -60,7 +63,7 @@ export function normaliseSegment(segment: string): string {
   let t = stripCiFraming(segment).replace(/\s+/g, ' ').trim();
   for (let i = 0; i < 3; i++) {
     const before = t;
-    t = t.replace(RETRY, '').replace(DURATION, '').trim();
+    t = t.replace(TAP_DIRECTIVE, '').replace(RETRY, '').replace(DURATION, '').trim();
     if (t === before) break;
   }
   return t;

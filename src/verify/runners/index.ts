@@ -26,6 +26,7 @@ import { vitest } from './vitest.js';
 export type { PlannedRun, RunnerId, RunnerInfo, TestRunner } from './runner.js';
 export type { StructuredFormat, StructuredResult } from './report.js';
 export type { TestTotals } from './text.js';
+export { TAP_SUMMARY as TAP_SUMMARY_LINE } from './tap.js';
 
 export const RUNNERS: readonly TestRunner[] = [vitest, jest, mocha, nodeTest, tap, pytest, go, cargo, make];
 
