@@ -21,7 +21,7 @@
  */
 
 import { stripVTControlCharacters } from 'node:util';
-import { parseTestOutput, TAP_SUMMARY_LINE } from '../verify/runners/index.js';
+import { parseTestOutput, pytestSubtestFailure, TAP_SUMMARY_LINE } from '../verify/runners/index.js';
 import { identityOf, matchIdentity, normaliseSegment, type TestIdentity } from '../verify/identity.js';
 
 export interface ExtractOptions {
@@ -282,6 +282,11 @@ export function classify(t: string): LineKind {
     return file ? { kind: 'file', name: file } : PLAIN;
   }
   if (t.startsWith('--- FAIL: ')) return { kind: 'test', name: stripDuration(t.slice(10)) };
+  // pytest 9's failing subtest names its test (reported PASSED itself, for a unittest subTest)
+  if (t.includes('SUBFAILED')) {
+    const sub = pytestSubtestFailure(t);
+    if (sub) return { kind: 'test', name: sub.id };
+  }
   if (t.startsWith('FAILED ') || t.startsWith('ERROR ')) {
     const rest = t.slice(t.indexOf(' ') + 1);
     if (rest.includes('::')) return { kind: 'test', name: rest.split(' - ')[0].trim() };

@@ -27,6 +27,7 @@ export type { PlannedRun, RunnerId, RunnerInfo, TestRunner } from './runner.js';
 export type { StructuredFormat, StructuredResult } from './report.js';
 export type { TestTotals } from './text.js';
 export { TAP_SUMMARY as TAP_SUMMARY_LINE } from './tap.js';
+export { subtestFailure as pytestSubtestFailure } from './pytest.js';
 
 export const RUNNERS: readonly TestRunner[] = [vitest, jest, mocha, nodeTest, tap, pytest, go, cargo, make];
 
@@ -58,7 +59,8 @@ export function identifyRunner(testCommand: string, testScript: string | null): 
     const runner = runnerOf(testScript);
     const simple = !COMPOUND.test(testScript);
     const manager = script[1];
-    const base = simple && runner !== 'unknown' ? (manager === 'npm' ? 'npm test --' : `${manager} test`) : null;
+    const appendable = runnerById(runner)?.appendable?.(core(testScript)) ?? true;
+    const base = simple && appendable && runner !== 'unknown' ? (manager === 'npm' ? 'npm test --' : `${manager} test`) : null;
     const info: RunnerInfo = { runner, base, invocation: testScript };
     if (!base && runnerById(runner)?.directCall) {
       const segment = testScript.split(/&&|\|\||;/).map((p) => p.trim()).find((p) => runnerOf(p) === runner);
@@ -72,7 +74,8 @@ export function identifyRunner(testCommand: string, testScript: string | null): 
     return info;
   }
   const runner = runnerOf(cmd);
-  return { runner, base: COMPOUND.test(cmd) ? null : cmd, invocation: cmd };
+  const appendable = runnerById(runner)?.appendable?.(core(cmd)) ?? true;
+  return { runner, base: COMPOUND.test(cmd) || !appendable ? null : cmd, invocation: cmd };
 }
 
 /** What the runner needs to know of the project to compose commands (mocha: its configuration), added to `info`. */
@@ -91,6 +94,11 @@ export function reportExtension(id: RunnerId): string {
 /** Whether the runner finds the tests related to changed files itself (its selection is evidence, verify/tolerance.ts). */
 export function findsRelated(id: RunnerId): boolean {
   return runnerById(id)?.findsRelated === true;
+}
+
+/** Whether the session should add the test files that import a changed file to the related selection. */
+export function relatedByImports(id: RunnerId): boolean {
+  return runnerById(id)?.relatedByImports === true;
 }
 
 // ------------------------------------------------------------------------- composing commands

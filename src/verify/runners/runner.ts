@@ -113,6 +113,11 @@ export interface TestRunner {
   parsedFrom: ParsedFrom;
   /** Whether a single command (`VAR=x`, `npx`, `pnpm exec` prefixes removed) runs this runner. */
   invokedBy(core: string): boolean;
+  /**
+   * Whether runner arguments can be appended to a command that runs it (absent: yes). No for a
+   * wrapper whose own configuration decides what runs (`tox`, `hatch test` for pytest).
+   */
+  appendable?(core: string): boolean;
   /** A node runner that can be called directly (`npx --no-install jest`) out of a compound package script. */
   directCall?: boolean;
   /**
@@ -134,6 +139,11 @@ export interface TestRunner {
   related?(info: Appendable, changed: string[], allFiles: string[], reportFile: string): PlannedRun | null;
   /** The runner finds related tests itself (jest `--findRelatedTests`): its selection is evidence of relatedness (verify/tolerance.ts). */
   findsRelated?: boolean;
+  /**
+   * The runner cannot find related tests itself, but `related` takes test files among the changed
+   * ones: the session adds the test files whose imports reach a changed file (verify/imports.ts).
+   */
+  relatedByImports?: boolean;
   /** Only the given test files; null when not possible. */
   files?(info: Appendable, testFiles: string[], reportFile: string): PlannedRun | null;
   /** The command with the reporter plumbing of `compose`/`related`/`files` removed (for humans). */
