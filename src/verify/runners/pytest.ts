@@ -182,6 +182,8 @@ export const pytest: TestRunner = {
       kind: 'lines',
       detect: (t) =>
         /\.py::\S.*\s(?:PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b/.test(t) ||
+        /^\[gw\d+\]\s+\[\s*\d+%\]\s+(?:PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\s+\S+\.py::/m.test(t) ||
+        /^SUBFAILED\S*(?:\s*\([^)]*\))?\s+\S+\.py::/m.test(t) ||
         /^(?:FAILED|ERROR) \S+(?:::|\.py)/m.test(t) ||
         /^=+ .*\b(?:passed|failed|errors?)\b.* in [\d.]+s\b/m.test(t),
       parse: parsePytest,
