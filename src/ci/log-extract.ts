@@ -52,6 +52,13 @@ export interface LogExtract {
   failures: LogFailure[];
   /** Test files reported as failing (jest `FAIL file`, go `FAIL package`). */
   failingFiles: string[];
+  /**
+   * Workspace packages of a monorepo whose tests failed, as the log names them: npm's banner
+   * over the failing output (`> @mono/a@1.0.0 test`), `npm error workspace @mono/a@1.0.0`, or the
+   * step's filtered command (`npm test -w packages/a`, `pnpm --filter a test`, `yarn workspace a
+   * test`, `turbo run test --filter=a`, `nx test a`) when the job ran one package's tests.
+   */
+  failingPackages: string[];
   /** Compiler errors and error/assertion lines (deduplicated, first ones). */
   errors: string[];
   /** Stack frames in repository files, repo-relative (`src/cart.js:7:20`). */
@@ -397,6 +404,10 @@ export function extractFailure(log: string, opts: ExtractOptions = {}): LogExtra
   let lastFailFile = '';
   /** tape: the `# test name` heading the next assertions belong to. */
   let tapHeading = '';
+  /** Monorepo packages: the one whose npm banner was seen last, those that failed, those a step's command filtered on. */
+  let banner = '';
+  const packages = new Set<string>();
+  const filtered = new Set<string>();
   /** Failing-test names read from TAP `not ok` points (the TAP parser has the last word on them). */
   const tapPoints = new Set<string>();
   /** Index in `cleaned` of the last line recognised as a failing test. */
@@ -415,6 +426,13 @@ export function extractFailure(log: string, opts: ExtractOptions = {}): LogExtra
     pos = end + 1;
     lines++;
     const line0 = cleanLine(raw);
+    if (line0.startsWith('##[group]Run ') || line0.startsWith('> ') || line0.startsWith('npm error workspace ')) {
+      const b = /^> (\S+)@\S* [\w:.-]+\s*$/.exec(line0);
+      if (b) banner = b[1];
+      const w = /^npm error workspace (\S+)@\S*\s*$/.exec(line0);
+      if (w) packages.add(w[1]);
+      if (line0.startsWith('##[group]Run ')) for (const p of filteredPackages(line0.slice(13))) filtered.add(p);
+    }
     const framed = /^(?:##\[(?:error|warning|notice)\]|::(?:error|warning|notice)[^:]*::)/.exec(line0);
     const forParser = stripWorkspace(framed ? line0.slice(framed[0].length) : line0, opts.repoName);
     if (framed || (!line0.startsWith('##[') && !line0.startsWith('::') && !line0.startsWith('[command]'))) cleaned.push(forParser);
@@ -453,6 +471,7 @@ export function extractFailure(log: string, opts: ExtractOptions = {}): LogExtra
     switch (kind.kind) {
       case 'test':
         if (kind.name) tests.add(capName(kind.name));
+        if (banner) packages.add(banner);
         if (kind.name && t.startsWith('not ok ')) tapPoints.add(capName(kind.name));
         lastTestLine = cleaned.length - 1;
         anchor = 0;
@@ -532,14 +551,17 @@ export function extractFailure(log: string, opts: ExtractOptions = {}): LogExtra
   failures.forEach((f, i) => {
     if (!used.has(i) && !failingTests.includes(f.name)) failingTests.push(f.name);
   });
+  // a job that ran one package's tests: its failures are that package's
+  const failingPackages = packages.size ? [...packages] : (failingTests.length || errors.size) && filtered.size === 1 ? [...filtered] : [];
   const result = render(
-    { failingTests, failingFiles: [...files], errors: [...errors], frames: [...frames], blocks },
+    { failingTests, failingFiles: [...files], failingPackages, errors: [...errors], frames: [...frames], blocks },
     budget,
   );
   return {
     failingTests,
     failures,
     failingFiles: [...files],
+    failingPackages,
     errors: [...errors],
     frames: [...frames],
     text: result.text,
@@ -567,13 +589,25 @@ function parsedFailures(lines: string[], lastTest: number): LogFailure[] {
   return out;
 }
 
+/** The packages a workspace tool's filtered test command names (`npm test -w packages/a`, `pnpm --filter a test`, …). */
+export function filteredPackages(command: string): string[] {
+  const out: string[] = [];
+  for (const m of command.matchAll(/(?:^|\s)(?:-w|--workspace)(?:=|\s+)(\S+)/g)) out.push(m[1]);
+  for (const m of command.matchAll(/(?:^|\s)(?:--filter|-F)(?:=|\s+)(\S+)/g)) out.push(m[1].replace(/^['"]|['"]$/g, ''));
+  const yarn = /(?:^|\s)yarn\s+workspace\s+(\S+)\s/.exec(command);
+  if (yarn) out.push(yarn[1]);
+  const nx = /(?:^|\s)nx\s+(?:run\s+(\S+?):test|test\s+(\S+))/.exec(command);
+  if (nx) out.push(nx[1] ?? nx[2]);
+  return [...new Set(out)];
+}
+
 /** Same error twice (other numbers, other ids) is one block. */
 function anchorKey(t: string): string {
   return t.slice(0, 160).replace(/\d+/g, '#');
 }
 
 function render(
-  x: { failingTests: string[]; failingFiles: string[]; errors: string[]; frames: string[]; blocks: Block[] },
+  x: { failingTests: string[]; failingFiles: string[]; failingPackages: string[]; errors: string[]; frames: string[]; blocks: Block[] },
   budget: number,
 ): { text: string; blocksShown: number; testsShown: number } {
   const parts: string[] = [];
@@ -596,6 +630,7 @@ function render(
     }
   }
   if (x.failingFiles.length) push(`Failing files or packages: ${x.failingFiles.slice(0, 30).join(', ')}`);
+  if (x.failingPackages.length) push(`Failing workspace package(s) (test files above are relative to the package): ${x.failingPackages.slice(0, 10).join(', ')}`);
   // Errors and frames get at most half of what is left; the excerpts the rest.
   const share = used + Math.floor((budget - used) / 2);
   if (x.errors.length) {

@@ -38,6 +38,12 @@ export interface RunnerInfo {
    * configuration without it. Absent: no configuration.
    */
   mochaConfig?: MochaConfig;
+  /**
+   * The repository is a monorepo (npm, yarn or pnpm workspaces, verify/workspaces.ts): its
+   * packages with their test scripts, read by `loadRunner`. Related tests of a change inside one
+   * package run through that package's own runner, in its directory.
+   */
+  workspace?: { root: string; tool: 'npm' | 'yarn' | 'pnpm'; packages: { dir: string; name: string; testScript: string | null }[] };
 }
 
 /** A RunnerInfo whose runner arguments can be appended (`base` set). */
