@@ -82,7 +82,7 @@ test('every agent-fix step uses real inputs of action.yml and the released major
 });
 
 test('examples: nothing at workflow level; each job filters events, has its own concurrency and exact permissions', () => {
-  expect(examples.sort()).toEqual(['examples/ci-repair.yml', 'examples/issue.yml', 'examples/manual.yml', 'examples/propose-publish-ci.yml', 'examples/propose-publish-issue.yml', 'examples/pull-request.yml', 'examples/python.yml']);
+  expect(examples.sort()).toEqual(['examples/ci-repair.yml', 'examples/issue.yml', 'examples/manual.yml', 'examples/monorepo.yml', 'examples/propose-publish-ci.yml', 'examples/propose-publish-issue.yml', 'examples/pull-request.yml', 'examples/python.yml']);
   for (const rel of examples) {
     const wf = workflow(rel);
     const ci = 'workflow_run' in wf.on;
@@ -93,7 +93,7 @@ test('examples: nothing at workflow level; each job filters events, has its own 
       expect({ rel, id, cancel: job.concurrency?.['cancel-in-progress'] }).toEqual({ rel, id, cancel: false });
       expect(job.concurrency?.group).toMatch(/\$\{\{/);
       // actions: read only where a failed run's logs are read, or where /agent-fix stop reads whether a run is in progress
-      const actions = ci || rel.includes('manual') || rel === 'examples/issue.yml' || rel === 'examples/python.yml' || rel === 'examples/pull-request.yml' ? { actions: 'read' } : {};
+      const actions = ci || rel.includes('manual') || rel === 'examples/issue.yml' || rel === 'examples/python.yml' || rel === 'examples/monorepo.yml' || rel === 'examples/pull-request.yml' ? { actions: 'read' } : {};
       if (rel.includes('propose-publish') && id === 'propose') {
         // the job that runs the model's code can write nothing
         expect({ rel, id, permissions: job.permissions }).toEqual({ rel, id, permissions: { contents: 'read', models: 'read', ...(ci ? {} : { issues: 'read' }), ...actions } });
@@ -107,6 +107,12 @@ test('examples: nothing at workflow level; each job filters events, has its own 
       }
     }
   }
+});
+
+test('the monorepo example filters and groups like the issue example; the gate is the root command', () => {
+  expect(workflow('examples/monorepo.yml').jobs.fix.if).toBe(workflow('examples/issue.yml').jobs.fix.if);
+  const [agent] = agentFixSteps('examples/monorepo.yml', read('examples/monorepo.yml'));
+  expect(agent.with).toMatchObject({ 'setup-command': 'pnpm install --frozen-lockfile', 'test-command': 'pnpm test' });
 });
 
 test('the Python example filters and groups like the issue example, and runs pytest in a venv it sets up', () => {
