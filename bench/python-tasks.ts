@@ -27,7 +27,7 @@
  * dependencies; the venv sees the interpreter's site-packages). Writes JSON to stdout.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startScriptedModel } from '../src/scripted/server.js';
@@ -167,18 +167,26 @@ function covered(expected: string[], failing: string[]): string {
 async function issueMode(t: PythonTask, dir: string, s: Script) {
   const model = await startScriptedModel(s);
   const t0 = performance.now();
+  // the report goes to a file: on a pipe, the CLI's large JSON reports (thousands of tests) were cut short
+  const outFile = path.join(work, `${t.id}-${Date.now()}.json`);
+  const fd = openSync(outFile, 'w');
   const child = spawn(node24(), [path.join(ROOT, 'dist', 'cli.js'), 'fix', t.message, '--repo', dir, '--setup-command', SETUP, '--test-command', t.test_command, '--base-url', model.url, '--model', 'scripted-oracle', '--max-iterations', '1', '--json'], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', OPENAI_API_KEY: 'bench-key-123456' },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', fd, 'pipe'],
   });
-  let out = '';
   let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += d));
-  child.stderr.on('data', (d: Buffer) => (err += d));
+  child.stderr?.on('data', (d: Buffer) => (err += d));
   const code = await new Promise<number | null>((r) => child.on('close', r));
+  closeSync(fd);
   await model.close();
+  const out = readFileSync(outFile, 'utf8');
   if (!out.trim().startsWith('{')) return { error: `cli exited ${code}: ${err.slice(-600)}` };
-  const report = JSON.parse(out);
+  let report;
+  try {
+    report = JSON.parse(out);
+  } catch (e) {
+    return { error: `cli exited ${code}, its JSON did not parse (${out.length} characters): ${String(e).slice(0, 200)}` };
+  }
   const failing: string[] = (report.baseline?.tests ?? []).filter((x: { status: string }) => x.status === 'failed').map((x: { id: string }) => x.id);
   const proof = report.tests?.proof;
   return {
@@ -253,6 +261,7 @@ for (const spec of REPOS.filter((s) => !only || only.includes(s.repo.replace('/'
 }
 const results: unknown[] = [];
 for (const t of tasks) {
+  mkdirSync(work, { recursive: true });
   const dir = prepare(t);
   const oracle = await issueMode(t, dir, script(`oracle ${t.id}`, fixOf(t)));
   git(dir, 'checkout', '-q', '-f', 'HEAD');
