@@ -238,7 +238,8 @@ async function ciMode(t: PythonTask) {
       },
     });
     const rep = /Reproduction: (reproduced \(evidence: [\w-]+\)|[^\n]+)/.exec(r.stdout)?.[1] ?? null;
-    return { status: r.outputs.status, reproduction: rep, logLines, wallMs: Math.round(performance.now() - t0) };
+    const why = r.outputs.status === 'fixed' ? undefined : { reason: r.outputs.reason, summary: r.summary.replace(/\s+/g, ' ').slice(0, 600) };
+    return { status: r.outputs.status, reproduction: rep, logLines, wallMs: Math.round(performance.now() - t0), ...why };
   } catch (e) {
     return { error: e instanceof Error ? e.message.slice(0, 400) : String(e) };
   } finally {
