@@ -124,7 +124,8 @@ function discover(spec: RepoSpec): { scanned: number; candidates: number; tasks:
     git(dir, 'checkout', sha, '--', ...testFiles);
     const command = commandOf(spec, testFiles);
     const before = sh(dir, `${command} -p no:cacheprovider -rA -q`);
-    const failed = [...before.out.matchAll(/^(?:FAILED|ERROR) (\S+\.py::\S+(?:\[[^\]]*\])?)/gm)].map((m) => m[1]);
+    // `FAILED tests/t.py::test_x[a b] - message`: the id runs to the ` - ` before the message (parameters may hold spaces)
+    const failed = [...before.out.matchAll(/^(?:FAILED|ERROR) (\S+\.py::.+?)(?: - .*)?$/gm)].map((m) => m[1].trim());
     if (before.code !== 1 || failed.length === 0) {
       reject(before.code === 1 ? 'fails without a named test' : `buggy commit exits ${before.code}`);
       continue;
@@ -203,30 +204,34 @@ async function issueMode(t: PythonTask, dir: string, s: Script) {
   };
 }
 
-/** Every tracked text file at a commit (the fake remote of the CI run is made from them). */
-function treeAt(repo: string, sha: string): Record<string, string> {
+/** Every tracked file at a commit (the fake remote of the CI run is made from them): UTF-8 text, and the other files as bytes. */
+function treeAt(repo: string, sha: string): { text: Record<string, string>; binary: Record<string, Buffer> } {
   const mirror = mirrorOf(repo);
-  const out: Record<string, string> = {};
+  const text: Record<string, string> = {};
+  const binary: Record<string, Buffer> = {};
   for (const f of git(mirror, 'ls-tree', '-r', '--name-only', sha).split('\n')) {
     if (!f || f.startsWith('.github/')) continue;
     const buf = execFileSync('git', ['show', `${sha}:${f}`], { cwd: mirror, maxBuffer: 64 << 20 });
-    if (buf.length > 400_000 || buf.includes(0)) continue;
-    out[f] = buf.toString('utf8');
+    if (buf.length > 2_000_000) continue;
+    const asText = buf.toString('utf8');
+    if (buf.includes(0) || !Buffer.from(asText, 'utf8').equals(buf)) binary[f] = buf;
+    else text[f] = asText;
   }
-  out['.gitignore'] = `${out['.gitignore'] ?? ''}\n.venv/\n__pycache__/\n.pytest_cache/\n`;
-  return out;
+  text['.gitignore'] = `${text['.gitignore'] ?? ''}\n.venv/\n__pycache__/\n.pytest_cache/\n`;
+  return { text, binary };
 }
 
 async function ciMode(t: PythonTask) {
   const open: { close(): Promise<void> }[] = [];
   const t0 = performance.now();
   try {
-    const files = treeAt(t.repo, t.fix_sha);
+    const { text: files, binary } = treeAt(t.repo, t.fix_sha);
     const broken = Object.fromEntries(t.fix_files.map((f) => [f, git(mirrorOf(t.repo), 'show', `${t.buggy_sha}:${f}`) + '\n']));
     let logLines = 0;
     const { r } = await repairCiRun(open, {
       repo: t.repo.split('/')[1],
       files,
+      binary,
       broken,
       script: script(`oracle ${t.id}`, fixOf(t)),
       inputs: { 'setup-command': SETUP, 'test-command': t.test_command, 'max-iterations': '1', 'max-changed-lines': '2000' },

@@ -6,7 +6,7 @@
  * Also an issue run on the same kind of repository.
  */
 import { spawnSync } from 'node:child_process';
-import { symlinkSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startFakeGitHub, type FakeGitHub } from './fake-github.js';
 import { startScriptedModel, type ScriptedModel } from '../src/scripted/server.js';
@@ -46,9 +46,18 @@ type Closable = { close(): Promise<void> };
 /** The broken commit is pushed on top of `files`; the CI run of that commit failed with `log`. */
 export async function repairCiRun(
   open: Closable[],
-  p: { repo: string; files: Record<string, string>; broken: Record<string, string>; script: Script; log: (remoteUrl: string) => string; inputs?: Record<string, string> },
+  p: { repo: string; files: Record<string, string>; broken: Record<string, string>; script: Script; log: (remoteUrl: string) => string; inputs?: Record<string, string>; binary?: Record<string, Buffer> },
 ): Promise<Repaired> {
   const repo = makeRepo(p.files, { message: 'Initial' });
+  if (p.binary && Object.keys(p.binary).length) {
+    // files that are not UTF-8 text (data files of a real project), byte for byte
+    for (const [f, bytes] of Object.entries(p.binary)) {
+      mkdirSync(path.dirname(path.join(repo.dir, f)), { recursive: true });
+      writeFileSync(path.join(repo.dir, f), bytes);
+    }
+    repo.git('add', '-A');
+    repo.git('commit', '-qm', 'Data files');
+  }
   const brokenSha = commitAs(repo.dir, HUMAN, p.broken, 'Refactor');
   repo.git('push', '-q', 'origin', 'main');
   const github = await startFakeGitHub({ owner: OWNER, repo: p.repo, token: GH_TOKEN, gitDir: repo.remoteDir });
