@@ -153,15 +153,17 @@ test('usage missing from the server → estimated from characters', async () => 
   }
 });
 
-test('429 with retry-after 0 is retried by the SDK, then succeeds', async () => {
+test('a 429 is never retried by the SDK: it comes back at once with its wait, for the loop to decide', async () => {
   const { server, model, logs } = await setup({
     steps: [{ error: { status: 429, headers: { 'retry-after': '0' } } }, { content: 'ok after rate limit' }],
   });
-  const reply = await model.complete(START, TOOLS);
-  expect(reply.content).toBe('ok after rate limit');
-  expect(server.requests).toHaveLength(2);
-  expect(server.requests[1]).toEqual(server.requests[0]);
-  expect(logs.join('\n')).toMatch(/HTTP 429/);
+  const e = await failure(model.complete(START, TOOLS));
+  expect(e.kind).toBe('rate-limited');
+  expect(e.limit).toEqual({ kind: 'rate-limited', retryAfterMs: 0 });
+  expect(server.requests).toHaveLength(1);
+  expect(logs.join('\n')).toMatch(/rate-limited the request/);
+  // the same turn asked again goes through
+  expect((await model.complete(START, TOOLS)).content).toBe('ok after rate limit');
 });
 
 test('500 twice then success (SDK backoff)', async () => {

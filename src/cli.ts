@@ -40,6 +40,10 @@ Options for fix:
   --max-changed-lines N   (default 200)
   --timeout-minutes N     per command (default 15)
   --context-tokens N      token budget of the first model request, repository context included (default 8000; 0: no repository context)
+  --max-input-tokens N    input tokens one model request may take, all of it counted (default: 8000 on
+                          GitHub Models, the model's context window elsewhere when known, else 100000)
+  --max-output-tokens N   the reply's cap per request (default: 4000 on GitHub Models, else the endpoint's)
+  --requests-per-minute N pacing without rate-limit headers (default: 10 on GitHub Models, else none)
   --preexisting-failures allow|block
                           tests failing before any edit that the task is not about may
                           still fail at the gate (allow, the default) or not (block)
@@ -100,7 +104,8 @@ function runLocal(o: Omit<LocalOptions, 'openGit' | 'shell' | 'makeModel' | 'wor
         throw new UsageError(`${repo} is not inside a git repository. Run agent-fix in a git checkout or pass --repo DIR (to start one: git init && git add -A && git commit -m "initial").`);
       }),
     shell: makeShell(),
-    makeModel: (log) => makeChatModel({ baseUrl: o.settings.baseUrl, apiKey: o.settings.apiKey, model: o.settings.model, log, wording: CLI_WORDING }),
+    makeModel: (log) =>
+      makeChatModel({ baseUrl: o.settings.baseUrl, apiKey: o.settings.apiKey, model: o.settings.model, log, wording: CLI_WORDING, maxOutputTokens: o.settings.maxOutputTokens, requestsPerMinute: o.settings.requestsPerMinute }),
   });
 }
 
@@ -186,6 +191,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         'timeout-minutes': { type: 'string' },
         'preexisting-failures': { type: 'string' },
         'context-tokens': { type: 'string' },
+        'max-input-tokens': { type: 'string' },
+        'max-output-tokens': { type: 'string' },
+        'requests-per-minute': { type: 'string' },
         'api-key': { type: 'string' },
         json: { type: 'boolean', default: false },
         verbose: { type: 'boolean', short: 'v', default: false },

@@ -338,6 +338,8 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
     feedback: intel.feedback,
     context: repoContext ?? undefined,
     contextTokens: settings.contextTokens ?? DEFAULT_CONTEXT_TOKENS,
+    ...(settings.maxInputTokens ? { maxInputTokens: settings.maxInputTokens } : {}),
+    ...(settings.maxOutputTokens ? { maxOutputTokens: settings.maxOutputTokens } : {}),
     diagnostics: diagnostics ?? undefined,
     interrupt: deps.checkpoint,
     start,

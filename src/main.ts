@@ -247,7 +247,17 @@ async function action(rt: ActionsRuntime, env: NodeJS.ProcessEnv, overrides: Run
     makeModel: () =>
       mode === 'publish'
         ? noModel(settings.model)
-        : makeChatModel({ baseUrl: settings.baseUrl, apiKey: settings.apiKey, model: settings.model, log: say, wording: ACTION_WORDING, ...candidateSampling(settings.candidate), ...overrides.model }),
+        : makeChatModel({
+            baseUrl: settings.baseUrl,
+            apiKey: settings.apiKey,
+            model: settings.model,
+            log: say,
+            wording: ACTION_WORDING,
+            maxOutputTokens: settings.maxOutputTokens,
+            requestsPerMinute: settings.requestsPerMinute,
+            ...candidateSampling(settings.candidate),
+            ...overrides.model,
+          }),
     sandbox: overrides.sandbox,
     settings,
     redactor,

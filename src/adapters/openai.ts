@@ -2,11 +2,15 @@
  * ChatModel adapter over the `openai` SDK, for any OpenAI-compatible chat-completions
  * endpoint (OpenAI, GitHub Models, Azure, Ollama, vLLM, gateways, the scripted server).
  *
- * Retries of 429 / 408 / 409 / 5xx / connection errors are the SDK's own (it honours
- * `retry-after` and `retry-after-ms`). A 429 asking to wait longer than `maxRetryAfterMs`
- * is not waited for: it fails at once with an actionable message. Every other failure
- * becomes a `ModelError` whose message names the status, the server's message, the base
- * URL and the model, and never contains the API key.
+ * Retries of 408 / 409 / 5xx / connection errors are the SDK's own. A 429 never is: the SDK
+ * would wait out a daily quota's retry-after of hours, so every 429 comes back at once as a
+ * `ModelError` carrying its `limit` (per-minute, with the wait asked, or the daily quota) and the
+ * loop decides whether the wait fits the run's wall-time budget. A 413 `tokens_limit_reached`
+ * carries the real limit its message names, so the loop can shrink the request and retry it.
+ * Requests are paced before they leave (adapters/rate-limit.ts): the `x-ratelimit-*` headers of
+ * every answer, or `requestsPerMinute` without them. Every failure becomes a `ModelError` whose
+ * message names the status, the server's message, the base URL and the model, and never
+ * contains the API key.
  */
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type {
@@ -15,7 +19,8 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
-import { CHECK_HEADER, type ChatMessage, type CheckableModel, type EndpointCheck, type ModelReply, type ToolCall, type ToolSpec } from '../ports/llm.js';
+import { CHECK_HEADER, type ChatMessage, type CheckableModel, type EndpointCheck, type LimitHit, type ModelReply, type ToolCall, type ToolSpec } from '../ports/llm.js';
+import { limitFromMessage, readRateHeaders, RequestPacer } from './rate-limit.js';
 
 export interface ChatModelOptions {
   baseUrl: string;
@@ -23,14 +28,19 @@ export interface ChatModelOptions {
   model: string;
   /** Per request, default 300 000 ms. */
   timeoutMs?: number;
-  /** SDK retries of 429 / 5xx / connection errors, default 3. */
+  /** SDK retries of 5xx / connection errors, default 3 (a 429 is never retried by the SDK: the loop decides). */
   maxRetries?: number;
+  /** `max_tokens` of every request (the reply's cap; GitHub Models' free use allows 4,000); 0 or absent: the endpoint's default. */
+  maxOutputTokens?: number;
+  /** Requests per minute to pace to when the endpoint sends no rate-limit headers; 0 or absent: no pacing without headers. */
+  requestsPerMinute?: number;
+  /** Waits before a paced request (default: a timer); the clock of the pacer (default Date.now). */
+  sleep?: (ms: number) => Promise<void>;
+  now?: () => number;
   temperature?: number;
   /** Sampling seed (best-effort reproducibility; candidates of a matrix differ by it, see bundle/candidate.ts). */
   seed?: number;
   log?: (m: string) => void;
-  /** A 429 whose retry-after exceeds this is reported instead of waited for. Default 60 000 ms. */
-  maxRetryAfterMs?: number;
   /** How error messages name the settings to fix (the entry's words: settings/wording.ts; default: plain names). */
   wording?: ErrorWords;
   /** Per request of the endpoint check (`check()`), default 120 000 ms (or `timeoutMs` when shorter: a model server still loading its weights may be slow to answer). */
@@ -70,6 +80,8 @@ export class ModelError extends Error {
     message: string,
     readonly kind: ModelErrorKind,
     readonly status?: number,
+    /** Which of the endpoint's limits refused the request (ports/llm.ts `limitOf`). */
+    readonly limit?: LimitHit,
   ) {
     super(message);
   }
@@ -77,7 +89,9 @@ export class ModelError extends Error {
 
 export function makeChatModel(opts: ChatModelOptions): CheckableModel {
   const log = opts.log ?? (() => {});
-  const maxRetryAfterMs = opts.maxRetryAfterMs ?? 60_000;
+  const now = opts.now ?? Date.now;
+  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const pacer = new RequestPacer(opts.requestsPerMinute ?? 0, now);
   const where = `${safeUrl(opts.baseUrl)} (model "${opts.model}")`;
   const words = opts.wording ?? PLAIN_WORDS;
   const client = new OpenAI({
@@ -85,10 +99,12 @@ export function makeChatModel(opts: ChatModelOptions): CheckableModel {
     apiKey: opts.apiKey,
     timeout: opts.timeoutMs ?? 300_000,
     maxRetries: opts.maxRetries ?? 3,
-    fetch: watchfulFetch(log, maxRetryAfterMs),
+    fetch: watchfulFetch(log, pacer),
   });
   let temperature = opts.temperature;
   let seed = opts.seed;
+  /** The reply cap and its parameter: reasoning models want `max_completion_tokens`, some servers neither. */
+  let outputCap: 'max_tokens' | 'max_completion_tokens' | null = opts.maxOutputTokens ? 'max_tokens' : null;
 
   async function complete(messages: ChatMessage[], tools: ToolSpec[]): Promise<ModelReply> {
     const params: ChatCompletionCreateParamsNonStreaming = {
@@ -101,10 +117,24 @@ export function makeChatModel(opts: ChatModelOptions): CheckableModel {
       else delete params.temperature;
       if (seed !== undefined) params.seed = seed;
       else delete params.seed;
+      delete params.max_tokens;
+      delete params.max_completion_tokens;
+      if (outputCap) params[outputCap] = opts.maxOutputTokens;
+      const wait = pacer.delayMs();
+      if (wait > 0) {
+        log(`pacing model requests to the endpoint's rate limit: waiting ${Math.ceil(wait / 1000)}s`);
+        await sleep(wait);
+      }
+      pacer.took();
       let completion: ChatCompletion;
       try {
         completion = await client.chat.completions.create(params);
       } catch (e) {
+        if (outputCap && e instanceof APIError && e.status === 400 && /max_tokens|max_completion_tokens/i.test(serverMessage(e))) {
+          outputCap = outputCap === 'max_tokens' ? 'max_completion_tokens' : null;
+          log(`model "${opts.model}" rejected the reply cap; retrying ${outputCap ? `with ${outputCap}` : 'without it'}`);
+          continue;
+        }
         // Some models (reasoning models) only accept their default temperature.
         if (temperature !== undefined && e instanceof APIError && e.status === 400 && /temperature/i.test(serverMessage(e))) {
           log(`model "${opts.model}" rejected temperature ${temperature}; retrying with the server default`);
@@ -217,8 +247,11 @@ function estimatePrompt(messages: ChatMessage[], tools: ToolSpec[]): number {
 
 // ---------------------------------------------------------------- transport
 
-/** Logs what the SDK is about to retry and refuses to wait for very long retry-after. */
-function watchfulFetch(log: (m: string) => void, maxRetryAfterMs: number) {
+/**
+ * Feeds every answer's rate-limit headers to the pacer, logs what the SDK is about to retry, and
+ * keeps the SDK from retrying a 429 (the loop decides: wait within the budget, or stop on a quota).
+ */
+function watchfulFetch(log: (m: string) => void, pacer: RequestPacer) {
   return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     let res: Response;
     try {
@@ -227,12 +260,15 @@ function watchfulFetch(log: (m: string) => void, maxRetryAfterMs: number) {
       if (!(init?.signal?.aborted ?? false)) log(`model endpoint unreachable (${causeText(e)})`);
       throw e;
     }
+    pacer.observe(readRateHeaders((name) => res.headers.get(name)));
     if (res.status !== 429 && res.status < 500 && res.status !== 408) return res;
     const waitMs = retryAfterMs(res.headers);
-    if (res.status === 429 && waitMs !== undefined && waitMs > maxRetryAfterMs) {
+    if (res.status === 429) {
+      if (waitMs !== undefined) pacer.blockFor(waitMs);
       const headers = new Headers(res.headers);
       headers.set('x-should-retry', 'false');
-      log(`model endpoint rate-limited the request and asks to wait ${Math.ceil(waitMs / 1000)}s; not waiting`);
+      const type = res.headers.get('x-ratelimit-type');
+      log(`model endpoint rate-limited the request${type ? ` (${type})` : ''}${waitMs !== undefined ? ` and asks to wait ${Math.ceil(waitMs / 1000)}s` : ''}`);
       return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
     }
     log(`model endpoint answered HTTP ${res.status}${waitMs !== undefined ? ` (retry-after ${Math.ceil(waitMs / 1000)}s)` : ''}`);
@@ -255,7 +291,7 @@ function retryAfterMs(h: Headers): number | undefined {
 
 function toModelError(e: unknown, where: string, sentTools: boolean, apiKey: string, words: ErrorWords): ModelError {
   const desc = describe(e, where, sentTools, words);
-  return new ModelError(redact(desc.message, apiKey), desc.kind, desc.status);
+  return new ModelError(redact(desc.message, apiKey), desc.kind, desc.status, desc.limit);
 }
 
 /** One short, actionable line for any error thrown by a ChatModel (or the SDK). Never contains secrets. */
@@ -265,7 +301,7 @@ export function describeModelError(e: unknown): string {
   return redact(`model request failed: ${String(e)}`);
 }
 
-function describe(e: unknown, where: string, sentTools: boolean, words: ErrorWords = PLAIN_WORDS): { message: string; kind: ModelErrorKind; status?: number } {
+function describe(e: unknown, where: string, sentTools: boolean, words: ErrorWords = PLAIN_WORDS): { message: string; kind: ModelErrorKind; status?: number; limit?: LimitHit } {
   if (e instanceof APIUserAbortError) return { message: `model request to ${where} was aborted`, kind: 'unknown' };
   if (e instanceof APIConnectionTimeoutError) {
     return { message: `model request to ${where} timed out (after the SDK's retries); the model may be overloaded or the timeout too short`, kind: 'timeout' };
@@ -286,13 +322,23 @@ function describe(e: unknown, where: string, sentTools: boolean, words: ErrorWor
     if (status === 403) return { status, kind: 'forbidden', message: `${head}. The key has no access to this model: check its permissions or pick another model` };
     if (status === 404) return { status, kind: 'not-found', message: `${head}. Check ${words.setting('model')} and that ${words.setting('base-url')} is the API root (the part before /chat/completions, e.g. https://api.openai.com/v1)` };
     if (status === 429) {
-      if (/quota|billing|insufficient/i.test(`${code} ${msg}`)) return { status, kind: 'quota', message: `${head}. The account's quota is exhausted: check billing or use another key` };
       const wait = e.headers ? retryAfterMs(e.headers) : undefined;
       const asks = wait !== undefined && wait > 0 ? ` (the server asks to wait ${Math.ceil(wait / 1000)}s)` : '';
-      return { status, kind: 'rate-limited', message: `${head}. Still rate-limited${asks}: try again later or use a model with a higher limit` };
+      const type = e.headers?.get('x-ratelimit-type') ?? '';
+      if (/day/i.test(type)) {
+        return { status, kind: 'quota', limit: { kind: 'daily-quota', ...(wait !== undefined ? { retryAfterMs: wait } : {}) }, message: `${head}. The daily request quota of this model is spent (${type})${asks}` };
+      }
+      if (/quota|billing|insufficient/i.test(`${code} ${msg}`)) return { status, kind: 'quota', message: `${head}. The account's quota is exhausted: check billing or use another key` };
+      return { status, kind: 'rate-limited', limit: { kind: 'rate-limited', ...(wait !== undefined ? { retryAfterMs: wait } : {}) }, message: `${head}. Still rate-limited${asks}: try again later or use a model with a higher limit` };
     }
-    if (status === 413 || /context.?length|maximum context|too many tokens|prompt is too long/i.test(`${code} ${msg}`)) {
-      return { status, kind: 'context-length', message: `${head}. The conversation no longer fits the model's context window` };
+    if (status === 413 || /tokens_limit_reached|context.?length|maximum context|too many tokens|prompt is too long/i.test(`${code} ${msg}`)) {
+      const limitTokens = limitFromMessage(msg);
+      return {
+        status,
+        kind: 'context-length',
+        limit: { kind: 'too-large', ...(limitTokens ? { limitTokens } : {}) },
+        message: `${head}. The request is over the endpoint's per-request token limit${limitTokens ? ` (${limitTokens} tokens)` : ''}: set max-input-tokens to that limit or lower`,
+      };
     }
     if ((status === 400 || status === 422) && sentTools && /tool|function/i.test(msg) && /support|enable-auto-tool-choice|tool-call-parser/i.test(msg)) {
       return { status, kind: 'tools-unsupported', message: `${head}. This model or server seems not to support tool calling: choose a model with tool/function calling support` };

@@ -4,7 +4,7 @@
  * Tool failures are data for the model, never exceptions. After a failed attempt the working
  * tree goes back to the best snapshot so far.
  */
-import type { ChatMessage, ChatModel, ModelReply, ToolCall } from '../ports/llm.js';
+import { limitOf, type ChatMessage, type ChatModel, type ModelReply, type ToolCall } from '../ports/llm.js';
 import type { FileChange, GitPort } from '../ports/git.js';
 import type { Attempt, LoopResult, Reason, TokenUsage } from './types.js';
 import type { Task } from '../task/types.js';
@@ -12,7 +12,9 @@ import type { JudgedRun, TestProof, TestRun, Verdict } from '../verify/types.js'
 import { TOOL_SPECS, type ToolBox } from './tools.js';
 import { DEFAULT_CONTEXT_TOKENS, firstMessageWithContext, firstUserMessage, systemPrompt } from './prompt.js';
 import type { RepoContext } from '../context/index.js';
-import { compactMessages, compactionNote } from '../context/compact.js';
+import { COMPACTION_NOTE, compactionNote, fitToBudget, messagesTokens, messageTokens } from '../context/compact.js';
+import { countJsonTokens, countTokens, truncateToTokens } from '../context/tokens.js';
+import { quotaStopMessage, tooLargeMessage } from '../budget/rate.js';
 import { describeTaskFailures, type GateRule } from '../verify/compare.js';
 import { isTestFile } from '../guard/test-integrity.js';
 import { failureFeedback } from '../verify/test-run.js';
@@ -93,6 +95,18 @@ export interface LoopDeps {
   /** The conversation is compacted once it passes this many tokens (default: twice the context budget, at least 12,000). */
   compactTokens?: number;
   /**
+   * The endpoint's input limit per request (GitHub Models' free use: 8,000): before every request
+   * the conversation is fitted to it (system prompt, tool schemas and every message counted), tool
+   * results are sized to the room left, and a 413 that names a lower limit is learnt and the turn
+   * retried. Absent: no per-request limit (only `compactTokens` applies).
+   */
+  maxInputTokens?: number;
+  /** The reply's cap per request (`max_tokens`, sent by the adapter), for the model's rules; 0 or absent: the endpoint's default. */
+  maxOutputTokens?: number;
+  /** Waits out a short 429 (default: a timer); the clock of a quota's reset time (default Date.now). */
+  sleep?: (ms: number) => Promise<void>;
+  now?: () => number;
+  /**
    * The repository's own tsc/ESLint (src/diagnostics): after each batch of edits, the errors the edits
    * introduced are appended to the last edit's result; a run_tests or finish in the same batch as
    * edits that introduced errors is answered with them instead of running the tests.
@@ -124,7 +138,18 @@ export interface LoopStart {
 export interface LoopBudget {
   record(usage: { promptTokens: number; completionTokens: number }): void;
   exceeded(): { kind: string; message: string } | null;
+  /** Milliseconds left of the wall-time budget (a 429's wait must fit in it); absent or Infinity: no cap. */
+  remainingMs?(): number;
 }
+
+/** Share of the input limit the loop fills: the endpoint's tokenizer and framing differ a little from ours. */
+const FILL = 0.96;
+/** 413s answered in a row on one turn before the run gives up. */
+const MAX_TOO_LARGE = 3;
+/** Short 429s waited out on one turn. */
+const MAX_RATE_WAITS = 6;
+/** Tools whose results take room in the next request. */
+const PRODUCERS = new Set(['read_file', 'search', 'list_files', 'run_tests', 'finish']);
 
 export interface LoopOutput extends LoopResult {
   /** The tree of the accepted fix (reason 'verified') or of the best attempt. */
@@ -174,13 +199,35 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
   const feedback = (run: TestRun, verdict?: Verdict) => (deps.feedback ? deps.feedback(run, verdict) : failureFeedback(run));
   const attempts: Attempt[] = [];
   const touched: string[] = [...(deps.start?.touched ?? [])];
-  const system = systemPrompt(limits);
+  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const now = deps.now ?? Date.now;
+  // The per-request input limit (learnt lower from a 413) and the share of it the loop fills.
+  let inputLimit = deps.maxInputTokens && deps.maxInputTokens > 0 ? deps.maxInputTokens : Number.POSITIVE_INFINITY;
+  let fill = FILL;
+  const toolTokens = countJsonTokens(TOOL_SPECS.map((t) => ({ type: 'function', function: t })));
+  /** The tokens the messages may take in one request. */
+  const messageBudget = () => Math.floor(inputLimit * fill) - toolTokens;
   const first = firstUserMessage(task, deps.baseline, feedback(deps.baseline), deps.gate) + (deps.start ? `\n\n${deps.start.note}` : '');
-  const context = deps.context ? { repo: deps.context, budgetTokens: deps.contextTokens ?? DEFAULT_CONTEXT_TOKENS } : undefined;
+  const bounded = Number.isFinite(inputLimit);
+  const room = bounded ? { inputTokens: inputLimit, outputTokens: deps.maxOutputTokens ?? 0, readTokens: 0 } : undefined;
+  let system = systemPrompt(limits, room);
+  if (room) {
+    // a read's room: what the limit leaves after the task without repository context, the model's reply and a margin
+    room.readTokens = Math.max(400, Math.floor((messageBudget() - countTokens(system) - countTokens(first) - 900) * 0.8));
+    system = systemPrompt(limits, room);
+  }
+  // The repository context of the first request: within context-tokens, and with an input limit
+  // at most 70 % of it, so that the first reads fit beside it (it shrinks further when they do not).
+  let contextBudget = deps.context ? Math.min(deps.contextTokens ?? DEFAULT_CONTEXT_TOKENS, bounded ? Math.floor(inputLimit * 0.7) : Number.POSITIVE_INFINITY) : 0;
+  const firstText = (budgetTokens: number) =>
+    deps.redact(firstMessageWithContext(first, system, TOOL_SPECS, deps.context && budgetTokens > 0 ? { repo: deps.context, budgetTokens } : undefined).text);
   const messages: ChatMessage[] = [
     { role: 'system', content: system },
-    { role: 'user', content: deps.redact(firstMessageWithContext(first, system, TOOL_SPECS, context).text) },
+    { role: 'user', content: firstText(contextBudget) },
   ];
+  /** Tokens of the part of every request that no compaction can shrink: system prompt, tool schemas, the task without repository context. */
+  const fixedTokens = () => toolTokens + messagesTokens([messages[0], { role: 'user', content: deps.redact(first) }]);
+  let peak = 0;
   let sent = 0;
   let best: Best = deps.start ? { tree: deps.start.tree, score: score(deps.start.run) } : { tree: deps.baselineTree, score: score(deps.baseline) };
   let iteration = 0;
@@ -212,7 +259,7 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
   let uncheckedEdit: number | null = null;
   let uncheckedFiles: string[] = [];
   /** Runs the type and lint check after edits and appends what it found to the last edit's result; the new errors' count. */
-  const checkEdits = async (turn: number): Promise<number> => {
+  const checkEdits = async (turn: number, share = Number.POSITIVE_INFINITY): Promise<number> => {
     if (uncheckedEdit === null || !deps.diagnostics) return 0;
     const at = uncheckedEdit;
     const batch = uncheckedFiles;
@@ -221,7 +268,7 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
     const c = await deps.diagnostics.check(touched, batch);
     if (c.ran.length === 0 && !c.text) return 0;
     emit({ type: 'diagnostics', turn, ran: c.ran, found: c.fresh.length, shown: c.shown, ms: c.ms, text: c.text });
-    if (c.text) messages[at] = { ...messages[at], content: `${messages[at].content ?? ''}\n\n${deps.redact(c.text)}` };
+    if (c.text) messages[at] = { ...messages[at], content: `${messages[at].content ?? ''}\n\n${Number.isFinite(share) ? sizeTo(deps.redact(c.text), Math.floor(share / 2)) : deps.redact(c.text)}` };
     return c.fresh.length;
   };
   deps.diagnostics?.warmUp();
@@ -242,30 +289,22 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
     }
     const halt = await deps.interrupt?.('turn');
     if (halt) return interrupted(halt);
-    const compacted = compactMessages(messages, deps.compactTokens ?? Math.max(12_000, 2 * (deps.contextTokens ?? DEFAULT_CONTEXT_TOKENS)));
-    if (compacted) {
-      messages.splice(0, messages.length, ...compacted.messages);
-      messages.push({ role: 'user', content: deps.redact(compactionNote(await git.diff(deps.baselineTree, await git.snapshot()))) });
-      emit({ type: 'note', message: `conversation compacted: ${compacted.summarised} older tool results summarised (${compacted.before} -> ${compacted.after} tokens)` });
-    }
-    emit({ type: 'model-request', turn, newMessages: messages.slice(sent) });
+    const fresh = messages.length - sent;
+    const fitted = await fitRequest();
+    if ('part' in fitted) return stopTooLarge(fitted);
+    const sending = messages.slice(messages.length - fresh - (fitted.noted ? 1 : 0));
     sent = messages.length;
-    let reply: ModelReply;
-    try {
-      reply = await model.complete(messages, TOOL_SPECS);
-    } catch (e) {
-      // The adapter already retried what is worth retrying (429 with retry-after, 5xx, timeouts,
-      // connection resets); what reaches here ends the run cleanly with what was verified so far.
-      const why = deps.redact(e instanceof Error ? e.message : String(e));
-      emit({ type: 'note', message: `model request failed: ${why}` });
-      await git.restore(best.tree);
-      stopDetail = why;
-      return done('model-error', best.tree);
-    }
+    emit({ type: 'model-request', turn, newMessages: sending });
+    const answer = await request();
+    if ('stop' in answer) return answer.stop;
+    const reply = answer.reply;
     deps.budget?.record(reply.usage);
     usage.requests++;
     usage.promptTokens += reply.usage.promptTokens;
     usage.completionTokens += reply.usage.completionTokens;
+    peak = Math.max(peak, reply.usage.promptTokens);
+    usage.peakPromptTokens = peak;
+    if (Number.isFinite(inputLimit)) usage.inputLimit = inputLimit;
     emit({ type: 'model-reply', turn, reply });
     // Redacted like everything else that leaves the process (the model may echo a secret it saw in a file).
     const echoed = reply.toolCalls.map((c) => ({ ...c, arguments: deps.redact(c.arguments) }));
@@ -283,6 +322,12 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
       continue;
     }
 
+    // The room the results of this reply may take in the next request, shared by the calls that produce text.
+    const producing = Math.max(1, reply.toolCalls.filter((c) => PRODUCERS.has(c.name)).length);
+    const share = Number.isFinite(inputLimit)
+      ? Math.max(300, Math.floor((messageBudget() + toolTokens - fixedTokens() - messageTokens(messages[messages.length - 1]) - noteTokens() - 300) / producing))
+      : Number.POSITIVE_INFINITY;
+    const sized = (text: string) => (Number.isFinite(share) ? sizeTo(text, share) : text);
     let finished = false;
     for (const call of reply.toolCalls) {
       if (finished) {
@@ -315,7 +360,7 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
         if (outcome.final) final = outcome.final;
         if (outcome.best) best = outcome.best;
         if (outcome.stopDetail) stopDetail = outcome.stopDetail;
-        messages.push(toolMessage(call, deps.redact(outcome.message)));
+        messages.push(toolMessage(call, sized(deps.redact(outcome.message))));
         if (outcome.stop) return done(outcome.stop, outcome.tree);
         continue;
       }
@@ -324,19 +369,131 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
         emit({ type: 'test-run', purpose: 'run_tests', iteration, run });
         const text = run.succeeded ? `Tests pass. ${verdict.summary}` : `${verdict.summary}\n\n${feedback(run, verdict)}`;
         emit({ type: 'tool', turn, name: call.name, arguments: call.arguments, ok: true, display: `run_tests: ${verdict.summary}`, result: text });
-        messages.push(toolMessage(call, deps.redact(text)));
+        messages.push(toolMessage(call, sized(deps.redact(text))));
         continue;
       }
-      const result = await tools.execute(call.name, call.arguments);
+      const result = await tools.execute(call.name, call.arguments, { maxTokens: share });
       if (result.changedPath && !touched.includes(result.changedPath)) touched.push(result.changedPath);
       emit({ type: 'tool', turn, name: call.name, arguments: call.arguments, ok: result.ok, display: result.display, result: result.content });
-      messages.push(toolMessage(call, deps.redact(result.content)));
+      messages.push(toolMessage(call, sized(deps.redact(result.content))));
       if (result.changedPath) {
         uncheckedEdit = messages.length - 1;
         uncheckedFiles.push(result.changedPath);
       }
     }
-    await checkEdits(turn);
+    await checkEdits(turn, share);
+  }
+
+  /** The compaction note's diff budget: at most 3,000 tokens, and an eighth of a bounded request. */
+  function noteTokens(): number {
+    return Number.isFinite(inputLimit) ? Math.min(3000, Math.floor(inputLimit / 8)) : 3000;
+  }
+
+  /**
+   * Fits the next request into the input limit, and into the compaction threshold (`compactTokens`,
+   * where older tool results alone are summarised): older tool results summarised, then the
+   * repository context of the first message shrunk, then earlier steps summarised or dropped and
+   * the latest results cut; after any of it, the note of the changes so far (`noted`). When even
+   * that does not fit: the part that alone is too big (the run cannot go on).
+   */
+  async function fitRequest(): Promise<{ part: string; partTokens: number } | { noted: boolean }> {
+    const budget = messageBudget();
+    const soft = deps.compactTokens ?? Math.max(12_000, 2 * (deps.contextTokens ?? DEFAULT_CONTEXT_TOKENS));
+    const before = messagesTokens(messages) + toolTokens;
+    if (before - toolTokens <= Math.min(soft, budget)) return { noted: false };
+    const kept = messages.filter((m) => !(m.role === 'user' && m.content.startsWith(COMPACTION_NOTE)));
+    const note: ChatMessage = { role: 'user', content: deps.redact(compactionNote(await git.diff(deps.baselineTree, await git.snapshot()), noteTokens())) };
+    const room = Math.min(soft, budget) - messageTokens(note);
+    // older tool results first (the only step without an input limit)
+    let fit = fitToBudget(kept, room, 1);
+    if (!fit.fits && Number.isFinite(inputLimit)) {
+      for (const level of [Math.floor(contextBudget / 2), 0].filter((b) => b < contextBudget)) {
+        contextBudget = level;
+        kept[1] = { role: 'user', content: firstText(level) };
+        fit = fitToBudget(kept, room, 1);
+        fit.steps.push(level ? `repository context cut to ${level} tokens` : 'repository context left out');
+        if (fit.fits) break;
+      }
+      if (!fit.fits) {
+        const steps = fit.steps;
+        fit = fitToBudget(kept, room, 4);
+        fit.steps.unshift(...steps.filter((x) => x.startsWith('repository')));
+      }
+      if (!fit.fits) {
+        const fixed = fixedTokens();
+        if (fixed > budget + toolTokens - 200) {
+          const sys = messageTokens(messages[0]) + toolTokens;
+          const task = messageTokens({ role: 'user', content: first });
+          return sys >= task ? { part: 'the system prompt with the tool schemas', partTokens: sys } : { part: 'the task (issue text and the baseline test output)', partTokens: task };
+        }
+        return { part: 'the task with the latest step', partTokens: messagesTokens(fit.messages) + toolTokens };
+      }
+    }
+    if (fit.steps.length === 0 && messagesTokens(messages) <= budget) return { noted: false };
+    messages.splice(0, messages.length, ...fit.messages, note);
+    const limit = Number.isFinite(inputLimit) && before > budget + toolTokens ? `the ${inputLimit}-token input limit` : 'the compaction threshold';
+    emit({ type: 'note', message: `conversation compacted to ${limit}: ${[...fit.steps, 'the changes so far noted'].join(', ')} (${before} -> ${messagesTokens(messages) + toolTokens} tokens)` });
+    return { noted: true };
+  }
+
+  /** The run's stop when a request cannot be made small enough. */
+  async function stopTooLarge(unfit: { part: string; partTokens: number }): Promise<LoopOutput> {
+    stopDetail = tooLargeMessage({ ...unfit, limit: inputLimit });
+    emit({ type: 'note', message: `model request too large: ${stopDetail}` });
+    await git.restore(best.tree);
+    return done('model-error', best.tree);
+  }
+
+  /**
+   * One model request with the endpoint's limits handled: a 413 teaches the real limit, the
+   * request is fitted again and retried; a short 429 is waited out within the wall-time budget;
+   * a daily quota, or a wait longer than the budget, stops the run keeping the best attempt.
+   */
+  async function request(): Promise<{ reply: ModelReply } | { stop: LoopOutput }> {
+    let tooLarge = 0;
+    let waits = 0;
+    for (;;) {
+      try {
+        return { reply: await model.complete(messages, TOOL_SPECS) };
+      } catch (e) {
+        const why = deps.redact(e instanceof Error ? e.message : String(e));
+        const hit = limitOf(e);
+        if (hit?.kind === 'too-large' && tooLarge < MAX_TOO_LARGE) {
+          tooLarge++;
+          const sentTokens = messagesTokens(messages) + toolTokens;
+          const learnt = hit.limitTokens && hit.limitTokens < inputLimit ? hit.limitTokens : null;
+          if (learnt) inputLimit = learnt;
+          else if (!Number.isFinite(inputLimit)) inputLimit = Math.floor(sentTokens * 0.85);
+          else fill *= 0.9;
+          emit({ type: 'note', message: `the endpoint refused a request of ~${sentTokens} tokens as too large${learnt ? ` (its limit: ${learnt} tokens)` : ''}; fitting it to ${Math.floor(inputLimit * fill)} tokens and retrying` });
+          const fitted = await fitRequest();
+          if ('part' in fitted) return { stop: await stopTooLarge(fitted) };
+          continue;
+        }
+        if (hit?.kind === 'rate-limited' || hit?.kind === 'daily-quota') {
+          const left = deps.budget?.remainingMs?.() ?? Number.POSITIVE_INFINITY;
+          const wait = hit.retryAfterMs ?? Math.min(60_000, 5_000 * 2 ** waits);
+          if (hit.kind === 'rate-limited' && wait < left && waits < MAX_RATE_WAITS) {
+            waits++;
+            emit({ type: 'note', message: `the endpoint's rate limit: waiting ${Math.ceil(wait / 1000)}s before retrying the request` });
+            await sleep(wait);
+            continue;
+          }
+          const asks = hit.retryAfterMs !== undefined ? ` (the server asks to wait ${Math.ceil(hit.retryAfterMs / 1000)}s)` : '';
+          stopDetail = `${quotaStopMessage({ retryAfterMs: hit.retryAfterMs, daily: hit.kind === 'daily-quota', now: now(), remainingMs: left })}${hit.kind === 'daily-quota' ? '' : asks}`;
+          emit({ type: 'note', message: `model request refused: ${why}` });
+          emit({ type: 'note', message: `budget exhausted: ${stopDetail}` });
+          await git.restore(best.tree);
+          return { stop: done('budget-exhausted', best.tree) };
+        }
+        // The adapter already retried what is worth retrying (5xx, timeouts, connection resets);
+        // what reaches here ends the run cleanly with what was verified so far.
+        emit({ type: 'note', message: `model request failed: ${why}` });
+        await git.restore(best.tree);
+        stopDetail = why;
+        return { stop: done('model-error', best.tree) };
+      }
+    }
   }
 
   /**
@@ -471,6 +628,12 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
     return { message: msg, tree };
     }
   }
+}
+
+/** A tool result within `maxTokens`, with a note of the cut. */
+function sizeTo(text: string, maxTokens: number): string {
+  if (countTokens(text) <= maxTokens) return text;
+  return `${truncateToTokens(text, Math.max(50, maxTokens - 40))}\n[cut to fit the per-request token budget (${maxTokens} tokens for this result); ask for less at a time]`;
 }
 
 function toolMessage(call: ToolCall, content: string): ChatMessage {

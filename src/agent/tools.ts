@@ -15,6 +15,7 @@ import { resolveRepoPath } from '../workspace/paths.js';
 import { applyEdit, type EditResult, type Rung } from './edit-match.js';
 import { checkSyntax } from './syntax-check.js';
 import { applyUnifiedDiff } from './unified-diff.js';
+import { countTokens, truncateToTokens } from '../context/tokens.js';
 
 export interface ToolResult {
   ok: boolean;
@@ -374,7 +375,12 @@ export class ToolBox {
     this.maxFileBytes = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   }
 
-  async execute(name: string, rawArgs: string): Promise<ToolResult> {
+  /**
+   * Runs one tool. `room.maxTokens`: the tokens the result may take in the next request (the
+   * loop's share of the endpoint's per-request budget); read_file and search stop at it and say
+   * how to get the rest.
+   */
+  async execute(name: string, rawArgs: string, room: { maxTokens?: number } = {}): Promise<ToolResult> {
     try {
       if (!isToolName(name)) {
         return fail(`Unknown tool "${name}". The tools are: ${TOOL_NAMES.join(', ')}.`, `unknown tool ${short(String(name), 40)}`);
@@ -385,9 +391,9 @@ export class ToolBox {
         case 'list_files':
           return await this.listFiles(v.args as ToolArgs['list_files']);
         case 'read_file':
-          return await this.readFile(v.args as ToolArgs['read_file']);
+          return await this.readFile(v.args as ToolArgs['read_file'], room.maxTokens);
         case 'search':
-          return await this.search(v.args as ToolArgs['search']);
+          return await this.search(v.args as ToolArgs['search'], room.maxTokens);
         case 'edit_file':
           return await this.editFile(v.args as ToolArgs['edit_file']);
         case 'write_file':
@@ -476,7 +482,7 @@ export class ToolBox {
     return { ok: true, content, display: `${label}: ${files.length} files` };
   }
 
-  private async readFile(args: ToolArgs['read_file']): Promise<ToolResult> {
+  private async readFile(args: ToolArgs['read_file'], maxTokens = Number.POSITIVE_INFINITY): Promise<ToolResult> {
     const r = await this.resolveExisting(args.path, 'read');
     if (!r.ok) {
       if (r.missing) return fail(`${r.error} Use list_files or search to find the right path.`, `read_file ${short(args.path)}: not found`);
@@ -500,7 +506,7 @@ export class ToolBox {
     if (total === 0) return { ok: true, content: `${r.rel} is empty (0 lines).`, display: `${label}: empty` };
 
     if (args.start_line === undefined && args.end_line === undefined && total > READ_MAX_LINES) {
-      const focused = this.readFocus(r.rel, lines, label);
+      const focused = this.readFocus(r.rel, lines, label, maxTokens);
       if (focused) return focused;
     }
     const start = args.start_line ?? 1;
@@ -514,6 +520,9 @@ export class ToolBox {
     const width = numberWidth(end);
     const out: string[] = [];
     let bytes = 0;
+    // the header and the paging note take ~60 tokens of the room
+    let tokens = 60;
+    let byRoom = false;
     for (let n = start; n <= end; n++) {
       const line = `${String(n).padStart(width)}| ${capLine(lines[n - 1], READ_MAX_LINE_CHARS)}`;
       bytes += Buffer.byteLength(line) + 1;
@@ -521,13 +530,24 @@ export class ToolBox {
         end = n - 1;
         break;
       }
+      if (Number.isFinite(maxTokens)) {
+        tokens += countTokens(line) + 1;
+        if (tokens > maxTokens && out.length > 0) {
+          end = n - 1;
+          byRoom = true;
+          break;
+        }
+      }
       out.push(line);
     }
     let header = `${r.rel} (${total} line${total === 1 ? '' : 's'}`;
     header += buf.includes('\r\n') ? ', CRLF line endings)' : ')';
     let content = `${r.note}${header}\n${out.join('\n')}`;
     if (end < Math.min(requestedEnd, total)) {
-      content += `\n[Showing lines ${start}-${end} of ${total}. To read further call read_file with start_line=${end + 1}.]`;
+      const page = end - start + 1;
+      content += byRoom
+        ? `\n[Showing lines ${start}-${end} of ${total}: a page is what fits this request's token budget (about ${Math.floor(maxTokens)} tokens). For the next page call read_file with start_line=${end + 1}, end_line=${Math.min(total, end + page)}.]`
+        : `\n[Showing lines ${start}-${end} of ${total}. To read further call read_file with start_line=${end + 1}.]`;
     } else if (start > 1 || end < total) {
       content += `\n[Showing lines ${start}-${end} of ${total}.]`;
     }
@@ -535,7 +555,7 @@ export class ToolBox {
   }
 
   /** A long file read without a range: the regions that matter for the task first, within the read cap. */
-  private readFocus(rel: string, lines: string[], label: string): ToolResult | null {
+  private readFocus(rel: string, lines: string[], label: string, maxTokens = Number.POSITIVE_INFINITY): ToolResult | null {
     const regions = (this.focus?.(rel) ?? []).filter((x) => x.start >= 1 && x.start <= lines.length).sort((a, b) => a.start - b.start);
     if (regions.length === 0) return null;
     const blocks: string[] = [];
@@ -549,8 +569,20 @@ export class ToolBox {
       const width = numberWidth(to);
       const body: string[] = [];
       for (let n = from; n <= to; n++) body.push(`${String(n).padStart(width)}| ${capLine(lines[n - 1], READ_MAX_LINE_CHARS)}`);
-      const text = body.join('\n');
+      let text = body.join('\n');
       if (bytes + text.length > READ_MAX_BYTES && blocks.length > 0) break;
+      if (Number.isFinite(maxTokens)) {
+        const left = maxTokens - 80 - countTokens(blocks.join('\n'));
+        if (left < 60 && blocks.length > 0) break;
+        const cut = truncateToTokens(text, Math.max(60, left));
+        if (cut !== text) {
+          const kept = cut.split('\n').length;
+          text = body.slice(0, kept).join('\n');
+          blocks.push(`[lines ${from}-${from + kept - 1}: ${x.label}]\n${text}`);
+          spans.push(`${from}-${from + kept - 1}`);
+          break;
+        }
+      }
       bytes += text.length;
       budget -= to - from + 1;
       blocks.push(`[lines ${from}-${to}: ${x.label}]\n${text}`);
@@ -560,7 +592,7 @@ export class ToolBox {
     return { ok: true, content, display: `${label}: focus ${spans.join(',')}` };
   }
 
-  private async search(args: ToolArgs['search']): Promise<ToolResult> {
+  private async search(args: ToolArgs['search'], maxTokens = Number.POSITIVE_INFINITY): Promise<ToolResult> {
     if (args.pattern === '') return fail('The search pattern is empty; give a word or regular expression to look for.', 'search: empty pattern');
     const sc = this.scope(args.path);
     if (!sc.ok) return fail(sc.error, `search ${short(args.path ?? '')}: refused`);
@@ -572,6 +604,8 @@ export class ToolBox {
     const matches: string[] = [];
     let searched = 0;
     let more = false;
+    let tokens = 40;
+    let byRoom = false;
     outer: for (const f of files) {
       // list entries come from git, but still keep to the guard (symlinks out, .git)
       const r = resolveRepoPath(this.root, f, this.protectedPaths, 'read');
@@ -593,7 +627,16 @@ export class ToolBox {
             more = true;
             break outer;
           }
-          matches.push(`${f}:${i + 1}: ${capLine(lines[i], SEARCH_MAX_LINE_CHARS)}`);
+          const match = `${f}:${i + 1}: ${capLine(lines[i], SEARCH_MAX_LINE_CHARS)}`;
+          if (Number.isFinite(maxTokens)) {
+            tokens += countTokens(match) + 1;
+            if (tokens > maxTokens && matches.length > 0) {
+              more = true;
+              byRoom = true;
+              break outer;
+            }
+          }
+          matches.push(match);
         }
       }
     }
@@ -606,7 +649,7 @@ export class ToolBox {
       };
     }
     let content = `${matches.length}${more ? '+' : ''} match${matches.length === 1 && !more ? '' : 'es'}${note}:\n${matches.join('\n')}`;
-    if (more) content += `\n[Stopped after ${SEARCH_MAX_MATCHES} matches; narrow the pattern or the path.]`;
+    if (more) content += byRoom ? `\n[Stopped after ${matches.length} matches: that is what fits this request's token budget; narrow the pattern or the path.]` : `\n[Stopped after ${SEARCH_MAX_MATCHES} matches; narrow the pattern or the path.]`;
     return { ok: true, content, display: `${label}: ${matches.length}${more ? '+' : ''} matches` };
   }
 

@@ -38,6 +38,10 @@ export interface TokenUsage {
   promptTokens: number;
   completionTokens: number;
   requests: number;
+  /** The largest single request's prompt tokens (as the endpoint reported them); absent in reports of older versions. */
+  peakPromptTokens?: number;
+  /** The per-request input limit the run worked within (max-input-tokens, or the lower limit a 413 named); absent: none. */
+  inputLimit?: number;
 }
 
 export interface LoopResult {

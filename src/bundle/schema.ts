@@ -124,7 +124,7 @@ const FileChangeSchema = z.object({
   binary: z.boolean(),
 }) satisfies z.ZodType<FileChange>;
 
-const TokenUsageSchema = z.object({ promptTokens: count, completionTokens: count, requests: count }) satisfies z.ZodType<TokenUsage>;
+const TokenUsageSchema = z.object({ promptTokens: count, completionTokens: count, requests: count, peakPromptTokens: count.optional(), inputLimit: count.optional() }) satisfies z.ZodType<TokenUsage>;
 
 const TestIntelSchema = z.object({
   runner: z.string(),

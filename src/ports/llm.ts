@@ -55,3 +55,23 @@ export function isCheckable(m: ChatModel): m is CheckableModel {
 
 /** Header of the endpoint check's request: the scripted server (src/scripted) answers it without spending a step; real servers ignore it. */
 export const CHECK_HEADER = 'x-agent-fix-check';
+
+/**
+ * A request the endpoint refused because of one of its limits, as the adapter read the answer:
+ * `too-large` (413 `tokens_limit_reached`; `limitTokens` when the message names the real limit),
+ * `rate-limited` (429 for requests per minute; `retryAfterMs` when the server said how long), or
+ * `daily-quota` (429 with `x-ratelimit-type: UserByModelByDay`, or a quota the account spent).
+ * The loop decides what follows: shrink and retry, wait, or stop keeping the best attempt.
+ */
+export type LimitHit =
+  | { kind: 'too-large'; limitTokens?: number }
+  | { kind: 'rate-limited'; retryAfterMs?: number }
+  | { kind: 'daily-quota'; retryAfterMs?: number };
+
+/** The limit an error of `complete()` reports (an adapter's error carrying a `limit`), or undefined. */
+export function limitOf(e: unknown): LimitHit | undefined {
+  const limit = (e as { limit?: unknown } | null)?.limit;
+  if (!limit || typeof limit !== 'object') return undefined;
+  const kind = (limit as { kind?: unknown }).kind;
+  return kind === 'too-large' || kind === 'rate-limited' || kind === 'daily-quota' ? (limit as LimitHit) : undefined;
+}

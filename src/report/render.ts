@@ -168,9 +168,17 @@ function oneLine(s: string, max = 300): string {
   return t.length > max ? `${t.slice(0, max)}…` : t;
 }
 
+/** The largest single request and its share of the per-request input limit: how close the run came to it. */
+export function peakText(u: RunReport['usage']): string {
+  if (!u.peakPromptTokens) return '';
+  const share = u.inputLimit ? ` (${Math.round((100 * u.peakPromptTokens) / u.inputLimit)} % of the ${u.inputLimit}-token limit per request)` : '';
+  return `largest request ${u.peakPromptTokens} tokens${share}`;
+}
+
 function costLine(r: RunReport): string {
   const u = r.usage;
-  return `${r.iterations} of ${r.maxIterations} iteration(s) · ${u.requests} model request(s) · ${u.promptTokens + u.completionTokens} tokens (${u.promptTokens} prompt, ${u.completionTokens} completion) · ${formatDuration(r.durationMs)} · model ${codeCell(r.model, 80)}${r.scripted ? ' (SCRIPTED demo session, not a real model)' : ''}`;
+  const peak = peakText(u);
+  return `${r.iterations} of ${r.maxIterations} iteration(s) · ${u.requests} model request(s) · ${u.promptTokens + u.completionTokens} tokens (${u.promptTokens} prompt, ${u.completionTokens} completion)${peak ? ` · ${peak}` : ''} · ${formatDuration(r.durationMs)} · model ${codeCell(r.model, 80)}${r.scripted ? ' (SCRIPTED demo session, not a real model)' : ''}`;
 }
 
 function newlyPassing(r: RunReport): string {
@@ -342,7 +350,8 @@ export function renderTerminal(r: RunReport): string {
     for (const line of r.safety.isolation) out.push(`isolation:  ${line}`);
     out.push(`budget:     ${r.safety.budget}`);
   }
-  out.push(`cost:       ${r.usage.requests} requests, ${r.usage.promptTokens + r.usage.completionTokens} tokens, ${formatDuration(r.durationMs)}, model ${r.model}`);
+  const peak = peakText(r.usage);
+  out.push(`cost:       ${r.usage.requests} requests, ${r.usage.promptTokens + r.usage.completionTokens} tokens${peak ? `, ${peak}` : ''}, ${formatDuration(r.durationMs)}, model ${r.model}`);
   if (r.diff) {
     out.push(bar);
     out.push(cap(r.diff, 8000).trimEnd());

@@ -6,6 +6,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { countTokens as count } from 'gpt-tokenizer/encoding/o200k_base';
 import { parseScript, stepKind, type Script, type Step } from './script.js';
 import { CHECK_HEADER } from '../ports/llm.js';
 
@@ -24,6 +25,10 @@ export interface ScriptedModel {
   readonly consumed: number;
   /** Endpoint checks answered (requests with the `x-agent-fix-check` header; they consume no step and are not in `requests`). */
   readonly checks: number;
+  /** Input tokens of every request that reached a step (`requests`), as the server counts them (see `requestTokens`). */
+  readonly requestTokens: number[];
+  /** Requests refused by a limit of `limits` (they consume no step and are not in `requests`): the status, why, and the request's tokens. */
+  readonly refused: { status: number; why: 'too-large' | 'per-minute' | 'daily-quota'; tokens: number }[];
   close(): Promise<void>;
 }
 
@@ -36,6 +41,46 @@ export interface ScriptedModelOptions {
   apiKey?: string;
   /** The only model names the server knows (any other gets 404); default: any name. */
   models?: string[];
+  /** The limits of a real endpoint, enforced the way GitHub Models answers them (default: none). */
+  limits?: EndpointLimits;
+}
+
+/**
+ * GitHub Models' limits, as its answers show them: a per-request input limit (413
+ * `tokens_limit_reached`), requests per window (429 with retry-after, and `x-ratelimit-*` headers
+ * on every answer), and a daily quota (429 with a retry-after of hours and `x-ratelimit-type:
+ * UserByModelByDay`).
+ */
+export interface EndpointLimits {
+  /** Input tokens per request (the request's messages, tool calls and tool schemas, counted with o200k_base). */
+  maxInputTokens?: number;
+  /** Requests per window (a minute by default): one more is answered 429 with the seconds to the window's end. */
+  requestsPerWindow?: number;
+  windowMs?: number;
+  /** Serve `x-ratelimit-limit-requests`, `-remaining-requests`, `-reset-requests` on every answer (default: with requestsPerWindow). */
+  rateHeaders?: boolean;
+  /** Requests answered before the daily quota is spent; later ones get 429 with `retry-after: dailyRetryAfterSeconds` (default 5 hours). */
+  dailyRequests?: number;
+  dailyRetryAfterSeconds?: number;
+}
+
+/**
+ * The input tokens of a chat-completions request as the server counts them: every message's
+ * content, its tool calls (id, name, arguments) and tool_call_id, 4 tokens of framing per message,
+ * the tool schemas as JSON, and 3 for the reply's priming.
+ */
+export function requestTokens(body: { messages?: unknown[]; tools?: unknown[] }): number {
+  let n = 3;
+  for (const m of body.messages ?? []) {
+    const msg = (m ?? {}) as { content?: unknown; tool_calls?: { id?: string; function?: { name?: string; arguments?: string } }[]; tool_call_id?: unknown };
+    n += 4;
+    if (typeof msg.content === 'string') n += count(msg.content);
+    else if (Array.isArray(msg.content)) n += count(JSON.stringify(msg.content));
+    for (const c of msg.tool_calls ?? []) n += 8 + count(String(c.id ?? '')) + count(String(c.function?.name ?? '')) + count(String(c.function?.arguments ?? ''));
+    if (typeof msg.tool_call_id === 'string') n += count(msg.tool_call_id);
+  }
+  if (Array.isArray(body.tools) && body.tools.length) n += count(JSON.stringify(body.tools));
+  return n;
 }
 
 /** `close()` of a scripted model that ran out of script: the test that used it fails with this. */
@@ -66,7 +111,15 @@ export async function startScriptedModel(script: Script, opts: ScriptedModelOpti
     next: 0,
     seq: 0,
     checks: 0,
+    requestTokens: [] as number[],
+    refused: [] as { status: number; why: 'too-large' | 'per-minute' | 'daily-quota'; tokens: number }[],
+    windowStart: 0,
+    windowCount: 0,
+    answered: 0,
   };
+  const limits = opts.limits ?? {};
+  const windowMs = limits.windowMs ?? 60_000;
+  const rateHeaders = limits.rateHeaders ?? limits.requestsPerWindow !== undefined;
 
   const server = createServer((req, res) => {
     handle(req, res).catch((e: unknown) => {
@@ -126,6 +179,51 @@ export async function startScriptedModel(script: Script, opts: ScriptedModelOpti
     if (opts.apiKey !== undefined && key !== opts.apiKey) return sendError(res, 401, 'Incorrect API key provided (scripted)', 'invalid_api_key');
     if (opts.models && !opts.models.includes(model)) return sendError(res, 404, `The model \`${model}\` does not exist (scripted)`, 'model_not_found');
 
+    const tokens = requestTokens(body);
+    const refuse = (status: number, why: 'too-large' | 'per-minute' | 'daily-quota', payload: Json, headers: Record<string, string> = {}) => {
+      // a refused request is not one the model answered: out of `requests`, no step consumed
+      state.requests.pop();
+      state.receivedKeys.pop();
+      state.refused.push({ status, why, tokens });
+      const text = JSON.stringify(payload);
+      res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+      res.end(text);
+    };
+    if (limits.dailyRequests !== undefined && state.answered >= limits.dailyRequests) {
+      const wait = limits.dailyRetryAfterSeconds ?? 5 * 3600;
+      return refuse(
+        429,
+        'daily-quota',
+        { error: { code: 'RateLimitReached', message: `Rate limit of ${limits.dailyRequests} per 86400s exceeded for UserByModelByDay. Please wait ${wait} seconds before retrying.`, details: 'Rate limit of requests per day exceeded.' } },
+        { 'retry-after': String(wait), 'x-ratelimit-type': 'UserByModelByDay' },
+      );
+    }
+    const now = Date.now();
+    if (limits.requestsPerWindow !== undefined) {
+      if (now - state.windowStart >= windowMs) {
+        state.windowStart = now;
+        state.windowCount = 0;
+      }
+      if (state.windowCount >= limits.requestsPerWindow) {
+        const wait = Math.max(1, Math.ceil((state.windowStart + windowMs - now) / 1000));
+        return refuse(
+          429,
+          'per-minute',
+          { error: { code: 'RateLimitReached', message: `Rate limit of ${limits.requestsPerWindow} per ${Math.round(windowMs / 1000)}s exceeded for UserByModelByMinute. Please wait ${wait} seconds before retrying.` } },
+          { 'retry-after': String(wait), 'x-ratelimit-type': 'UserByModelByMinute', ...windowHeaders(now) },
+        );
+      }
+    }
+    if (limits.maxInputTokens !== undefined && tokens > limits.maxInputTokens) {
+      const name = model.slice(model.lastIndexOf('/') + 1);
+      return refuse(413, 'too-large', { error: { code: 'tokens_limit_reached', message: `Request body too large for ${name} model. Max size: ${limits.maxInputTokens} tokens.`, details: null } });
+    }
+    if (limits.requestsPerWindow !== undefined) state.windowCount++;
+    state.answered++;
+    state.requestTokens.push(tokens);
+    if (rateHeaders) for (const [k, v] of Object.entries(windowHeaders(now))) res.setHeader(k, v);
+    const usageTokens = opts.limits ? tokens : undefined;
+
     const stream = body.stream === true;
     const includeUsage = stream && body.stream_options?.include_usage === true;
     const index = state.next;
@@ -152,9 +250,20 @@ export async function startScriptedModel(script: Script, opts: ScriptedModelOpti
       res.end(text);
       return;
     }
-    const reply = buildReply(step, index, body.messages);
+    const reply = buildReply(step, index, body.messages, usageTokens);
     if (stream) sendStream(res, model, ++state.seq, reply, includeUsage);
     else sendJson(res, 200, completionJson(model, ++state.seq, reply));
+  }
+
+  /** The rate-limit headers of the current window. */
+  function windowHeaders(now: number): Record<string, string> {
+    if (limits.requestsPerWindow === undefined) return {};
+    const resetMs = Math.max(0, state.windowStart + windowMs - now);
+    return {
+      'x-ratelimit-limit-requests': String(limits.requestsPerWindow),
+      'x-ratelimit-remaining-requests': String(Math.max(0, limits.requestsPerWindow - state.windowCount)),
+      'x-ratelimit-reset-requests': `${(resetMs / 1000).toFixed(3)}s`,
+    };
   }
 
   function checkExpect(step: Step, index: number, messages: unknown[]): void {
@@ -195,6 +304,8 @@ export async function startScriptedModel(script: Script, opts: ScriptedModelOpti
     get checks() {
       return state.checks;
     },
+    requestTokens: state.requestTokens,
+    refused: state.refused,
     /** Stops the server; rejects with ScriptExhausted when a request came after the last step (unless allowed). */
     close() {
       closed ??= new Promise<void>((resolve) => {
@@ -217,7 +328,7 @@ interface Reply {
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
 }
 
-function buildReply(step: Step, index: number, messages: unknown[]): Reply {
+function buildReply(step: Step, index: number, messages: unknown[], promptTokens?: number): Reply {
   const toolCalls = (step.toolCalls ?? []).map((c, i) => ({
     id: c.id ?? `call_${index}_${i}`,
     name: c.name,
@@ -228,7 +339,7 @@ function buildReply(step: Step, index: number, messages: unknown[]): Reply {
   const finishReason = kind === 'truncated' ? 'length' : toolCalls.length ? 'tool_calls' : 'stop';
   const promptChars = messages.reduce<number>((n, m) => n + messageText(m).length, 0);
   const replyChars = (content ?? '').length + toolCalls.reduce((n, c) => n + c.name.length + c.arguments.length, 0);
-  const prompt = step.usage?.promptTokens ?? Math.ceil(promptChars / 4);
+  const prompt = step.usage?.promptTokens ?? promptTokens ?? Math.ceil(promptChars / 4);
   const completion = step.usage?.completionTokens ?? Math.ceil(replyChars / 4);
   return {
     content,

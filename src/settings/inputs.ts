@@ -13,6 +13,7 @@ import { parse as parseYaml } from 'yaml';
 import type { Mode, Settings } from './types.js';
 import { ALWAYS_PROTECTED } from '../workspace/paths.js';
 import { CandidateIdSchema } from '../bundle/schema.js';
+import { defaultInputTokens, defaultOutputTokens, defaultRequestsPerMinute } from '../budget/rate.js';
 
 export class SettingsError extends Error {
   /** One sentence per invalid input. */
@@ -146,6 +147,21 @@ const fields = {
     expected: 'true or false',
   },
   contextTokens: { input: 'context-tokens', schema: wholeNumber(0, 1_000_000), expected: 'a whole number of tokens (0: no repository context in the first request)' },
+  maxInputTokens: {
+    input: 'max-input-tokens',
+    schema: wholeNumber(1000, 10_000_000),
+    expected: "a whole number of tokens from 1000, the endpoint's input limit per request (GitHub Models' free use: 8000), or empty for the default",
+  },
+  maxOutputTokens: {
+    input: 'max-output-tokens',
+    schema: wholeNumber(0, 1_000_000),
+    expected: "a whole number of tokens (the reply's cap per request; GitHub Models' free use allows 4000; 0: the endpoint's default), or empty for the default",
+  },
+  requestsPerMinute: {
+    input: 'requests-per-minute',
+    schema: wholeNumber(0, 100_000),
+    expected: 'a whole number of model requests per minute to pace to (0: no pacing without rate-limit headers), or empty for the default',
+  },
   feedbackTokens: { input: 'feedback-tokens', schema: wholeNumber(200, 100000), expected: 'a whole number of tokens from 200 to 100000' },
   closeOnIssueClose: { input: 'close-on-issue-close', schema: trueOrFalse(), expected: 'true or false' },
   relatedTestsFirst: {
@@ -283,12 +299,15 @@ export function readSettings(getInput: (name: string) => string, opts: ReadOptio
     );
   }
 
+  const baseUrl = parse(fields.baseUrl, DEFAULTS.baseUrl);
+  const model = parse(fields.model, DEFAULTS.model);
+  const maxInputTokens = parse(fields.maxInputTokens, defaultInputTokens(baseUrl, model));
   const settings: Settings = {
     githubToken,
     // publish runs no model: no key is needed, and the token is not handed to one
     apiKey: mode === 'publish' ? '' : apiKey === '' ? githubToken : apiKey,
-    baseUrl: parse(fields.baseUrl, DEFAULTS.baseUrl),
-    model: parse(fields.model, DEFAULTS.model),
+    baseUrl,
+    model,
     testCommand: commandField('test-command'),
     setupCommand: commandField('setup-command'),
     label: parse(fields.label, DEFAULTS.label),
@@ -304,8 +323,12 @@ export function readSettings(getInput: (name: string) => string, opts: ReadOptio
       maxWallMs: parse(fields.maxRunMinutes, DEFAULTS.maxRunMinutes) * 60_000,
       prices: parse(fields.modelPrices, {}),
     },
-    feedbackTokens: parse(fields.feedbackTokens, DEFAULTS.feedbackTokens),
     contextTokens: parse(fields.contextTokens, DEFAULTS.contextTokens),
+    maxInputTokens,
+    // the failure context given to the model is part of requests that must fit the input limit: a quarter of it at most by default
+    feedbackTokens: parse(fields.feedbackTokens, Math.max(200, Math.min(DEFAULTS.feedbackTokens, Math.floor(maxInputTokens / 4)))),
+    maxOutputTokens: parse(fields.maxOutputTokens, defaultOutputTokens(baseUrl)),
+    requestsPerMinute: parse(fields.requestsPerMinute, defaultRequestsPerMinute(baseUrl)),
     relatedTestsFirst: parse(fields.relatedTestsFirst, DEFAULTS.relatedTestsFirst),
     preexistingFailures: parse<'allow' | 'block'>(fields.preexistingFailures, DEFAULTS.preexistingFailures),
     testIntegrityAllow: parse<string[]>(fields.testIntegrityAllow, []).filter((c) => c !== 'none'),

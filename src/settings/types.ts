@@ -20,6 +20,16 @@ export interface Settings {
   feedbackTokens: number;
   /** Token budget of the whole first model request (system prompt, tool schemas, task, repository context); 0: no repository context. Default 8,000. */
   contextTokens: number;
+  /**
+   * The input tokens one model request may take (everything the endpoint counts: system prompt,
+   * tool schemas, messages, tool calls). Default: 8,000 on GitHub Models, the model's context
+   * window elsewhere when known, else 100,000. Absent (settings built by hand): no per-request limit.
+   */
+  maxInputTokens?: number;
+  /** The reply's cap per request (`max_tokens`); default 4,000 on GitHub Models; 0: the endpoint's default. */
+  maxOutputTokens?: number;
+  /** Requests per minute to pace to when the endpoint sends no rate-limit headers; default 10 on GitHub Models; 0: none. */
+  requestsPerMinute?: number;
   /** Run the tests related to the changed files first inside the loop (absent: true). */
   relatedTestsFirst: boolean;
   /** Tests failing before any edit, which the task is not about: `allow` (default) lets them still fail at the gate, `block` requires the command to succeed. */

@@ -1,0 +1,222 @@
+/**
+ * The endpoint's per-request limit on real bugs (issue 21): the CLI bundle on tasks of
+ * ../shared/bench/dev-tasks.json (buggy commit + the fix commit's failing tests, the task's own
+ * install and test commands), from the issue text and from a CI log (the test command's output at
+ * the buggy commit, through src/ci/log-extract.ts, as the task text), against the scripted server
+ * enforcing a per-request input limit exactly as GitHub Models does (413 `tokens_limit_reached`).
+ *
+ * The scripted model behaves as a real one does on such a task: a search for the fixed module's
+ * name, a read_file of every fixed file and of every test file (whole: paged by the harness when
+ * they do not fit), the upstream fix as edit_file calls (one per hunk of `git diff -U2 buggy fix`,
+ * all in one reply; write_file of the fixed file where a hunk's old text is not unique),
+ * run_tests, finish. Only runs the harness verified count as fixed.
+ *
+ * Variants: `none` (no limit at the server, --max-input-tokens 1000000), `8000` and `4000` (the
+ * server refuses a larger request with 413; the CLI is given the same --max-input-tokens and
+ * --max-output-tokens 4000), and `main-8000` (the bundle of another checkout, e.g. the main branch
+ * before this change, at 8,000 without the new flags: `--main-cli /work/main/dist/cli.js`).
+ * Tokens: the server's own count of every request it answered (src/scripted/server.ts
+ * `requestTokens`: messages, tool calls and tool schemas, o200k_base).
+ *
+ *   node scripts/run-ts.mjs bench/limits.ts [--ids a,b] [--modes issue,ci] [--variants none,8000,4000] [--main-cli FILE] [--out FILE]
+ */
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startScriptedModel, type EndpointLimits } from '../src/scripted/server.js';
+import { parseScript, type Script } from '../src/scripted/script.js';
+import { extractFailure } from '../src/ci/log-extract.js';
+import { node24, ROOT } from '../test-support/run-action.js';
+import { arg, type DevTask } from './dev-task.js';
+
+const mirrors = arg('mirrors', '/work/.mirror')!;
+const work = arg('work', path.join(os.tmpdir(), 'agent-fix-limits'))!;
+const all: DevTask[] = JSON.parse(readFileSync(arg('tasks', '/work/shared/bench/dev-tasks.json')!, 'utf8')).tasks;
+const ids = arg('ids')?.split(',');
+const tasks = ids ? ids.map((id) => all.find((t) => t.id === id)).filter((t): t is DevTask => t !== undefined) : all;
+const modes = (arg('modes', 'issue,ci') ?? '').split(',');
+const mainCli = arg('main-cli');
+const variants = (arg('variants', `none,8000,4000${mainCli ? ',main-8000' : ''}`) ?? '').split(',');
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', ['-c', 'advice.detachedHead=false', ...args], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 }).trim();
+}
+
+function prepare(t: DevTask): string {
+  const dir = path.join(work, t.id);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(work, { recursive: true });
+  execFileSync('git', ['clone', '-q', '--no-checkout', path.join(mirrors, t.repo.replace('/', '+'), 'repo'), dir]);
+  git(dir, 'checkout', '-q', t.buggy_sha);
+  git(dir, 'checkout', t.fix_sha, '--', ...t.test_files);
+  git(dir, '-c', 'user.name=bench', '-c', 'user.email=bench@example.com', 'commit', '-q', '-m', 'bench: failing test from the fix commit');
+  execFileSync('bash', ['-c', t.install_command], { cwd: dir, stdio: 'ignore', env: { ...process.env, CI: 'true' } });
+  if (git(dir, 'status', '--porcelain')) {
+    git(dir, 'add', '-A');
+    git(dir, '-c', 'user.name=bench', '-c', 'user.email=bench@example.com', 'commit', '-q', '-m', 'bench: install artifacts');
+  }
+  return dir;
+}
+
+/** The task as a CI run shows it: the test command's output at the buggy commit, extracted as the action does. */
+function ciText(dir: string, t: DevTask): string {
+  const r = spawnSync('bash', ['-c', `${t.test_command} 2>&1`], { cwd: dir, encoding: 'utf8', maxBuffer: 64 << 20, env: { ...process.env, CI: 'true', FORCE_COLOR: '0' } });
+  git(dir, 'checkout', '-q', '--', '.');
+  git(dir, 'clean', '-q', '-fdx', '-e', 'node_modules');
+  return `CI failure: \`${t.test_command}\` failed\n\n${extractFailure(r.stdout ?? '').text}`;
+}
+
+interface Hunk {
+  file: string;
+  old: string;
+  new: string;
+}
+
+function hunks(dir: string, t: DevTask): Hunk[] {
+  const diff = git(dir, 'diff', '-U2', t.buggy_sha, t.fix_sha, '--', ...t.fix_files);
+  const out: Hunk[] = [];
+  let file = '';
+  let cur: { file: string; old: string[]; new: string[] } | null = null;
+  const flush = () => {
+    if (cur) out.push({ file: cur.file, old: cur.old.join('\n'), new: cur.new.join('\n') });
+    cur = null;
+  };
+  for (const line of diff.split('\n')) {
+    const f = /^\+\+\+ b\/(.+)$/.exec(line);
+    if (f) {
+      flush();
+      file = f[1];
+      continue;
+    }
+    if (/^@@ -\d+(?:,\d+)? /.test(line)) {
+      flush();
+      cur = { file, old: [], new: [] };
+      continue;
+    }
+    if (!cur || line.startsWith('---') || line.startsWith('\\')) continue;
+    if (line.startsWith('-')) cur.old.push(line.slice(1));
+    else if (line.startsWith('+')) cur.new.push(line.slice(1));
+    else if (line.startsWith(' ')) {
+      cur.old.push(line.slice(1));
+      cur.new.push(line.slice(1));
+    }
+  }
+  flush();
+  return out;
+}
+
+/** A real model's way through the task: find, read the fixed and the test files whole, fix, test, finish. */
+function oracle(dir: string, t: DevTask): { script: Script; writes: number } {
+  const stem = path.basename(t.fix_files[0]).replace(/\.[^.]+$/, '');
+  const name = stem === 'index' ? path.basename(path.dirname(t.fix_files[0])) : stem;
+  const steps: Script['steps'] = [{ toolCalls: [{ name: 'search', arguments: { pattern: name } }] }];
+  for (const f of [...t.fix_files, ...t.test_files]) steps.push({ toolCalls: [{ name: 'read_file', arguments: { path: f } }] });
+  const calls: { name: string; arguments: Record<string, unknown> }[] = [];
+  let writes = 0;
+  for (const f of t.fix_files) {
+    const text = git(dir, 'show', `${t.buggy_sha}:${f}`);
+    const hs = hunks(dir, t).filter((h) => h.file === f);
+    if (hs.every((h) => h.old.length > 0 && text.split(h.old).length === 2)) calls.push(...hs.map((h) => ({ name: 'edit_file', arguments: { path: f, old_string: h.old, new_string: h.new } })));
+    else {
+      writes++;
+      calls.push({ name: 'write_file', arguments: { path: f, content: `${git(dir, 'show', `${t.fix_sha}:${f}`)}\n` } });
+    }
+  }
+  steps.push({ toolCalls: calls });
+  steps.push({ toolCalls: [{ name: 'run_tests', arguments: {} }] });
+  steps.push({ toolCalls: [{ name: 'finish', arguments: { summary: `upstream fix ${t.fix_sha.slice(0, 8)}` } }] });
+  return { script: parseScript({ label: `oracle ${t.id}`, steps }), writes };
+}
+
+async function runCli(dir: string, t: DevTask, text: string, script: Script, variant: string) {
+  const cap = variant === 'none' ? undefined : Number(variant.replace(/^main-/, ''));
+  const limits: EndpointLimits = cap ? { maxInputTokens: cap } : {};
+  const model = await startScriptedModel(script, { limits, allowExhaustion: true });
+  const cli = variant.startsWith('main-') ? mainCli! : path.join(ROOT, 'dist', 'cli.js');
+  const flags = variant.startsWith('main-') ? [] : ['--max-input-tokens', String(cap ?? 1_000_000), ...(cap ? ['--max-output-tokens', '4000'] : [])];
+  const t0 = performance.now();
+  const child = spawn(node24(), [cli, 'fix', text, '--repo', dir, '--test-command', t.test_command, '--base-url', model.url, '--model', 'openai/gpt-4.1', '--max-iterations', '1', '--json', ...flags], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', OPENAI_API_KEY: 'bench-key-123456' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => (out += d));
+  child.stderr.on('data', (d: Buffer) => (err += d));
+  await new Promise((r) => child.on('close', r));
+  const wallMs = Math.round(performance.now() - t0);
+  await model.close();
+  const report = out.trim().startsWith('{') ? JSON.parse(out) : { status: 'cli-error', detail: err.slice(-400) };
+  const tokens = model.requestTokens;
+  return {
+    variant,
+    status: report.status as string,
+    reason: report.reason as string | undefined,
+    requests: tokens.length,
+    refused413: model.refused.filter((r) => r.status === 413).length,
+    peak: tokens.length ? Math.max(...tokens) : 0,
+    promptTokens: tokens.reduce((a, b) => a + b, 0),
+    firstRequest: tokens[0] ?? 0,
+    reportedPeak: report.usage?.peakPromptTokens ?? null,
+    stepsConsumed: model.consumed,
+    scriptSteps: script.steps.length,
+    wallMs,
+    ...(report.status !== 'fixed' ? { detail: String(report.detail ?? '').slice(0, 300) } : {}),
+  };
+}
+
+type Run = Awaited<ReturnType<typeof runCli>>;
+const rows: { id: string; mode: string; writes: number; taskTokens?: number; runs: Run[] }[] = [];
+const failures: { id: string; error: string }[] = [];
+for (const t of tasks) {
+  let dir: string;
+  try {
+    process.stderr.write(`${t.id}: preparing\n`);
+    dir = prepare(t);
+  } catch (e) {
+    failures.push({ id: t.id, error: e instanceof Error ? e.message.slice(0, 300) : String(e) });
+    continue;
+  }
+  const { script, writes } = oracle(dir, t);
+  for (const mode of modes) {
+    const text = mode === 'ci' ? ciText(dir, t) : `${t.issue_title}\n\n${t.issue_body}`;
+    const runs: Run[] = [];
+    for (const v of variants) {
+      const r = await runCli(dir, t, text, script, v);
+      runs.push(r);
+      process.stderr.write(`${t.id} ${mode} ${v}: ${r.status} requests=${r.requests} peak=${r.peak} prompt=${r.promptTokens} 413s=${r.refused413}${r.detail ? ` (${r.detail.slice(0, 160)})` : ''}\n`);
+    }
+    rows.push({ id: t.id, mode, writes, runs });
+  }
+}
+
+const summary: Record<string, unknown> = {};
+for (const v of variants) {
+  const rs = rows.map((r) => r.runs.find((x) => x.variant === v)!).filter(Boolean);
+  const fixed = rs.filter((r) => r.status === 'fixed');
+  const cap = v === 'none' ? null : Number(v.replace(/^main-/, ''));
+  const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
+  const median = (xs: number[]) => {
+    const s = sorted(xs);
+    return s.length ? (s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2) : null;
+  };
+  summary[v] = {
+    runs: rs.length,
+    fixed: fixed.length,
+    everyRequestWithinCap: cap ? rs.every((r) => r.peak <= cap) : null,
+    refused413: rs.reduce((n, r) => n + r.refused413, 0),
+    peakMax: Math.max(0, ...rs.map((r) => r.peak)),
+    peakMedian: median(rs.map((r) => r.peak)),
+    requestsTotal: rs.reduce((n, r) => n + r.requests, 0),
+    requestsMedian: median(rs.map((r) => r.requests)),
+    promptTokensTotal: rs.reduce((n, r) => n + r.promptTokens, 0),
+    promptTokensMedian: median(rs.map((r) => r.promptTokens)),
+    reasons: Object.fromEntries([...new Set(rs.map((r) => `${r.status}/${r.reason}`))].map((k) => [k, rs.filter((r) => `${r.status}/${r.reason}` === k).length])),
+  };
+}
+const result = { date: new Date().toISOString(), machine: { nproc: os.cpus().length, node: process.version, e2eNode: node24() }, tasks: tasks.map((t) => t.id), modes, variants, summary, failures, rows };
+const outFile = arg('out');
+if (outFile) writeFileSync(outFile, `${JSON.stringify(result, null, 2)}\n`);
+process.stdout.write(`${JSON.stringify({ summary, failures }, null, 2)}\n`);
+if (!existsSync(work)) process.exitCode = 1;
