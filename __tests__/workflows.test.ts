@@ -82,7 +82,7 @@ test('every agent-fix step uses real inputs of action.yml and the released major
 });
 
 test('examples: nothing at workflow level; each job filters events, has its own concurrency and exact permissions', () => {
-  expect(examples.sort()).toEqual(['examples/ci-repair.yml', 'examples/issue.yml', 'examples/manual.yml', 'examples/propose-publish-ci.yml', 'examples/propose-publish-issue.yml', 'examples/pull-request.yml']);
+  expect(examples.sort()).toEqual(['examples/ci-repair.yml', 'examples/issue.yml', 'examples/manual.yml', 'examples/monorepo.yml', 'examples/propose-publish-ci.yml', 'examples/propose-publish-issue.yml', 'examples/pull-request.yml', 'examples/python.yml']);
   for (const rel of examples) {
     const wf = workflow(rel);
     const ci = 'workflow_run' in wf.on;
@@ -93,7 +93,7 @@ test('examples: nothing at workflow level; each job filters events, has its own 
       expect({ rel, id, cancel: job.concurrency?.['cancel-in-progress'] }).toEqual({ rel, id, cancel: false });
       expect(job.concurrency?.group).toMatch(/\$\{\{/);
       // actions: read only where a failed run's logs are read, or where /agent-fix stop reads whether a run is in progress
-      const actions = ci || rel.includes('manual') || rel === 'examples/issue.yml' || rel === 'examples/pull-request.yml' ? { actions: 'read' } : {};
+      const actions = ci || rel.includes('manual') || rel === 'examples/issue.yml' || rel === 'examples/python.yml' || rel === 'examples/monorepo.yml' || rel === 'examples/pull-request.yml' ? { actions: 'read' } : {};
       if (rel.includes('propose-publish') && id === 'propose') {
         // the job that runs the model's code can write nothing
         expect({ rel, id, permissions: job.permissions }).toEqual({ rel, id, permissions: { contents: 'read', models: 'read', ...(ci ? {} : { issues: 'read' }), ...actions } });
@@ -107,6 +107,22 @@ test('examples: nothing at workflow level; each job filters events, has its own 
       }
     }
   }
+});
+
+test('the monorepo example filters and groups like the issue example; the gate is the root command', () => {
+  expect(workflow('examples/monorepo.yml').jobs.fix.if).toBe(workflow('examples/issue.yml').jobs.fix.if);
+  const [agent] = agentFixSteps('examples/monorepo.yml', read('examples/monorepo.yml'));
+  expect(agent.with).toMatchObject({ 'setup-command': 'pnpm install --frozen-lockfile', 'test-command': 'pnpm test' });
+});
+
+test('the Python example filters and groups like the issue example, and runs pytest in a venv it sets up', () => {
+  const py = workflow('examples/python.yml').jobs.fix;
+  const issue = workflow('examples/issue.yml').jobs.fix;
+  expect(py.if).toBe(issue.if);
+  expect(py.concurrency).toEqual(issue.concurrency);
+  const [agent] = agentFixSteps('examples/python.yml', read('examples/python.yml'));
+  expect(agent.with['setup-command']).toMatch(/^python -m venv \.venv && /);
+  expect(agent.with['test-command']).toBe('.venv/bin/python -m pytest');
 });
 
 const ppIssue = workflow('examples/propose-publish-issue.yml').jobs as Record<string, Job & { needs?: string; strategy?: { matrix: { candidate: unknown[] } } }>;
@@ -255,7 +271,9 @@ test('README troubleshooting: ten entries, each quoting a message agent-fix real
 });
 
 test('snippets inside list items are found too (the App-token steps of the prerequisites)', () => {
-  const steps = snippets.filter((b) => b.file === 'README.md' && kind(b) === 'steps');
+  // the App-token steps (the Python section's steps are the other list of steps)
+  const steps = snippets.filter((b) => b.file === 'README.md' && kind(b) === 'steps' && b.text.includes('app-token'));
   expect(steps).toHaveLength(1);
+  expect(snippets.filter((b) => b.file === 'README.md' && kind(b) === 'steps')).toHaveLength(2);
   expect(agentFixSteps('README', steps[0].text)[0].with).toEqual({ 'github-token': '${{ steps.app-token.outputs.token }}', 'api-key': '${{ github.token }}' });
 });

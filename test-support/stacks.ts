@@ -78,3 +78,81 @@ export function makeStackProject(stack: Stack): StackProject {
     cleanup: () => rmSync(base, { recursive: true, force: true }),
   };
 }
+
+// ------------------------------------------------------------------ TAP producers
+
+/**
+ * Real TAP producers from the npm registry (node-tap 16 and 21, tape 5), installed by .ci/run
+ * into `.cache/tap-producers` (best effort; not committed); node's own `--test-reporter=tap` needs
+ * nothing. Each writes a small project whose tests pass, fail (an assertion, a nested subtest),
+ * are skipped and todo, the way that producer's users write them.
+ */
+export const TAP_PRODUCERS_DIR = path.join(ROOT, '.cache', 'tap-producers');
+
+export type TapProducer = 'node-tap-16' | 'node-tap-21' | 'tape' | 'node-test-tap';
+
+interface TapProject {
+  files: Record<string, string>;
+  command: string;
+  /** The package the command needs under node_modules (null: node's own). */
+  needs: string | null;
+}
+
+const NODE_TAP_TEST = [
+  "const t = require('tap')",
+  "const { sub } = require('../src/math.js')",
+  "t.test('adds', async (t) => { t.equal(1 + 1, 2) })",
+  "t.test('diff versions test', async (t) => { t.equal(sub(3, 1), 2, 'should subtract') })",
+  "t.test('skipped one', { skip: 'not now' }, async (t) => { t.pass() })",
+  "t.test('todo one', { todo: true }, async (t) => { t.pass() })",
+  "t.test('nested', async (t) => { t.test('inner fails', async (t) => { t.same({ d: sub(5, 2) }, { d: 3 }) }) })",
+  '',
+].join('\n');
+
+export const TAP_PROJECTS: Record<TapProducer, TapProject> = {
+  'node-tap-16': { files: { 'test/math.js': NODE_TAP_TEST }, command: 'node node_modules/tap16/bin/run.js --no-coverage test/math.js', needs: 'tap16' },
+  'node-tap-21': { files: { 'test/math.js': NODE_TAP_TEST }, command: 'node_modules/.bin/tap --disable-coverage test/math.js', needs: 'tap' },
+  tape: {
+    files: {
+      'test/math.js': [
+        "const test = require('tape')",
+        "const { sub } = require('../src/math.js')",
+        "test('adds', (t) => { t.equal(1 + 1, 2); t.end() })",
+        "test('diff versions test', (t) => { t.equal(sub(3, 1), 2, 'should subtract'); t.end() })",
+        "test('skipped one', { skip: true }, (t) => { t.end() })",
+        "test('todo one', { todo: true }, (t) => { t.equal(1, 2); t.end() })",
+        '',
+      ].join('\n'),
+    },
+    command: 'node test/math.js',
+    needs: 'tape',
+  },
+  'node-test-tap': {
+    files: {
+      'test/math.test.js': [
+        "const test = require('node:test')",
+        "const assert = require('node:assert')",
+        "const { sub } = require('../src/math.js')",
+        "test('adds', () => assert.equal(1 + 1, 2))",
+        "test('diff versions test', () => assert.equal(sub(3, 1), 2))",
+        "test('skipped one', { skip: 'not now' }, () => {})",
+        "test('todo one', { todo: true }, () => {})",
+        "test('nested', async (t) => { await t.test('inner fails', () => assert.deepEqual({ d: sub(5, 2) }, { d: 3 })) })",
+        '',
+      ].join('\n'),
+    },
+    command: 'node --test --test-reporter=tap test/',
+    needs: null,
+  },
+};
+
+/** The broken source every TAP project tests (`sub` adds one too many); the fixed one. */
+export const TAP_MATH_BROKEN = 'exports.sub = (a, b) => a - b + 1\n';
+export const TAP_MATH_FIXED = 'exports.sub = (a, b) => a - b\n';
+
+/** Why a TAP producer cannot run here, or null. */
+export function tapUnavailable(producer: TapProducer): string | null {
+  const needs = TAP_PROJECTS[producer].needs;
+  if (needs && !existsSync(path.join(TAP_PRODUCERS_DIR, 'node_modules', needs, 'package.json'))) return `${needs} is not installed in .cache/tap-producers (.ci/run installs it from the npm registry)`;
+  return null;
+}

@@ -21,8 +21,8 @@
  */
 
 import { stripVTControlCharacters } from 'node:util';
-import { parseTestOutput } from '../verify/runners/index.js';
-import { identityOf, matchIdentity, type TestIdentity } from '../verify/identity.js';
+import { parseTestOutput, pytestSubtestFailure, TAP_SUMMARY_LINE } from '../verify/runners/index.js';
+import { identityOf, matchIdentity, normaliseSegment, type TestIdentity } from '../verify/identity.js';
 
 export interface ExtractOptions {
   /** Token budget of the rendered text (default 4000). */
@@ -52,6 +52,13 @@ export interface LogExtract {
   failures: LogFailure[];
   /** Test files reported as failing (jest `FAIL file`, go `FAIL package`). */
   failingFiles: string[];
+  /**
+   * Workspace packages of a monorepo whose tests failed, as the log names them: npm's banner
+   * over the failing output (`> @mono/a@1.0.0 test`), `npm error workspace @mono/a@1.0.0`, or the
+   * step's filtered command (`npm test -w packages/a`, `pnpm --filter a test`, `yarn workspace a
+   * test`, `turbo run test --filter=a`, `nx test a`) when the job ran one package's tests.
+   */
+  failingPackages: string[];
   /** Compiler errors and error/assertion lines (deduplicated, first ones). */
   errors: string[];
   /** Stack frames in repository files, repo-relative (`src/cart.js:7:20`). */
@@ -84,8 +91,8 @@ const MAX_FRAMES = 60;
 const MAX_PARSED_CHARS = 4_000_000;
 /** Lines after the last failing-test line that the parsers still read (details, the summary). */
 const PARSE_AFTER_LAST_TEST = 3000;
-/** tape's closing lines are not test names. */
-const TAP_SUMMARY = /^#\s+(?:tests|pass|fail|skip|todo|ok|not ok)\b(?:\s+\d+)?\s*$/;
+/** Closing lines of tape, node-tap and node's TAP reporter are not test names (as the TAP parser reads them). */
+const TAP_SUMMARY = TAP_SUMMARY_LINE;
 const NOTES_ROOM = 150;
 /** Left-out lines after which an excerpt ends. */
 const GAP = 20;
@@ -271,7 +278,9 @@ export function classify(t: string): LineKind {
   if (t.startsWith('not ok ')) {
     if (/#\s*(TODO|SKIP)\b/i.test(t)) return PLAIN;
     const m = /^not ok \d+\s*(?:-\s*)?(.*)$/.exec(t);
-    return m && m[1].trim() ? { kind: 'test', name: stripDuration(m[1]) } : PLAIN;
+    // node-tap's `# time=16.2ms` directive is no part of the name
+    const name = m ? normaliseSegment(m[1]) : '';
+    return name ? { kind: 'test', name: stripDuration(name) } : PLAIN;
   }
   if (t.startsWith('FAIL ') || t.startsWith('FAIL\t')) {
     const rest = t.slice(5).trim();
@@ -280,6 +289,11 @@ export function classify(t: string): LineKind {
     return file ? { kind: 'file', name: file } : PLAIN;
   }
   if (t.startsWith('--- FAIL: ')) return { kind: 'test', name: stripDuration(t.slice(10)) };
+  // pytest 9's failing subtest names its test (reported PASSED itself, for a unittest subTest)
+  if (t.includes('SUBFAILED')) {
+    const sub = pytestSubtestFailure(t);
+    if (sub) return { kind: 'test', name: sub.id };
+  }
   if (t.startsWith('FAILED ') || t.startsWith('ERROR ')) {
     const rest = t.slice(t.indexOf(' ') + 1);
     if (rest.includes('::')) return { kind: 'test', name: rest.split(' - ')[0].trim() };
@@ -390,6 +404,12 @@ export function extractFailure(log: string, opts: ExtractOptions = {}): LogExtra
   let lastFailFile = '';
   /** tape: the `# test name` heading the next assertions belong to. */
   let tapHeading = '';
+  /** Monorepo packages: the one whose npm banner was seen last, those that failed, those a step's command filtered on. */
+  let banner = '';
+  const packages = new Set<string>();
+  const filtered = new Set<string>();
+  /** Failing-test names read from TAP `not ok` points (the TAP parser has the last word on them). */
+  const tapPoints = new Set<string>();
   /** Index in `cleaned` of the last line recognised as a failing test. */
   let lastTestLine = -1;
   /** Every cleaned line (framing removed), for the test parsers. */
@@ -406,6 +426,13 @@ export function extractFailure(log: string, opts: ExtractOptions = {}): LogExtra
     pos = end + 1;
     lines++;
     const line0 = cleanLine(raw);
+    if (line0.startsWith('##[group]Run ') || line0.startsWith('> ') || line0.startsWith('npm error workspace ')) {
+      const b = /^> (\S+)@\S* [\w:.-]+\s*$/.exec(line0);
+      if (b) banner = b[1];
+      const w = /^npm error workspace (\S+)@\S*\s*$/.exec(line0);
+      if (w) packages.add(w[1]);
+      if (line0.startsWith('##[group]Run ')) for (const p of filteredPackages(line0.slice(13))) filtered.add(p);
+    }
     const framed = /^(?:##\[(?:error|warning|notice)\]|::(?:error|warning|notice)[^:]*::)/.exec(line0);
     const forParser = stripWorkspace(framed ? line0.slice(framed[0].length) : line0, opts.repoName);
     if (framed || (!line0.startsWith('##[') && !line0.startsWith('::') && !line0.startsWith('[command]'))) cleaned.push(forParser);
@@ -444,6 +471,8 @@ export function extractFailure(log: string, opts: ExtractOptions = {}): LogExtra
     switch (kind.kind) {
       case 'test':
         if (kind.name) tests.add(capName(kind.name));
+        if (banner) packages.add(banner);
+        if (kind.name && t.startsWith('not ok ')) tapPoints.add(capName(kind.name));
         lastTestLine = cleaned.length - 1;
         anchor = 0;
         break;
@@ -510,7 +539,11 @@ export function extractFailure(log: string, opts: ExtractOptions = {}): LogExtra
   const used = new Set<number>();
   const ids = failures.map((f) => f.identity);
   for (const name of tests) {
-    const m = failures.length ? matchIdentity(identityOf(name), ids) : null;
+    const id = identityOf(name);
+    const m = failures.length ? matchIdentity(id, ids) : null;
+    // A TAP point the parsers did not take for a failing test is a node-tap assertion inside a
+    // failing subtest (`not ok 1 - should be equal`) or the parent of one (`not ok 5 - nested`).
+    if (!m && failures.length && tapPoints.has(name)) continue;
     const shown = m ? m.index.map((i) => failures[i].name) : [name];
     if (m) for (const i of m.index) used.add(i);
     for (const s of shown) if (!failingTests.includes(s)) failingTests.push(s);
@@ -518,14 +551,17 @@ export function extractFailure(log: string, opts: ExtractOptions = {}): LogExtra
   failures.forEach((f, i) => {
     if (!used.has(i) && !failingTests.includes(f.name)) failingTests.push(f.name);
   });
+  // a job that ran one package's tests: its failures are that package's
+  const failingPackages = packages.size ? [...packages] : (failingTests.length || errors.size) && filtered.size === 1 ? [...filtered] : [];
   const result = render(
-    { failingTests, failingFiles: [...files], errors: [...errors], frames: [...frames], blocks },
+    { failingTests, failingFiles: [...files], failingPackages, errors: [...errors], frames: [...frames], blocks },
     budget,
   );
   return {
     failingTests,
     failures,
     failingFiles: [...files],
+    failingPackages,
     errors: [...errors],
     frames: [...frames],
     text: result.text,
@@ -553,13 +589,25 @@ function parsedFailures(lines: string[], lastTest: number): LogFailure[] {
   return out;
 }
 
+/** The packages a workspace tool's filtered test command names (`npm test -w packages/a`, `pnpm --filter a test`, …). */
+export function filteredPackages(command: string): string[] {
+  const out: string[] = [];
+  for (const m of command.matchAll(/(?:^|\s)(?:-w|--workspace)(?:=|\s+)(\S+)/g)) out.push(m[1]);
+  for (const m of command.matchAll(/(?:^|\s)(?:--filter|-F)(?:=|\s+)(\S+)/g)) out.push(m[1].replace(/^['"]|['"]$/g, ''));
+  const yarn = /(?:^|\s)yarn\s+workspace\s+(\S+)\s/.exec(command);
+  if (yarn) out.push(yarn[1]);
+  const nx = /(?:^|\s)nx\s+(?:run\s+(\S+?):test|test\s+(\S+))/.exec(command);
+  if (nx) out.push(nx[1] ?? nx[2]);
+  return [...new Set(out)];
+}
+
 /** Same error twice (other numbers, other ids) is one block. */
 function anchorKey(t: string): string {
   return t.slice(0, 160).replace(/\d+/g, '#');
 }
 
 function render(
-  x: { failingTests: string[]; failingFiles: string[]; errors: string[]; frames: string[]; blocks: Block[] },
+  x: { failingTests: string[]; failingFiles: string[]; failingPackages: string[]; errors: string[]; frames: string[]; blocks: Block[] },
   budget: number,
 ): { text: string; blocksShown: number; testsShown: number } {
   const parts: string[] = [];
@@ -582,6 +630,7 @@ function render(
     }
   }
   if (x.failingFiles.length) push(`Failing files or packages: ${x.failingFiles.slice(0, 30).join(', ')}`);
+  if (x.failingPackages.length) push(`Failing workspace package(s) (test files above are relative to the package): ${x.failingPackages.slice(0, 10).join(', ')}`);
   // Errors and frames get at most half of what is left; the excerpts the rest.
   const share = used + Math.floor((budget - used) / 2);
   if (x.errors.length) {

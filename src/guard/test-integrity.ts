@@ -118,10 +118,23 @@ const SKIP_MARKERS: RegExp[] = [
   /\{\s*skip\s*:\s*(?!false)/,
   /\bthis\.skip\s*\(/,
   /\bt\.(?:skip|todo)\s*\(/,
+  // pytest's other forms: a module-level `pytestmark = pytest.mark.skip`, `pytest.param(…, marks=pytest.mark.xfail)`,
+  // `pytest.importorskip(…)`, unittest's `self.skipTest(…)` / `raise SkipTest`
+  /\bpytest\.mark\.(?:skip|skipif|xfail)\b/,
+  /\bpytest\.importorskip\s*\(/,
+  /\bself\.skipTest\s*\(/,
+  /\braise\s+(?:unittest\.)?SkipTest\b/,
 ];
 
 /** Markers that select tests (`.only`, `fit`): what they leave out is not reported as skipped by every runner, so the line decides. */
 const FOCUS = /\.(?:only|runIf)\b|\b(?:fit|fdescribe|ftest)\s*\(/;
+
+/**
+ * pytest: what drops collected tests from a `conftest.py` or a new pytest configuration (hooks
+ * that deselect or ignore, `collect_ignore`, `addopts` selecting with `-k`/`--deselect`/`--ignore`).
+ */
+const PYTEST_DROPS = /\bpytest_collection_modifyitems\b|\bpytest_ignore_collect\b|\bcollect_ignore(?:_glob)?\b|\.deselect\w*\s*\(|\bpytest_deselected\b|\bitems\s*\[\s*:\s*\]\s*=|\bitems\.(?:remove|pop|clear)\s*\(|\bdel\s+items\b|\baddopts\b.*(?:\s-k\b|--deselect|--ignore|-m\s)/;
+const PYTEST_CONFIG = /(?:^|\/)(?:conftest\.py|pytest\.ini)$/;
 
 const ASSERTION = /\b(?:expect|assert\w*|should|t\.(?:equal|deepEqual|strictEqual|ok|true|false|is|same|throws|match|fail)|require\.\w+|Expect\w*|t\.(?:Error|Errorf|Fatal|Fatalf))\b|\bassert\s|\.should\b|\bassert_eq!|\bassert!/;
 
@@ -216,6 +229,12 @@ export function checkTestIntegrity(diff: string | FileDiff[], allowed: Integrity
       const changed = [...f.added, ...f.removed].filter((l) => !f.added.includes(l) || !f.removed.includes(l));
       const hit = changed.find((l) => EXCLUDE.test(l) && !(/package\.json$/.test(f.path) && !/"test"\s*:|jest|vitest|mocha|testPath|exclude|ignore/.test(l)));
       if (hit) push({ category: 'config', file: f.path, line: clip(hit), reason: `edits the test configuration in ${f.path} in a way that can exclude or select tests` });
+    }
+    // pytest: a conftest.py or pytest.ini, new or edited, whose hooks or options drop collected tests
+    if (PYTEST_CONFIG.test(f.path) && !findings.some((x) => x.category === 'config' && x.file === f.path)) {
+      const before = new Set(f.removed.map((l) => l.trim()));
+      const hit = f.added.find((l) => PYTEST_DROPS.test(l) && !before.has(l.trim()) && !/^\s*#/.test(l));
+      if (hit) push({ category: 'config', file: f.path, line: clip(hit), reason: `${f.status === 'added' ? 'adds' : 'edits'} ${f.path} with a hook or option that drops collected tests` });
     }
   }
   return findings;

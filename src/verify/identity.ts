@@ -8,7 +8,8 @@
  * identity whichever reporter printed it:
  *   - noise: ANSI escapes, GitHub Actions line framing (`2026-01-01T00:00:00.0000000Z `,
  *     `##[error]`, `##[group]`), trailing timings (`(12 ms)`, `12ms`, `[1.2s]`, `(0.00s)`),
- *     retry markers (`(retry x2)`), repeated whitespace;
+ *     retry markers (`(retry x2)`), TAP directives (node-tap's `# time=64.386ms`, `# SKIP why`,
+ *     `# TODO`: never part of a name, for any TAP producer), repeated whitespace;
  *   - a vitest workspace project's `|name| ` in front of the file is dropped;
  *   - levels: separators unified (` > `, ` › `, ` ▸ `, ` » `, pytest `::`), empty describe
  *     levels dropped, a leading file segment recognised as the file, jest's
@@ -17,7 +18,12 @@
  *     the identity is the test, never the assertion message;
  *   - parametrised ids (pytest `[1-2]`, vitest `%s` expansions, go `TestTable/sub_case`) stay
  *     part of the name on both sides; a repeat number or parameter the other side lacks is
- *     tolerated when the match is unique.
+ *     tolerated when the match is unique;
+ *   - text that changes from run to run inside a name (a timestamp `2026-11-27T13:49:54.99`, an
+ *     object address `0x7f6f63acf750`, a uuid, pytest's `/tmp/pytest-of-u/pytest-12/` directory)
+ *     is replaced by a placeholder (`{time}`, `{addr}`, `{uuid}`, `{tmp}`), so the same
+ *     parametrised test has one id in every run: the fail-to-pass proof and the gate compare
+ *     ids across runs, and a CI log was printed at another time than the local run.
  * Matching (`matchIdentity`) then tolerates what reporters legitimately drop: a missing file on
  * one side, extra describe levels on one side (`suite > name` vs `name`), and a truncated name
  * (`averylongname…`) that is a prefix of exactly one candidate.
@@ -42,6 +48,8 @@ const GH_COMMAND = /^(?:##\[(?:error|warning|group|endgroup|notice|debug)\]|::(?
 /** Only bracketed timings: a bare `100ms` may be part of a test's name. */
 const DURATION = /\s*(?:\(\d+(?:\.\d+)?\s?(?:ms|s|sec)\)|\[\d+(?:\.\d+)?\s?(?:ms|s)\])\s*$/;
 const RETRY = /\s*\((?:retry x\d+|retried \d+ times?)\)\s*$/i;
+/** A TAP directive at the end of a name (an escaped `\#` is part of the name). */
+const TAP_DIRECTIVE = /\s+(?<!\\)#\s*(?:time=[\d.]+\s*m?s|SKIP\b.*|TODO\b.*)$/i;
 const SEPARATORS = /\s+(?:>|›|»|▸)\s+|\s+(?:>|›|»|▸)$|^(?:>|›|»|▸)\s+/;
 const TEST_FILE = /^(?:\.\/)?[^\s>]*[^\s>/]\.(?:[cm]?[jt]sx?|py|go|rb|rs)$/;
 const SUITE_FAILED = new Set(['test suite failed to run']);
@@ -55,12 +63,28 @@ export function stripCiFraming(line: string): string {
   return t;
 }
 
-/** One name level: framing, timing and retry noise removed, whitespace collapsed. */
+/** Text that differs from run to run, wherever it is in a name (parametrised ids print it). */
+const PER_RUN: [RegExp, string][] = [
+  [/\b\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?![\d:])/g, '{time}'],
+  [/\b\d\d:\d\d:\d\d\.\d{3,}\b/g, '{time}'],
+  [/\b0x[0-9a-f]{6,16}\b/gi, '{addr}'],
+  [/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '{uuid}'],
+  [/(?:\/private)?\/(?:tmp|var\/folders\/[^/\s]+\/[^/\s]+\/T)\/pytest-of-[^/\s]+\/pytest-\d+\//g, '{tmp}/'],
+];
+
+/** A name with its per-run text (timestamps, addresses, uuids, pytest temp dirs) as placeholders. */
+export function stableName(name: string): string {
+  let t = name;
+  for (const [re, to] of PER_RUN) t = t.replace(re, to);
+  return t;
+}
+
+/** One name level: framing, timing and retry noise removed, per-run text replaced, whitespace collapsed. */
 export function normaliseSegment(segment: string): string {
-  let t = stripCiFraming(segment).replace(/\s+/g, ' ').trim();
+  let t = stableName(stripCiFraming(segment)).replace(/\s+/g, ' ').trim();
   for (let i = 0; i < 3; i++) {
     const before = t;
-    t = t.replace(RETRY, '').replace(DURATION, '').trim();
+    t = t.replace(TAP_DIRECTIVE, '').replace(RETRY, '').replace(DURATION, '').trim();
     if (t === before) break;
   }
   return t;

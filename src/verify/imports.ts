@@ -260,3 +260,18 @@ export class ImportGraph {
     return { status: 'not-connected', detail: `its ${parent.size - 1} imported file(s) of the repository include no changed file` };
   }
 }
+
+/** At most this many test files are read for an import-related selection (a bound on one loop turn's reading). */
+const MAX_IMPORT_SCAN = 400;
+
+/**
+ * The test files among `testFiles` whose imports reach a changed file: the related tests of a
+ * runner that cannot find them itself (pytest). Those the graph cannot tell about are left out
+ * (the full gate runs after the related tests anyway).
+ */
+export async function testsReaching(graph: ImportGraph, testFiles: string[], changed: string[]): Promise<string[]> {
+  if (changed.length === 0) return [];
+  const out: string[] = [];
+  for (const f of testFiles.slice(0, MAX_IMPORT_SCAN)) if ((await graph.reach(f, changed)).status === 'connected') out.push(f);
+  return out;
+}

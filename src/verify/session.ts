@@ -22,6 +22,7 @@ import {
   parseStructured,
   planFiles,
   planRelated,
+  relatedByImports,
   planStructured,
   reportAsOutput,
   reportExtension,
@@ -32,7 +33,7 @@ import { firstRepoFrame } from './runners/report.js';
 import type { PackageJson } from './runners/runner.js';
 import { reconcile } from './reconcile.js';
 import { toTestRun } from './test-run.js';
-import { ImportGraph } from './imports.js';
+import { ImportGraph, testsReaching } from './imports.js';
 import { stillFailingFiles, testFileOf, type FileLink, type TestLinks } from './tolerance.js';
 
 export interface SessionDeps {
@@ -287,16 +288,7 @@ export class TestSession {
     if (files.length === 0) return run;
     const changed = (await this.deps.changedFiles()).filter((p) => !p.startsWith('..'));
     const all = [...new Set([...(this.deps.listFiles ? await this.deps.listFiles() : []), ...changed])];
-    const graph = new ImportGraph({
-      files: all,
-      read: async (f) => {
-        try {
-          return await readFile(path.join(this.deps.root, f), 'utf8');
-        } catch {
-          return null;
-        }
-      },
-    });
+    const graph = this.importGraph(all);
     // The runner's selection, once per verification (the related run and the gate see the same tree).
     const key = changed.join('\0');
     let selected: Set<string> | null = this.selection?.key === key ? this.selection.selected : null;
@@ -315,6 +307,20 @@ export class TestSession {
       links.files[f] = link;
     }
     return { ...run, links };
+  }
+
+  /** The repository's import graph over `files`, read from the working tree. */
+  private importGraph(files: string[]): ImportGraph {
+    return new ImportGraph({
+      files,
+      read: async (f) => {
+        try {
+          return await readFile(path.join(this.deps.root, f), 'utf8');
+        } catch {
+          return null;
+        }
+      },
+    });
   }
 
   /**
@@ -350,7 +356,9 @@ export class TestSession {
     if (this.deps.relatedFirst !== false && this.deps.changedFiles && !this.structuredOff) {
       const changed = (await this.deps.changedFiles()).filter((p) => !p.startsWith('..'));
       const all = this.deps.listFiles ? await this.deps.listFiles() : [];
-      const selection = [...new Set([...changed, ...failingTestFiles(this.baselineRun, all)])];
+      // pytest and other runners that cannot find related tests: the test files importing a changed file
+      const importers = relatedByImports(this.info.runner) ? await testsReaching(this.importGraph(all), all.filter(isTestFileByName), changed) : [];
+      const selection = [...new Set([...changed, ...importers, ...failingTestFiles(this.baselineRun, all)])];
       const plan = planRelated(this.info, selection, all, this.reportPath());
       let related: TestRun | null = plan ? await this.execute(plan, 'related', 'related') : null;
       if (related) related = await this.attachLinks(related);

@@ -18,14 +18,17 @@ import { mocha, parseMochaJsonl } from './mocha.js';
 import { nodeTest } from './node-test.js';
 import { pytest } from './pytest.js';
 import type { StructuredFormat, StructuredResult } from './report.js';
-import { COMPOUND, core, type Appendable, type PackageJson, type PlannedRun, type RunnerId, type RunnerInfo, type TestRunner } from './runner.js';
+import { COMPOUND, core, quote, type Appendable, type PackageJson, type PlannedRun, type RunnerId, type RunnerInfo, type TestRunner } from './runner.js';
 import { tap } from './tap.js';
+import { owningPackages, readWorkspaces } from '../workspaces.js';
 import { addTotals, Collector, countsOf, stripAnsi, toLines, type ParserResult, type TestTotals } from './text.js';
 import { vitest } from './vitest.js';
 
 export type { PlannedRun, RunnerId, RunnerInfo, TestRunner } from './runner.js';
 export type { StructuredFormat, StructuredResult } from './report.js';
 export type { TestTotals } from './text.js';
+export { TAP_SUMMARY as TAP_SUMMARY_LINE } from './tap.js';
+export { subtestFailure as pytestSubtestFailure } from './pytest.js';
 
 export const RUNNERS: readonly TestRunner[] = [vitest, jest, mocha, nodeTest, tap, pytest, go, cargo, make];
 
@@ -57,7 +60,8 @@ export function identifyRunner(testCommand: string, testScript: string | null): 
     const runner = runnerOf(testScript);
     const simple = !COMPOUND.test(testScript);
     const manager = script[1];
-    const base = simple && runner !== 'unknown' ? (manager === 'npm' ? 'npm test --' : `${manager} test`) : null;
+    const appendable = runnerById(runner)?.appendable?.(core(testScript)) ?? true;
+    const base = simple && appendable && runner !== 'unknown' ? (manager === 'npm' ? 'npm test --' : `${manager} test`) : null;
     const info: RunnerInfo = { runner, base, invocation: testScript };
     if (!base && runnerById(runner)?.directCall) {
       const segment = testScript.split(/&&|\|\||;/).map((p) => p.trim()).find((p) => runnerOf(p) === runner);
@@ -71,13 +75,16 @@ export function identifyRunner(testCommand: string, testScript: string | null): 
     return info;
   }
   const runner = runnerOf(cmd);
-  return { runner, base: COMPOUND.test(cmd) ? null : cmd, invocation: cmd };
+  const appendable = runnerById(runner)?.appendable?.(core(cmd)) ?? true;
+  return { runner, base: COMPOUND.test(cmd) || !appendable ? null : cmd, invocation: cmd };
 }
 
 /** What the runner needs to know of the project to compose commands (mocha: its configuration), added to `info`. */
 export async function loadRunner(info: RunnerInfo, root: string, pkg: PackageJson | null): Promise<RunnerInfo> {
   const load = runnerById(info.runner)?.load;
-  return load ? { ...info, ...(await load(root, pkg)) } : info;
+  const loaded = load ? { ...info, ...(await load(root, pkg)) } : info;
+  const ws = await readWorkspaces(root);
+  return ws ? { ...loaded, workspace: { root, ...ws } } : loaded;
 }
 
 const parsedFromOf = (id: RunnerId): ParsedFrom => runnerById(id)?.parsedFrom ?? 'none';
@@ -90,6 +97,11 @@ export function reportExtension(id: RunnerId): string {
 /** Whether the runner finds the tests related to changed files itself (its selection is evidence, verify/tolerance.ts). */
 export function findsRelated(id: RunnerId): boolean {
   return runnerById(id)?.findsRelated === true;
+}
+
+/** Whether the session should add the test files that import a changed file to the related selection. */
+export function relatedByImports(id: RunnerId): boolean {
+  return runnerById(id)?.relatedByImports === true;
 }
 
 // ------------------------------------------------------------------------- composing commands
@@ -136,8 +148,26 @@ function selectable(info: RunnerInfo): Appendable | null {
  */
 export function planRelated(info: RunnerInfo, changed: string[], allFiles: string[], reportFile: string): PlannedRun | null {
   const on = selectable(info);
-  if (!on || changed.length === 0) return null;
-  return runnerById(on.runner)?.related?.(on, changed, allFiles, reportFile) ?? null;
+  if (changed.length === 0) return null;
+  const own = on ? (runnerById(on.runner)?.related?.(on, changed, allFiles, reportFile) ?? null) : null;
+  return own ?? (info.workspace ? planPackageRelated(info.workspace, changed, allFiles, reportFile) : null);
+}
+
+/**
+ * A monorepo whose root command cannot select tests: when the changed files lie in one package,
+ * that package's runner selects the related tests, run in the package's directory (its own
+ * configuration applies). Null for changes in several packages or at the root (the full command
+ * runs), or a package whose runner cannot select.
+ */
+function planPackageRelated(ws: NonNullable<RunnerInfo['workspace']>, changed: string[], allFiles: string[], reportFile: string): PlannedRun | null {
+  const owners = owningPackages({ tool: ws.tool, packages: ws.packages }, changed);
+  if (owners.length !== 1 || changed.some((f) => !f.startsWith(`${owners[0].dir}/`)) || owners[0].testScript === null) return null;
+  const p = owners[0];
+  const inner = selectable(identifyRunner(`${ws.tool} test`, p.testScript));
+  if (!inner) return null;
+  const rel = (files: string[]) => files.filter((f) => f.startsWith(`${p.dir}/`)).map((f) => f.slice(p.dir.length + 1));
+  const plan = runnerById(inner.runner)?.related?.(inner, rel(changed), rel(allFiles), reportFile) ?? null;
+  return plan ? { ...plan, command: `cd ${quote(p.dir)} && ${plan.command}` } : null;
 }
 
 /** A command that runs only the given test files (for the fail-to-pass proof); null when not possible. */
@@ -186,6 +216,20 @@ export interface ParsedOutput {
   totals?: TestTotals;
 }
 
+/** npm's banner before a workspace's script: `> @scope/name@1.2.3 test` (the root's is `> test`, no name). */
+const WORKSPACE_BANNER = /^> \S+@\S* [\w:.-]+\s*$/;
+
+/** One output (or one workspace's part of it): at most one tree parser, every line parser that recognises it. */
+function parseSegment(lines: string[]): ParserResult[] {
+  const text = lines.join('\n');
+  const parsers = RUNNERS.flatMap((r) => r.output ?? []);
+  const results: ParserResult[] = [];
+  const tree = parsers.find((p) => p.kind === 'tree' && p.detect(text));
+  if (tree) results.push(tree.parse(lines));
+  for (const p of parsers) if (p.kind === 'lines' && p.detect(text)) results.push(p.parse(lines));
+  return results;
+}
+
 /**
  * The plain output of any runner, read by the parsers of the runners that recognise it:
  * at most one tree parser (the first in registry order), every line parser. Ids are stable
@@ -198,12 +242,13 @@ export interface ParsedOutput {
 export function parseTestOutput(output: string): ParsedOutput {
   const text = stripAnsi(output);
   const lines = toLines(text);
-  const parsers = RUNNERS.flatMap((r) => r.output ?? []);
   const results: ParserResult[] = [];
-  const tree = parsers.find((p) => p.kind === 'tree' && p.detect(text));
-  if (tree) results.push(tree.parse(lines));
-  for (const p of parsers) if (p.kind === 'lines' && p.detect(text)) results.push(p.parse(lines));
-
+  // npm workspaces run each package's script under its banner (`> @mono/a@1.0.0 test`): each
+  // package's output is read on its own (one package on jest, another on vitest: both trees)
+  const banners = lines.flatMap((l, i) => (WORKSPACE_BANNER.test(l) ? [i] : []));
+  const segments = banners.length >= 2 ? banners.map((b, k) => lines.slice(b, banners[k + 1] ?? lines.length)) : [lines];
+  if (banners.length >= 2 && banners[0] > 0) segments.unshift(lines.slice(0, banners[0]));
+  for (const seg of segments) results.push(...parseSegment(seg));
   const useful = results.filter((r) => r.tests.length > 0 || r.totals);
   if (useful.length === 0) return { tests: [], parsedFrom: 'none' };
 

@@ -1,9 +1,21 @@
 /**
  * pytest: detected by its configuration (pytest.ini, pyproject.toml, setup.cfg, tox.ini,
- * conftest.py) or `test_*.py` files, with the pip installs the project needs; asked for a
+ * conftest.py) or `test_*.py` files, with the pip installs the project needs, through the
+ * project's virtual environment when one is there (`.venv/bin/python -m pytest`); asked for a
  * JUnit report (`--junitxml`, read by runners/junit.ts with pytest ids); related tests are
- * the changed test files and the `test_<name>.py` / `<name>_test.py` of changed modules;
- * the plain output (`-v` lines, the short test summary) parsed when no report exists.
+ * the changed test files, the test files whose imports reach a changed module (the session adds
+ * them, verify/imports.ts) and the `test_<name>.py` / `<name>_test.py` of changed modules;
+ * the plain output (`-v` lines, the short test summary, xdist's `[gw0]` lines) parsed when no
+ * report exists.
+ *
+ * Recognised in a command: `pytest`, `py.test`, `python -m pytest` with any interpreter path
+ * (`.venv/bin/python`, `venv/bin/pytest`, `python3.12`), behind `uv run`, `poetry run`, `pdm run`,
+ * `pipenv run`, `rye run`, `hatch run [env:]`; and, as pytest whose arguments
+ * cannot be appended (their own configuration decides what runs: no report, no selection, the
+ * output parsed), `tox`, `nox`, `hatch test` and `hatch run test`.
+ *
+ * pytest 9 reports a failing subtest (unittest `subTest`, the `subtests` fixture) on its own
+ * `SUBFAILED` line while the test itself may be reported `PASSED`: the test failed.
  */
 import type { TestStatus } from '../types.js';
 import { isTestFileByName } from '../test-files.js';
@@ -22,11 +34,31 @@ const PYTEST_STATUS: Record<string, TestStatus> = {
 };
 const PYTEST_VERBOSE = /^(?:\[gw\d+\]\s+\[\s*\d+%\]\s+(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\s+(\S+::.+?)\s*$|(\S+\.py::.+?)\s+(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b)/;
 const PYTEST_SHORT = /^(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\s+(\S+(?:::.+?|\.py))(?:\s+-\s+(.*))?\s*$/;
+/**
+ * pytest 9's failing subtest: `SUBFAILED(i=1) tests/t.py::T::test_x - msg` in the short summary,
+ * `tests/t.py::test_x SUBFAILED[msg] (i=2)   [ 33%]` in `-v` (and `[gw0] [ 33%] SUBFAILED… id` with xdist).
+ */
+const PYTEST_SUB_SHORT = /^SUBFAILED(?:\[[^\]]*\])?(?:\s*\([^)]*\))?\s+(\S+\.py::\S.*?)(?:\s+-\s+(.*))?\s*$/;
+const PYTEST_SUB_VERBOSE = /^(?:(\S+\.py::.+?)\s+SUBFAILED\b.*$|\[gw\d+\]\s+\[\s*\d+%\]\s+SUBFAILED\S*(?:\s*\([^)]*\))?\s+(\S+\.py::.+?)\s*$)/;
+
+/** The test a SUBFAILED line names, and its message; null for any other line. */
+export function subtestFailure(line: string): { id: string; message?: string } | null {
+  const s = PYTEST_SUB_SHORT.exec(line);
+  if (s) return { id: s[1].trim(), message: s[2] };
+  const v = PYTEST_SUB_VERBOSE.exec(line);
+  if (v) return { id: (v[1] ?? v[2]).replace(/\s+\[\s*\d+%\]$/, '').trim() };
+  return null;
+}
 
 function parsePytest(lines: string[]): ParserResult {
   const out = new Collector();
   let totals: TestTotals | undefined;
   for (const line of lines) {
+    const sub = line.includes('SUBFAILED') ? subtestFailure(line) : null;
+    if (sub) {
+      out.add(sub.id, 'failed', sub.message ? `subtest: ${sub.message}` : undefined);
+      continue;
+    }
     const v = PYTEST_VERBOSE.exec(line);
     if (v) {
       const status = v[1] ?? v[4];
@@ -55,13 +87,19 @@ function parsePytest(lines: string[]): ParserResult {
 }
 
 const PY_TEST = /(?:^|\/)(?:test_[^/]*|[^/]*_test)\.py$/;
+/** pytest itself, by any interpreter or script path (`.venv/bin/python -m pytest`, `venv/bin/pytest`). */
+const PYTEST_CALL =
+  /^(?:(?:uv|poetry|pdm|pipenv|rye)\s+run\s+(?:--[\w-]+\s+)*|hatch\s+run\s+(?:[\w.-]+:)?)?(?:(?:\S*\/)?(?:pytest|py\.test)|(?:\S*\/)?python(?:3(?:\.\d+)?)?(?:\s+-[BIOsuE]+)*\s+-m\s+pytest)(?=\s|$)/;
+/** Tools that run pytest through their own configuration: the output is pytest's, arguments are theirs. */
+const PYTEST_WRAPPER = /^(?:tox|nox|hatch\s+test|hatch\s+run\s+(?:[\w.-]+:)?(?:test|tests|cov))(?=\s|$)/;
 const JUNIT = (reportFile: string) => `--junitxml=${quote(reportFile)} -o junit_family=xunit1`;
 
 export const pytest: TestRunner = {
   id: 'pytest',
   stack: 'python',
   parsedFrom: 'pytest',
-  invokedBy: (c) => /^(?:pytest|py\.test|python3?\s+-m\s+pytest)\b/.test(c),
+  invokedBy: (c) => PYTEST_CALL.test(c) || PYTEST_WRAPPER.test(c),
+  appendable: (c) => PYTEST_CALL.test(c),
   async detect({ readText, exists, listDir }) {
     const pyproject = await readText('pyproject.toml');
     const setupCfg = await readText('setup.cfg');
@@ -84,29 +122,40 @@ export const pytest: TestRunner = {
     }
     if (!marker) return null;
 
+    // the project's virtual environment, when it has one: its interpreter runs pytest and pip
+    let python = 'python';
+    for (const venv of ['.venv', 'venv']) {
+      if (await exists(`${venv}/bin/python`)) {
+        python = `${venv}/bin/python`;
+        break;
+      }
+    }
+    const pip = python === 'python' ? 'pip' : `${python} -m pip`;
     const steps: string[] = [];
     const mentions: string[] = [pyproject ?? '', setupCfg ?? '', toxIni ?? ''];
     for (const req of ['requirements.txt', 'requirements-dev.txt', 'requirements-test.txt']) {
       const content = await readText(req);
       if (content !== null) {
-        steps.push(`pip install -r ${req}`);
+        steps.push(`${pip} install -r ${req}`);
         mentions.push(content);
       }
     }
     const setupPy = await readText('setup.py');
     if (setupPy !== null) mentions.push(setupPy);
     const installable = setupPy !== null || (pyproject !== null && /^\s*\[(project|build-system|tool\.poetry)\]/m.test(pyproject));
-    if (installable) steps.push('pip install -e .');
+    if (installable) steps.push(`${pip} install -e .`);
     // pytest named as a dependency somewhere (its own config sections do not count).
     const withoutConfigHeaders = (m: string) => m.replace(/^\s*\[(?:tool[.:]pytest[^\]]*|pytest)\]\s*$/gm, '');
-    if (!mentions.some((m) => /\bpytest\b/i.test(withoutConfigHeaders(m)))) steps.push('pip install pytest');
-    return { setup: steps.join(' && '), test: 'python -m pytest', reason: `pytest project (${marker})` };
+    if (!mentions.some((m) => /\bpytest\b/i.test(withoutConfigHeaders(m)))) steps.push(`${pip} install pytest`);
+    const inVenv = python === 'python' ? '' : `, in ${python.split('/')[0]}`;
+    return { setup: steps.join(' && '), test: `${python} -m pytest`, reason: `pytest project (${marker}${inVenv})` };
   },
   reportExtension: 'xml',
+  relatedByImports: true,
   compose: (info, reportFile) => ({ command: `${info.base} ${JUNIT(reportFile)}`, reportFile, format: 'junit', flavour: 'pytest', parsedFrom: 'pytest' }),
   related(info, changed, allFiles, reportFile) {
     // Only when the command names no paths of its own (flags only).
-    const args = core(info.base).replace(/^(?:pytest|py\.test|python3?\s+-m\s+pytest)\s*/, '').split(/\s+/).filter(Boolean);
+    const args = core(info.base).replace(PYTEST_CALL, '').split(/\s+/).filter(Boolean);
     if (args.some((a) => !a.startsWith('-'))) return null;
     const tests = new Set<string>(changed.filter((p) => PY_TEST.test(p)));
     for (const p of changed) {
@@ -133,6 +182,8 @@ export const pytest: TestRunner = {
       kind: 'lines',
       detect: (t) =>
         /\.py::\S.*\s(?:PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b/.test(t) ||
+        /^\[gw\d+\]\s+\[\s*\d+%\]\s+(?:PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\s+\S+\.py::/m.test(t) ||
+        /^SUBFAILED\S*(?:\s*\([^)]*\))?\s+\S+\.py::/m.test(t) ||
         /^(?:FAILED|ERROR) \S+(?:::|\.py)/m.test(t) ||
         /^=+ .*\b(?:passed|failed|errors?)\b.* in [\d.]+s\b/m.test(t),
       parse: parsePytest,

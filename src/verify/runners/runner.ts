@@ -38,6 +38,12 @@ export interface RunnerInfo {
    * configuration without it. Absent: no configuration.
    */
   mochaConfig?: MochaConfig;
+  /**
+   * The repository is a monorepo (npm, yarn or pnpm workspaces, verify/workspaces.ts): its
+   * packages with their test scripts, read by `loadRunner`. Related tests of a change inside one
+   * package run through that package's own runner, in its directory.
+   */
+  workspace?: { root: string; tool: 'npm' | 'yarn' | 'pnpm'; packages: { dir: string; name: string; testScript: string | null }[] };
 }
 
 /** A RunnerInfo whose runner arguments can be appended (`base` set). */
@@ -113,6 +119,11 @@ export interface TestRunner {
   parsedFrom: ParsedFrom;
   /** Whether a single command (`VAR=x`, `npx`, `pnpm exec` prefixes removed) runs this runner. */
   invokedBy(core: string): boolean;
+  /**
+   * Whether runner arguments can be appended to a command that runs it (absent: yes). No for a
+   * wrapper whose own configuration decides what runs (`tox`, `hatch test` for pytest).
+   */
+  appendable?(core: string): boolean;
   /** A node runner that can be called directly (`npx --no-install jest`) out of a compound package script. */
   directCall?: boolean;
   /**
@@ -134,6 +145,11 @@ export interface TestRunner {
   related?(info: Appendable, changed: string[], allFiles: string[], reportFile: string): PlannedRun | null;
   /** The runner finds related tests itself (jest `--findRelatedTests`): its selection is evidence of relatedness (verify/tolerance.ts). */
   findsRelated?: boolean;
+  /**
+   * The runner cannot find related tests itself, but `related` takes test files among the changed
+   * ones: the session adds the test files whose imports reach a changed file (verify/imports.ts).
+   */
+  relatedByImports?: boolean;
   /** Only the given test files; null when not possible. */
   files?(info: Appendable, testFiles: string[], reportFile: string): PlannedRun | null;
   /** The command with the reporter plumbing of `compose`/`related`/`files` removed (for humans). */
