@@ -175,6 +175,29 @@ describe('fitting a conversation to a budget', () => {
     expect(fit.messages[3].content).toBe('Wrote src/w.js (300 lines).');
   });
 
+  test("the latest reply's long batch edit (edits: [...]) is summarised edit by edit", () => {
+    const edits = [
+      { old_string: big('a', 120), new_string: big('b', 121) },
+      { old_string: 'x', new_string: big('c', 90) },
+    ];
+    const msgs: ChatMessage[] = [
+      ...conversation(0),
+      { role: 'assistant', content: null, toolCalls: [{ id: 'e1', name: 'edit_file', arguments: JSON.stringify({ path: 'src/e.js', edits }) }] },
+      { role: 'tool', toolCallId: 'e1', content: 'Applied 2 edits to src/e.js.' },
+    ];
+    const fit = fitToBudget(msgs, messagesTokens(msgs.slice(0, 2)) + 300);
+    expect(fit.fits).toBe(true);
+    const call = (fit.messages[2] as { toolCalls: { arguments: string }[] }).toolCalls[0];
+    const rest = '; see the current state of the changed files]';
+    expect(JSON.parse(call.arguments)).toEqual({
+      path: 'src/e.js',
+      edits: [
+        { old_string: '[summarised: 120 lines]', new_string: `[summarised: 121 lines${rest}` },
+        { old_string: '[summarised: 1 lines]', new_string: `[summarised: 90 lines${rest}` },
+      ],
+    });
+  });
+
   test('when even the latest result does not fit, it is cut with a note; when the task alone does not fit, it says so', () => {
     const msgs = conversation(2);
     const budget = messagesTokens(msgs.slice(0, 2)) + 600;

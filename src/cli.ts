@@ -250,10 +250,26 @@ function isEntry(): boolean {
     return false;
   }
 }
+/**
+ * Exits with `code` once stdout and stderr have handed everything written to them to the OS.
+ * On a pipe node writes asynchronously: `process.exit` right after a large `--json` report cut it
+ * short (seen at about 219 KB).
+ */
+export function exitWhenFlushed(code: number): void {
+  process.exitCode = code;
+  let pending = 2;
+  const done = (): void => {
+    pending -= 1;
+    if (pending === 0) process.exit(code);
+  };
+  process.stdout.write('', done);
+  process.stderr.write('', done);
+}
+
 if (isEntry()) {
   const args = process.argv.slice(2);
   main(args).then(
-    (code) => process.exit(code),
-    (e: unknown) => process.exit(reportFailure(e, args.includes('--json'))),
+    (code) => exitWhenFlushed(code),
+    (e: unknown) => exitWhenFlushed(reportFailure(e, args.includes('--json'))),
   );
 }

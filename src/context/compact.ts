@@ -219,11 +219,20 @@ function noteOf(dropped: string[]): ChatMessage {
   return { role: 'user', content: `${DROPPED}: ${shown || 'none'}]` };
 }
 
-function summariseEdit(raw: string): string {
+/** An `edit_file` call (one edit, or the batch form `edits: [...]`) with its strings replaced by their line counts. */
+export function summariseEdit(raw: string): string {
+  const lines = (x: unknown) => (typeof x === 'string' ? x.split('\n').length : 0);
+  const short = (e: { old_string?: unknown; new_string?: unknown }) => ({
+    old_string: `[summarised: ${lines(e.old_string)} lines]`,
+    new_string: `[summarised: ${lines(e.new_string)} lines; see the current state of the changed files]`,
+  });
   try {
-    const v = JSON.parse(raw) as { path?: unknown; old_string?: unknown; new_string?: unknown };
-    const lines = (x: unknown) => (typeof x === 'string' ? x.split('\n').length : 0);
-    return JSON.stringify({ path: v.path, old_string: `[summarised: ${lines(v.old_string)} lines]`, new_string: `[summarised: ${lines(v.new_string)} lines; see the current state of the changed files]` });
+    const v = JSON.parse(raw) as { path?: unknown; old_string?: unknown; new_string?: unknown; edits?: unknown };
+    if (Array.isArray(v.edits)) {
+      const edits = v.edits.map((e: unknown) => (e && typeof e === 'object' ? short(e as { old_string?: unknown; new_string?: unknown }) : e));
+      return JSON.stringify({ path: v.path, edits });
+    }
+    return JSON.stringify({ path: v.path, ...short(v) });
   } catch {
     return raw;
   }
