@@ -25,7 +25,9 @@ afterAll(async () => {
   cleanupFixtures();
 });
 
-const SETUP = `ln -sfn ${path.join(ROOT, 'node_modules')} node_modules`;
+// a node_modules of links, not one link to the shared one: the sandbox keeps what lies outside the
+// checkout read-only, and vitest writes its cache under node_modules/.vite
+const SETUP = `mkdir -p node_modules && ln -sfn ${path.join(ROOT, 'node_modules')}/* ${path.join(ROOT, 'node_modules')}/.bin node_modules/`;
 const GOOD = read('packages/a/src/total.js');
 const BROKEN = GOOD.replace('sum + i.price * i.qty', 'sum + i.price');
 const FILES: Record<string, string> = {
