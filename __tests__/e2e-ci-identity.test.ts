@@ -12,18 +12,14 @@
  * GitHub runner's log framing. Both failures are reproduced, by test identity, and fixed; the
  * PR says which evidence the reproduction rests on.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync, symlinkSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startFakeGitHub } from '../test-support/fake-github.js';
-import { startScriptedModel, type ScriptedModel } from '../src/scripted/server.js';
 import { parseScript, type Script } from '../src/scripted/script.js';
-import { makeRepo, cloneShallow, cleanupFixtures, tempDir, commitAs, HUMAN } from '../test-support/git-fixture.js';
-import { actionInputs, runAction, ROOT } from '../test-support/run-action.js';
+import { cleanupFixtures } from '../test-support/git-fixture.js';
+import { ROOT } from '../test-support/run-action.js';
+import { jobLog as framedLog, realRun as runAt, repairCiRun } from '../test-support/ci-repair.js';
 
-const GH_TOKEN = 'ghs_e2eCiIdentityFakeToken0123456789';
-const API_KEY = 'sk-e2e-ci-identity-fake-key-9876543210';
-const OWNER = 'octo';
 const REPO = 'names';
 const FIXTURES = path.join(ROOT, '__tests__', 'fixtures', 'ci-identity');
 const read = (p: string) => readFileSync(path.join(FIXTURES, p), 'utf8');
@@ -34,70 +30,15 @@ afterAll(async () => {
   cleanupFixtures();
 });
 
-/** A real run's output as a GitHub Actions job log, the checkout where the runner puts it. */
-function jobLog(command: string, output: string, dir: string): string {
-  const body = output.split(dir).join(`/home/runner/work/${REPO}/${REPO}`);
-  const lines = ['##[group]Run actions/checkout@v4', `Syncing repository: ${OWNER}/${REPO}`, '##[endgroup]', `##[group]Run ${command}`, command, 'shell: /usr/bin/bash -e {0}', '##[endgroup]', ...body.replace(/\n$/, '').split('\n'), '##[error]Process completed with exit code 1.'];
-  return lines.map((l, i) => `2026-01-01T00:00:${String(i % 60).padStart(2, '0')}.0000000Z ${l}`).join('\n') + '\n';
-}
+/** The job log of the failed run: the shared framing, this repository's checkout path. */
+const jobLog = (command: string, output: string, dir: string) => framedLog(REPO, command, output, dir);
 
-/** Runs `command` in a fresh checkout of the broken commit and returns its combined output. */
-function realRun(remoteUrl: string, command: string, withModules: boolean): { output: string; dir: string } {
-  const { dir } = cloneShallow(remoteUrl);
-  if (withModules) symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
-  const r = spawnSync('bash', ['-c', `${command} 2>&1`], { cwd: dir, encoding: 'utf8', env: { ...process.env, CI: 'true', FORCE_COLOR: '0' } });
-  return { output: r.stdout, dir };
-}
+/** Runs `command` in a fresh checkout of the broken commit (outside GitHub Actions: no reporter annotations). */
+const realRun = (remoteUrl: string, command: string, withModules: boolean) =>
+  runAt(remoteUrl, command, { env: { GITHUB_ACTIONS: '' }, ...(withModules ? { modules: path.join(ROOT, 'node_modules') } : {}) });
 
-async function repairRun(p: { files: Record<string, string>; broken: Record<string, string>; script: Script; log: (remoteUrl: string) => string; inputs?: Record<string, string> }) {
-  const repo = makeRepo(p.files, { message: 'Initial' });
-  const brokenSha = commitAs(repo.dir, HUMAN, p.broken, 'Refactor');
-  repo.git('push', '-q', 'origin', 'main');
-  const github = await startFakeGitHub({ owner: OWNER, repo: REPO, token: GH_TOKEN, gitDir: repo.remoteDir });
-  const model: ScriptedModel = await startScriptedModel(p.script);
-  open.push(github, model);
-  github.setPermission('maintainer', 'write');
-  const run = github.addWorkflowRun({ name: 'CI', headSha: brokenSha, headBranch: 'main', event: 'push', actor: 'maintainer', conclusion: 'failure', pullRequests: [] });
-  github.addJob({ runId: run.id, name: 'test', log: p.log(repo.remoteUrl) });
-  const full = `${OWNER}/${REPO}`;
-  const user = { login: 'maintainer', id: 1, type: 'User' };
-  const payload = {
-    action: 'completed',
-    workflow_run: {
-      id: run.id,
-      name: run.name,
-      head_branch: 'main',
-      head_sha: brokenSha,
-      run_number: run.runNumber,
-      run_attempt: 1,
-      event: 'push',
-      status: 'completed',
-      conclusion: 'failure',
-      workflow_id: run.workflowId,
-      html_url: `https://github.com/${full}/actions/runs/${run.id}`,
-      created_at: run.createdAt,
-      pull_requests: [],
-      actor: user,
-      triggering_actor: user,
-      head_repository: { full_name: full },
-      repository: { full_name: full },
-    },
-    workflow: { name: run.name, path: '.github/workflows/ci.yml' },
-    repository: { name: REPO, full_name: full, owner: { login: OWNER } },
-    sender: user,
-  };
-  const checkout = cloneShallow(repo.remoteUrl);
-  const r = await runAction({
-    workspace: checkout.dir,
-    tempDir: tempDir('agent-fix-ci-identity-runner-'),
-    eventName: 'workflow_run',
-    payload,
-    repository: full,
-    apiUrl: github.url,
-    inputs: actionInputs({ token: GH_TOKEN, apiKey: API_KEY, baseUrl: model.url }, { workflows: '', ...p.inputs }),
-  });
-  return { r, github, model, repo, brokenSha };
-}
+const repairRun = (p: { files: Record<string, string>; broken: Record<string, string>; script: Script; log: (remoteUrl: string) => string; inputs?: Record<string, string> }) =>
+  repairCiRun(open, { repo: REPO, ...p });
 
 const TAPE_FIXED = read('tape/src/parse.js').replace("out[k] = v === 'false' ? false : v;", "out[k] = v === 'false' ? false : v === 'true' || v === 'yes' ? true : v;");
 
