@@ -1,4 +1,7 @@
-/** Shared by the benchmarks that read `../shared/bench/dev-tasks.json`: the task record and flag reading. */
+/** Shared by the benchmarks that read `../shared/bench/dev-tasks.json`: the task record, flag reading, a task's checkout and its fix's hunks. */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
 
 /** One real bug of the dev-tasks corpus (the fields the benchmarks use). */
 export interface DevTask {
@@ -20,4 +23,70 @@ export interface DevTask {
 export function arg(name: string, dflt?: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? process.argv[i + 1] : dflt;
+}
+
+/** git in `cwd`, its output trimmed. */
+export function benchGit(cwd: string, ...args: string[]): string {
+  return execFileSync('git', ['-c', 'advice.detachedHead=false', ...args], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 }).trim();
+}
+
+/** A clone of the task's mirror at the buggy commit with the fix commit's tests committed, installed by the task's own command. */
+export function prepareTask(t: DevTask, mirrors: string, work: string): string {
+  const dir = path.join(work, t.id);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(work, { recursive: true });
+  execFileSync('git', ['clone', '-q', '--no-checkout', path.join(mirrors, t.repo.replace('/', '+'), 'repo'), dir]);
+  benchGit(dir, 'checkout', '-q', t.buggy_sha);
+  benchGit(dir, 'checkout', t.fix_sha, '--', ...t.test_files);
+  benchGit(dir, '-c', 'user.name=bench', '-c', 'user.email=bench@example.com', 'commit', '-q', '-m', 'bench: failing test from the fix commit');
+  execFileSync('bash', ['-c', t.install_command], { cwd: dir, stdio: 'ignore', env: { ...process.env, CI: 'true' } });
+  if (benchGit(dir, 'status', '--porcelain')) {
+    benchGit(dir, 'add', '-A');
+    benchGit(dir, '-c', 'user.name=bench', '-c', 'user.email=bench@example.com', 'commit', '-q', '-m', 'bench: install artifacts');
+  }
+  return dir;
+}
+
+/** One hunk of the upstream fix: its old side's place in the buggy file, and both sides' text. */
+export interface FixHunk {
+  file: string;
+  oldStart: number;
+  oldLines: number;
+  old: string;
+  new: string;
+}
+
+/** The hunks of `git diff -U2 buggy fix` over the task's fixed files. */
+export function fixHunks(dir: string, t: DevTask): FixHunk[] {
+  const diff = benchGit(dir, 'diff', '-U2', t.buggy_sha, t.fix_sha, '--', ...t.fix_files);
+  const out: FixHunk[] = [];
+  let file = '';
+  let cur: { file: string; oldStart: number; oldLines: number; old: string[]; new: string[] } | null = null;
+  const flush = () => {
+    if (cur) out.push({ file: cur.file, oldStart: cur.oldStart, oldLines: cur.oldLines, old: cur.old.join('\n'), new: cur.new.join('\n') });
+    cur = null;
+  };
+  for (const line of diff.split('\n')) {
+    const f = /^\+\+\+ b\/(.+)$/.exec(line);
+    if (f) {
+      flush();
+      file = f[1];
+      continue;
+    }
+    const h = /^@@ -(\d+)(?:,(\d+))? /.exec(line);
+    if (h) {
+      flush();
+      cur = { file, oldStart: Number(h[1]), oldLines: h[2] === undefined ? 1 : Number(h[2]), old: [], new: [] };
+      continue;
+    }
+    if (!cur || line.startsWith('---') || line.startsWith('\\')) continue;
+    if (line.startsWith('-')) cur.old.push(line.slice(1));
+    else if (line.startsWith('+')) cur.new.push(line.slice(1));
+    else if (line.startsWith(' ')) {
+      cur.old.push(line.slice(1));
+      cur.new.push(line.slice(1));
+    }
+  }
+  flush();
+  return out;
 }

@@ -20,15 +20,15 @@
  *
  *   node scripts/run-ts.mjs bench/limits.ts [--ids a,b] [--modes issue,ci] [--variants none,8000,4000] [--main-cli FILE] [--out FILE]
  */
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startScriptedModel, type EndpointLimits } from '../src/scripted/server.js';
 import { parseScript, type Script } from '../src/scripted/script.js';
 import { extractFailure } from '../src/ci/log-extract.js';
 import { node24, ROOT } from '../test-support/run-action.js';
-import { arg, type DevTask } from './dev-task.js';
+import { arg, benchGit, fixHunks, prepareTask, type DevTask } from './dev-task.js';
 
 const mirrors = arg('mirrors', '/work/.mirror')!;
 const work = arg('work', path.join(os.tmpdir(), 'agent-fix-limits'))!;
@@ -39,71 +39,12 @@ const modes = (arg('modes', 'issue,ci') ?? '').split(',');
 const mainCli = arg('main-cli');
 const variants = (arg('variants', `none,8000,4000${mainCli ? ',main-8000' : ''}`) ?? '').split(',');
 
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'advice.detachedHead=false', ...args], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 }).trim();
-}
-
-function prepare(t: DevTask): string {
-  const dir = path.join(work, t.id);
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(work, { recursive: true });
-  execFileSync('git', ['clone', '-q', '--no-checkout', path.join(mirrors, t.repo.replace('/', '+'), 'repo'), dir]);
-  git(dir, 'checkout', '-q', t.buggy_sha);
-  git(dir, 'checkout', t.fix_sha, '--', ...t.test_files);
-  git(dir, '-c', 'user.name=bench', '-c', 'user.email=bench@example.com', 'commit', '-q', '-m', 'bench: failing test from the fix commit');
-  execFileSync('bash', ['-c', t.install_command], { cwd: dir, stdio: 'ignore', env: { ...process.env, CI: 'true' } });
-  if (git(dir, 'status', '--porcelain')) {
-    git(dir, 'add', '-A');
-    git(dir, '-c', 'user.name=bench', '-c', 'user.email=bench@example.com', 'commit', '-q', '-m', 'bench: install artifacts');
-  }
-  return dir;
-}
-
 /** The task as a CI run shows it: the test command's output at the buggy commit, extracted as the action does. */
 function ciText(dir: string, t: DevTask): string {
   const r = spawnSync('bash', ['-c', `${t.test_command} 2>&1`], { cwd: dir, encoding: 'utf8', maxBuffer: 64 << 20, env: { ...process.env, CI: 'true', FORCE_COLOR: '0' } });
-  git(dir, 'checkout', '-q', '--', '.');
-  git(dir, 'clean', '-q', '-fdx', '-e', 'node_modules');
+  benchGit(dir, 'checkout', '-q', '--', '.');
+  benchGit(dir, 'clean', '-q', '-fdx', '-e', 'node_modules');
   return `CI failure: \`${t.test_command}\` failed\n\n${extractFailure(r.stdout ?? '').text}`;
-}
-
-interface Hunk {
-  file: string;
-  old: string;
-  new: string;
-}
-
-function hunks(dir: string, t: DevTask): Hunk[] {
-  const diff = git(dir, 'diff', '-U2', t.buggy_sha, t.fix_sha, '--', ...t.fix_files);
-  const out: Hunk[] = [];
-  let file = '';
-  let cur: { file: string; old: string[]; new: string[] } | null = null;
-  const flush = () => {
-    if (cur) out.push({ file: cur.file, old: cur.old.join('\n'), new: cur.new.join('\n') });
-    cur = null;
-  };
-  for (const line of diff.split('\n')) {
-    const f = /^\+\+\+ b\/(.+)$/.exec(line);
-    if (f) {
-      flush();
-      file = f[1];
-      continue;
-    }
-    if (/^@@ -\d+(?:,\d+)? /.test(line)) {
-      flush();
-      cur = { file, old: [], new: [] };
-      continue;
-    }
-    if (!cur || line.startsWith('---') || line.startsWith('\\')) continue;
-    if (line.startsWith('-')) cur.old.push(line.slice(1));
-    else if (line.startsWith('+')) cur.new.push(line.slice(1));
-    else if (line.startsWith(' ')) {
-      cur.old.push(line.slice(1));
-      cur.new.push(line.slice(1));
-    }
-  }
-  flush();
-  return out;
 }
 
 /** A real model's way through the task: find, read the fixed and the test files whole, fix, test, finish. */
@@ -115,12 +56,12 @@ function oracle(dir: string, t: DevTask): { script: Script; writes: number } {
   const calls: { name: string; arguments: Record<string, unknown> }[] = [];
   let writes = 0;
   for (const f of t.fix_files) {
-    const text = git(dir, 'show', `${t.buggy_sha}:${f}`);
-    const hs = hunks(dir, t).filter((h) => h.file === f);
+    const text = benchGit(dir, 'show', `${t.buggy_sha}:${f}`);
+    const hs = fixHunks(dir, t).filter((h) => h.file === f);
     if (hs.every((h) => h.old.length > 0 && text.split(h.old).length === 2)) calls.push(...hs.map((h) => ({ name: 'edit_file', arguments: { path: f, old_string: h.old, new_string: h.new } })));
     else {
       writes++;
-      calls.push({ name: 'write_file', arguments: { path: f, content: `${git(dir, 'show', `${t.fix_sha}:${f}`)}\n` } });
+      calls.push({ name: 'write_file', arguments: { path: f, content: `${benchGit(dir, 'show', `${t.fix_sha}:${f}`)}\n` } });
     }
   }
   steps.push({ toolCalls: calls });
@@ -173,7 +114,7 @@ for (const t of tasks) {
   let dir: string;
   try {
     process.stderr.write(`${t.id}: preparing\n`);
-    dir = prepare(t);
+    dir = prepareTask(t, mirrors, work);
   } catch (e) {
     failures.push({ id: t.id, error: e instanceof Error ? e.message.slice(0, 300) : String(e) });
     continue;

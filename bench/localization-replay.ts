@@ -12,15 +12,15 @@
  *
  *   node scripts/run-ts.mjs bench/localization-replay.ts [--ids a,b] [--mirrors /work/.mirror] [--out FILE]
  */
-import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startScriptedModel } from '../src/scripted/server.js';
 import { parseScript, type Script } from '../src/scripted/script.js';
 import { countTokens } from '../src/context/tokens.js';
 import { node24, ROOT } from '../test-support/run-action.js';
-import { arg, type DevTask } from './dev-task.js';
+import { arg, benchGit, fixHunks, prepareTask, type DevTask } from './dev-task.js';
 
 
 const mirrors = arg('mirrors', '/work/.mirror')!;
@@ -29,77 +29,15 @@ const all: DevTask[] = JSON.parse(readFileSync('/work/shared/bench/dev-tasks.jso
 const ids = arg('ids')?.split(',');
 const tasks = ids ? all.filter((t) => ids.includes(t.id)) : all;
 
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'advice.detachedHead=false', ...args], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 }).trim();
-}
-
-function prepare(t: DevTask): string {
-  const dir = path.join(work, t.id);
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(work, { recursive: true });
-  execFileSync('git', ['clone', '-q', '--no-checkout', path.join(mirrors, t.repo.replace('/', '+'), 'repo'), dir]);
-  git(dir, 'checkout', '-q', t.buggy_sha);
-  git(dir, 'checkout', t.fix_sha, '--', ...t.test_files);
-  git(dir, '-c', 'user.name=bench', '-c', 'user.email=bench@example.com', 'commit', '-q', '-m', 'bench: failing test from the fix commit');
-  execFileSync('bash', ['-c', t.install_command], { cwd: dir, stdio: 'ignore', env: { ...process.env, CI: 'true' } });
-  if (git(dir, 'status', '--porcelain')) {
-    git(dir, 'add', '-A');
-    git(dir, '-c', 'user.name=bench', '-c', 'user.email=bench@example.com', 'commit', '-q', '-m', 'bench: install artifacts');
-  }
-  return dir;
-}
-
-interface Hunk {
-  file: string;
-  oldStart: number;
-  oldLines: number;
-  old: string;
-  new: string;
-}
-
-function hunks(dir: string, t: DevTask): Hunk[] {
-  const diff = git(dir, 'diff', '-U2', t.buggy_sha, t.fix_sha, '--', ...t.fix_files);
-  const out: Hunk[] = [];
-  let file = '';
-  let cur: { file: string; oldStart: number; oldLines: number; old: string[]; new: string[] } | null = null;
-  const flush = () => {
-    if (cur) out.push({ file: cur.file, oldStart: cur.oldStart, oldLines: cur.oldLines, old: cur.old.join('\n'), new: cur.new.join('\n') });
-    cur = null;
-  };
-  for (const line of diff.split('\n')) {
-    const f = /^\+\+\+ b\/(.+)$/.exec(line);
-    if (f) {
-      flush();
-      file = f[1];
-      continue;
-    }
-    const h = /^@@ -(\d+)(?:,(\d+))? /.exec(line);
-    if (h) {
-      flush();
-      cur = { file, oldStart: Number(h[1]), oldLines: h[2] === undefined ? 1 : Number(h[2]), old: [], new: [] };
-      continue;
-    }
-    if (!cur || line.startsWith('---') || line.startsWith('\\')) continue;
-    if (line.startsWith('-')) cur.old.push(line.slice(1));
-    else if (line.startsWith('+')) cur.new.push(line.slice(1));
-    else if (line.startsWith(' ')) {
-      cur.old.push(line.slice(1));
-      cur.new.push(line.slice(1));
-    }
-  }
-  flush();
-  return out;
-}
-
 function editSteps(dir: string, t: DevTask): Script['steps'] {
   const calls: { name: string; arguments: Record<string, unknown> }[] = [];
   for (const f of t.fix_files) {
-    const text = git(dir, 'show', `${t.buggy_sha}:${f}`);
-    const hs = hunks(dir, t).filter((h) => h.file === f);
+    const text = benchGit(dir, 'show', `${t.buggy_sha}:${f}`);
+    const hs = fixHunks(dir, t).filter((h) => h.file === f);
     // an edit_file per hunk when its old text is unique in the file; else the whole file
     const unique = hs.every((h) => h.old.length > 0 && text.split(h.old).length === 2);
     if (unique) calls.push(...hs.map((h) => ({ name: 'edit_file', arguments: { path: f, old_string: h.old, new_string: h.new } })));
-    else calls.push({ name: 'write_file', arguments: { path: f, content: `${git(dir, 'show', `${t.fix_sha}:${f}`)}\n` } });
+    else calls.push({ name: 'write_file', arguments: { path: f, content: `${benchGit(dir, 'show', `${t.fix_sha}:${f}`)}\n` } });
   }
   // all edits in one reply (parallel tool calls), as models do once they know what to change
   return [{ toolCalls: calls }];
@@ -142,7 +80,7 @@ async function runCli(dir: string, t: DevTask, steps: Script['steps'], contextTo
 /** Whether the first request shows every changed line of the fix as numbered code. */
 function shownIn(first: { messages: { content?: string | null }[] } | undefined, dir: string, t: DevTask): boolean {
   const text = first?.messages.map((m) => m.content ?? '').join('\n') ?? '';
-  return hunks(dir, t).every((h) => {
+  return fixHunks(dir, t).every((h) => {
     const lines = readFileSync(path.join(dir, h.file), 'utf8').split('\n');
     for (let n = h.oldStart; n < h.oldStart + Math.max(1, h.oldLines); n++) {
       const src = lines[n - 1];
@@ -157,7 +95,7 @@ const rows: unknown[] = [];
 for (const t of tasks) {
   try {
     process.stderr.write(`${t.id}\n`);
-    const dir = prepare(t);
+    const dir = prepareTask(t, mirrors, work);
     const edits = editSteps(dir, t);
     const before = await runCli(dir, t, [...readSteps(t), ...edits, finish], 0);
     let after = await runCli(dir, t, [...edits, finish], 8000);
