@@ -24,6 +24,7 @@ const project = {
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true, diagnostics: false }] },
+  setupFiles: ['<rootDir>/test-support/jest-env.cjs'],
 };
 
 export default {

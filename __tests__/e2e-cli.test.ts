@@ -391,7 +391,7 @@ describe('a CLI that talks to people', () => {
     // `script` gives the CLI a real pseudo-terminal, as a person's shell does
     const run = (args: string) =>
       new Promise<string>((resolve) => {
-        const child = spawn(scriptBin as string, ['-qec', `${node24()} ${path.join(ROOT, 'dist', 'cli.js')} ${args}`, '/dev/null'], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', COLUMNS: '120' }, stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn(scriptBin as string, ['-qec', `${node24()} ${path.join(ROOT, 'dist', 'cli.js')} ${args}`, '/dev/null'], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', COLUMNS: '120', AGENT_FIX_SANDBOX_READ: process.env.AGENT_FIX_SANDBOX_READ ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
         let out = '';
         child.stdout.on('data', (d: Buffer) => (out += d.toString()));
         child.stderr.on('data', (d: Buffer) => (out += d.toString()));

@@ -5,7 +5,7 @@
  * and as an unprivileged user: __tests__/e2e-sandbox.test.ts.
  */
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { filesFromShowOrigin } from '../src/sandbox/credentials.js';
@@ -212,6 +212,32 @@ describe('on this machine', () => {
     if (process.getuid?.() === 0) expect(open.output).toContain('sysctl writable');
     if (existsSync('/run/dbus')) expect(open.output).toMatch(/run: .*dbus/);
     expect(readFileSync(path.join(w.base, 'outside.txt'), 'utf8')).toBe('trusted\nhacked\n');
+  });
+
+  sandboxed('AGENT_FIX_SANDBOX_READ: a directory outside the checkout (a node_modules it links to, under /tmp) is read-only and readable only when listed', async () => {
+    const w = world('perl');
+    const shared = path.join(w.base, 'shared-modules');
+    mkdirSync(path.join(shared, 'dep'), { recursive: true });
+    writeFileSync(path.join(shared, 'dep', 'index.js'), 'SHARED\n');
+    symlinkSync(shared, path.join(w.repo, 'node_modules'));
+    const script = 'cat node_modules/dep/index.js 2>/dev/null || echo "not visible"; echo x >> node_modules/dep/index.js 2>/dev/null || echo "read-only"';
+    const saved = process.env.AGENT_FIX_SANDBOX_READ;
+    const logs: string[] = [];
+    try {
+      process.env.AGENT_FIX_SANDBOX_READ = `${shared}:relative/dir:${path.join(w.base, 'missing')}`;
+      const box = openSandbox({ ...probe, launcher: 'perl' }, w.repo, [], w.home, (m) => logs.push(m));
+      const r = await shell.run(script, { ...w.opts(false), wrapper: box.wrapper(false), env: box.env(childEnv({ ...process.env, HOME: w.home })) });
+      expect(r.output).toContain('SHARED');
+      expect(r.output).toContain('read-only');
+    } finally {
+      if (saved === undefined) delete process.env.AGENT_FIX_SANDBOX_READ;
+      else process.env.AGENT_FIX_SANDBOX_READ = saved;
+    }
+    expect(logs.join('\n')).toMatch(/left out relative\/dir \(not an absolute path.*missing \(not a directory\)/);
+    expect(readFileSync(path.join(shared, 'dep', 'index.js'), 'utf8')).toBe('SHARED\n');
+    // control: not listed, the sandbox's empty /tmp hides it
+    const hidden = await shell.run(script, w.opts(false));
+    expect(hidden.output).toContain('not visible');
   });
 
   sandboxed('nothing outlives the command: a setsid daemon dies with it; a timeout kills the namespace', async () => {

@@ -110,7 +110,7 @@ export async function runFix(task: Task, deps: FixDeps): Promise<FixResult> {
   const sandbox = deps.sandbox ?? probeSandbox(log);
   const sb = settings.sandbox ?? { setupNetwork: true, testNetwork: false, requireIsolation: false, memoryMb: 0 };
   // One sandbox for the run's commands (sandbox/sandbox.ts): private HOME and temp, the checkout's credential covered.
-  const box = openSandbox(sandbox, git.root, credentialFiles(git.root));
+  const box = openSandbox(sandbox, git.root, credentialFiles(git.root), process.env.HOME, log);
   const setupIso = isolationFor('setup', sb.setupNetwork, sandbox, box);
   const testIso = isolationFor('tests', sb.testNetwork, sandbox, box);
   if (sandbox.mode === 'none') log(`Sandbox: ${sandbox.description}`);

@@ -104,6 +104,7 @@ export async function runAction(p: {
     GITHUB_OUTPUT: outputPath,
     GITHUB_STEP_SUMMARY: summaryPath,
     RUNNER_TEMP: p.tempDir,
+    ...(process.env.AGENT_FIX_SANDBOX_READ ? { AGENT_FIX_SANDBOX_READ: process.env.AGENT_FIX_SANDBOX_READ } : {}),
     ...p.extraEnv,
   };
   for (const [k, v] of Object.entries(p.inputs)) env[`INPUT_${k.toUpperCase()}`] = v;
@@ -124,7 +125,7 @@ export async function runAction(p: {
 export function runCli(args: string[], env: Record<string, string> = {}, cwd = ROOT): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(node24(), [path.join(ROOT, 'dist', 'cli.js'), ...args], {
     cwd,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...env },
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...(process.env.AGENT_FIX_SANDBOX_READ ? { AGENT_FIX_SANDBOX_READ: process.env.AGENT_FIX_SANDBOX_READ } : {}), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -134,7 +134,7 @@ export const PERL_LAUNCH = [
   'sub bindfd { my ($h, $dst) = @_; mkp($dst); mnt(\'/proc/self/fd/\' . fileno($h), $dst, undef, $F{bind}) or fail("bind $dst") }',
   'my $cwd = readlink("/proc/self/cwd") // fail("cwd");',
   'my ($dev, $r, $ph, $pt) = map { dirfd($_) } (\'/dev\', $repo, $phome, $ptmp);',
-  'my @kept = $home ne \'\' ? map { [dirfd($_), $_] } @keep : ();',
+  'my @kept = map { [dirfd($_), $_] } @keep;',
   'my $resolve = -d \'/run/systemd/resolve\' ? dirfd(\'/run/systemd/resolve\') : undef;',
   'for my $d (\'/tmp\', \'/var/tmp\', \'/run\', \'/sys/fs/cgroup\') { next unless -d $d && !-l $d; mnt(\'tmpfs\', $d, \'tmpfs\', $F{nosuid} | $F{nodev}, \'mode=1777\') or fail("tmpfs $d") }',
   'mnt(\'tmpfs\', \'/dev\', \'tmpfs\', $F{nosuid} | $F{noexec}, \'mode=755\') or fail(\'tmpfs /dev\');',
@@ -183,7 +183,10 @@ export interface SandboxSpec {
   home: string;
   /** Files covered with an empty file (the checkout's credential). */
   cover: string[];
-  /** Toolchain directories under the real HOME seen through the private one, read-only (toolchainDirs). */
+  /**
+   * Directories seen read-only at their own paths: toolchains under the real HOME (toolchainDirs) and
+   * AGENT_FIX_SANDBOX_READ's (extraReadable; anywhere, with the perl launcher only).
+   */
   keep?: string[];
 }
 
@@ -194,7 +197,7 @@ export function sandboxArgv(spec: SandboxSpec, network: boolean, launcher: Launc
     ...(network ? [] : ['--net']),
     '--', ...(launcher === 'perl' ? ['perl', '-e', PERL_LAUNCH, arch] : ['sh', '-c', LAUNCH, 'agent-fix-sandbox']),
     `${network ? '0' : '1'}${readOnlyRepo ? 'r' : ''}`, spec.repo, path.join(spec.state, 'home'), path.join(spec.state, 'tmp'), spec.home,
-    ...(spec.home ? (spec.keep ?? []) : []), '--',
+    ...(spec.keep ?? []), '--',
     ...spec.cover, '--',
   ];
 }
@@ -231,6 +234,23 @@ export function toolchainDirs(home: string, env: Record<string, string | undefin
   ].filter((p) => p && under(p) && !/\s/.test(p)).map((p) => path.resolve(p));
   const dirs = [...new Set(candidates)].filter(isDir).sort();
   return dirs.filter((d) => !dirs.some((o) => o !== d && d.startsWith(`${o}/`)));
+}
+
+/**
+ * AGENT_FIX_SANDBOX_READ: directories outside the checkout that the workflow author lets the
+ * commands read (a shared dependency cache, a `node_modules` the checkout links to), colon-separated.
+ * Each must be an absolute path to an existing directory without white space; anything else is
+ * refused with the reason. Pure but for `isDir` and `real`.
+ */
+export function extraReadable(value: string | undefined, isDir: (p: string) => boolean, real: (p: string) => string): { dirs: string[]; refused: string[] } {
+  const dirs: string[] = [];
+  const refused: string[] = [];
+  for (const raw of (value ?? '').split(':').filter(Boolean)) {
+    if (!path.isAbsolute(raw) || /\s/.test(raw)) refused.push(`${raw} (not an absolute path without white space)`);
+    else if (!isDir(raw)) refused.push(`${raw} (not a directory)`);
+    else dirs.push(real(raw));
+  }
+  return { dirs: [...new Set(dirs)], refused };
 }
 
 /** Credentials inside kept toolchain directories, covered like the checkout's. */
@@ -361,7 +381,7 @@ export interface RunSandbox {
 }
 
 /** Sets up the per-run state of the sandbox for the repository at `root`, hiding `cover` and HOME. */
-export function openSandbox(probe: SandboxProbe, root: string, cover: string[], home = process.env.HOME): RunSandbox {
+export function openSandbox(probe: SandboxProbe, root: string, cover: string[], home = process.env.HOME, log?: (m: string) => void): RunSandbox {
   if (probe.mode === 'none') return { mode: 'none', wrapper: () => undefined, env: (b) => b, covered: 0 };
   const repo = realpathSync(root);
   const hidden = homeToHide(home, repo, isDir);
@@ -371,8 +391,16 @@ export function openSandbox(probe: SandboxProbe, root: string, cover: string[], 
     state: stateDir(),
     home: hidden,
     cover: [...cover, ...secrets].filter((f) => existsSync(f)),
-    keep: toolchainDirs(hidden, process.env, isDir).filter((d) => d !== repo && !repo.startsWith(`${d}/`) && !d.startsWith(`${repo}/`)),
+    keep: [],
   };
+  // Extra readable directories anywhere need the perl launcher (it binds them from descriptors opened
+  // before /tmp is covered); the sh one reaches only those under the hidden HOME.
+  const extra = extraReadable(process.env.AGENT_FIX_SANDBOX_READ, isDir, realpathSync);
+  const reachable = extra.dirs.filter((d) => probe.launcher === 'perl' || (hidden !== '' && d.startsWith(`${hidden}/`)));
+  for (const d of extra.dirs.filter((x) => !reachable.includes(x))) extra.refused.push(`${d} (outside HOME: needs perl for the sandbox's launcher)`);
+  if (extra.refused.length > 0) log?.(`sandbox: AGENT_FIX_SANDBOX_READ: left out ${extra.refused.join('; ')}`);
+  const kept = [...toolchainDirs(hidden, process.env, isDir), ...reachable].filter((d) => d !== repo && !repo.startsWith(`${d}/`) && !d.startsWith(`${repo}/`));
+  spec.keep = [...new Set(kept)].sort().filter((d, _i, all) => !all.some((o) => o !== d && d.startsWith(`${o}/`)));
   // What agent-fix hands to the commands through its temp (reporter files, checker output) must be
   // where they can write it: the run's private temp, bound at the same path inside. agent-fix's own
   // git keeps its indexes in the temp it started with (adapters/git.ts), hidden from the commands.
