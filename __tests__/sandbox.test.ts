@@ -224,16 +224,21 @@ describe('on this machine', () => {
     const saved = process.env.AGENT_FIX_SANDBOX_READ;
     const logs: string[] = [];
     try {
-      process.env.AGENT_FIX_SANDBOX_READ = `${shared}:relative/dir:${path.join(w.base, 'missing')}`;
+      process.env.AGENT_FIX_SANDBOX_READ = `${shared}:relative/dir:${path.join(w.base, 'missing')}:${w.home}:${w.base}`;
       const box = openSandbox({ ...probe, launcher: 'perl' }, w.repo, [], w.home, (m) => logs.push(m));
       const r = await shell.run(script, { ...w.opts(false), wrapper: box.wrapper(false), env: box.env(childEnv({ ...process.env, HOME: w.home })) });
       expect(r.output).toContain('SHARED');
       expect(r.output).toContain('read-only');
+      // HOME, and a directory holding it, are refused: the home secret stays hidden
+      const home = await shell.run(`cat ${w.home}/.git-credentials 2>/dev/null || echo "no home secret"`, { ...w.opts(false), wrapper: box.wrapper(false), env: box.env(childEnv({ ...process.env, HOME: w.home })) });
+      expect(home.output).toContain('no home secret');
     } finally {
       if (saved === undefined) delete process.env.AGENT_FIX_SANDBOX_READ;
       else process.env.AGENT_FIX_SANDBOX_READ = saved;
     }
     expect(logs.join('\n')).toMatch(/left out relative\/dir \(not an absolute path.*missing \(not a directory\)/);
+    expect(logs.join('\n')).toContain(`${w.home} (holds HOME`);
+    expect(logs.join('\n')).toContain(`${w.base} (holds HOME`);
     expect(readFileSync(path.join(shared, 'dep', 'index.js'), 'utf8')).toBe('SHARED\n');
     // control: not listed, the sandbox's empty /tmp hides it
     const hidden = await shell.run(script, w.opts(false));

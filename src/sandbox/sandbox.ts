@@ -396,8 +396,11 @@ export function openSandbox(probe: SandboxProbe, root: string, cover: string[], 
   // Extra readable directories anywhere need the perl launcher (it binds them from descriptors opened
   // before /tmp is covered); the sh one reaches only those under the hidden HOME.
   const extra = extraReadable(process.env.AGENT_FIX_SANDBOX_READ, isDir, realpathSync);
-  const reachable = extra.dirs.filter((d) => probe.launcher === 'perl' || (hidden !== '' && d.startsWith(`${hidden}/`)));
-  for (const d of extra.dirs.filter((x) => !reachable.includes(x))) extra.refused.push(`${d} (outside HOME: needs perl for the sandbox's launcher)`);
+  // HOME itself (or a directory holding it) would show the credentials the private HOME hides.
+  const holdsHome = (d: string) => d === '/' || (hidden !== '' && (d === hidden || hidden.startsWith(`${d}/`)));
+  for (const d of extra.dirs.filter(holdsHome)) extra.refused.push(`${d} (holds HOME, whose credentials stay hidden: list the directory inside it)`);
+  const reachable = extra.dirs.filter((d) => !holdsHome(d) && (probe.launcher === 'perl' || (hidden !== '' && d.startsWith(`${hidden}/`))));
+  for (const d of extra.dirs.filter((x) => !holdsHome(x) && !reachable.includes(x))) extra.refused.push(`${d} (outside HOME: needs perl for the sandbox's launcher)`);
   if (extra.refused.length > 0) log?.(`sandbox: AGENT_FIX_SANDBOX_READ: left out ${extra.refused.join('; ')}`);
   const kept = [...toolchainDirs(hidden, process.env, isDir), ...reachable].filter((d) => d !== repo && !repo.startsWith(`${d}/`) && !d.startsWith(`${repo}/`));
   spec.keep = [...new Set(kept)].sort().filter((d, _i, all) => !all.some((o) => o !== d && d.startsWith(`${o}/`)));
