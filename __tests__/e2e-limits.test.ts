@@ -10,6 +10,7 @@ import path from 'node:path';
 import { startScriptedModel, type EndpointLimits, type ScriptedModel } from '../src/scripted/server.js';
 import { parseScript, type Script } from '../src/scripted/script.js';
 import { startFakeGitHub } from '../test-support/fake-github.js';
+import { PERCENT, QUANTITY, RATES_JS, READER } from '../test-support/limits-task.js';
 import { makeRepo, readTree, cloneShallow, cleanupFixtures, tempDir, gitIn } from '../test-support/git-fixture.js';
 import { actionInputs, runAction, runCli, ROOT } from '../test-support/run-action.js';
 
@@ -20,29 +21,13 @@ afterAll(async () => {
 });
 
 const KEY = 'sk-e2e-limits-key-0123456789';
-const QUANTITY = { path: 'src/cart.js', old_string: '(sum, item) => sum + item.price, 0)', new_string: '(sum, item) => sum + item.price * item.quantity, 0)' };
-const PERCENT = { path: 'src/cart.js', old_string: 'const discount = subtotal * discountPercent;', new_string: 'const discount = (subtotal * discountPercent) / 100;' };
 
 /** The demo's sample repository with a long module next to the cart: read whole, it is far over 8,000 tokens. */
 function sample(): Record<string, string> {
   const files = readTree(path.join(ROOT, 'demo', 'sample-repo'));
-  const lines = Array.from({ length: 900 }, (_, i) => `export function rate${i}(amount, region) { return Math.round(amount * (1 + ${i % 17} / 100) * regionFactor(region, ${i})); }`);
-  return { ...files, 'src/rates.js': `${lines.join('\n')}\n` };
+  return { ...files, 'src/rates.js': RATES_JS };
 }
 
-/** What a real model does on this task: reads the long module (two pages), searches, reads the cart and its test, fixes, runs the tests, finishes. */
-const READER = parseScript({
-  label: 'reads a lot',
-  steps: [
-    { toolCalls: [{ name: 'read_file', arguments: { path: 'src/rates.js' } }] },
-    { toolCalls: [{ name: 'read_file', arguments: { path: 'src/rates.js', start_line: 300, end_line: 700 } }] },
-    { toolCalls: [{ name: 'search', arguments: { pattern: 'rate\\d+' } }] },
-    { toolCalls: [{ name: 'read_file', arguments: { path: 'src/cart.js' } }, { name: 'read_file', arguments: { path: 'test/cart.test.js' } }] },
-    { toolCalls: [{ name: 'edit_file', arguments: QUANTITY }, { name: 'edit_file', arguments: PERCENT }] },
-    { toolCalls: [{ name: 'run_tests', arguments: {} }] },
-    { toolCalls: [{ name: 'finish', arguments: { summary: 'multiply by quantity, percent discount' } }] },
-  ],
-});
 
 async function server(script: Script, limits: EndpointLimits): Promise<ScriptedModel> {
   const s = await startScriptedModel(script, { limits });

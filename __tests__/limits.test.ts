@@ -22,6 +22,7 @@ import { readSettings, SettingsError } from '../src/settings/inputs.js';
 import { startScriptedModel, type EndpointLimits } from '../src/scripted/server.js';
 import { parseScript } from '../src/scripted/script.js';
 import { makeRepo, cleanupFixtures } from '../test-support/git-fixture.js';
+import { PERCENT, QUANTITY, RATES_JS, READER } from '../test-support/limits-task.js';
 import type { ChatMessage } from '../src/ports/llm.js';
 
 afterAll(() => cleanupFixtures());
@@ -214,26 +215,10 @@ describe('fitting a conversation to a budget', () => {
 function sample(): Record<string, string> {
   const dir = path.join(ROOT, 'demo', 'sample-repo');
   const files = Object.fromEntries(['package.json', 'src/cart.js', 'test/cart.test.js'].map((f) => [f, readFileSync(path.join(dir, f), 'utf8')]));
-  const lines = Array.from({ length: 900 }, (_, i) => `export function rate${i}(amount, region) { return Math.round(amount * (1 + ${i % 17} / 100) * regionFactor(region, ${i})); }`);
-  files['src/rates.js'] = `${lines.join('\n')}\n`;
+  files['src/rates.js'] = RATES_JS;
   return files;
 }
 
-const QUANTITY = { path: 'src/cart.js', old_string: '(sum, item) => sum + item.price, 0)', new_string: '(sum, item) => sum + item.price * item.quantity, 0)' };
-const PERCENT = { path: 'src/cart.js', old_string: 'const discount = subtotal * discountPercent;', new_string: 'const discount = (subtotal * discountPercent) / 100;' };
-/** A model that reads what a real one would: the long module (twice, a page each), a search, the cart, then the fix. */
-const READER = parseScript({
-  label: 'reads a lot',
-  steps: [
-    { toolCalls: [{ name: 'read_file', arguments: { path: 'src/rates.js' } }] },
-    { toolCalls: [{ name: 'read_file', arguments: { path: 'src/rates.js', start_line: 300, end_line: 700 } }] },
-    { toolCalls: [{ name: 'search', arguments: { pattern: 'rate\\d+' } }] },
-    { toolCalls: [{ name: 'read_file', arguments: { path: 'src/cart.js' } }, { name: 'read_file', arguments: { path: 'test/cart.test.js' } }] },
-    { toolCalls: [{ name: 'edit_file', arguments: QUANTITY }, { name: 'edit_file', arguments: PERCENT }] },
-    { toolCalls: [{ name: 'run_tests', arguments: {} }] },
-    { toolCalls: [{ name: 'finish', arguments: { summary: 'multiply by quantity, percent discount' } }] },
-  ],
-});
 
 async function loopAgainst(limits: EndpointLimits | undefined, more: Partial<LoopDeps> = {}, script = READER, adapter: Partial<ChatModelOptions> = {}) {
   const repo = makeRepo(sample());
