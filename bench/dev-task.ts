@@ -1,6 +1,6 @@
 /** Shared by the benchmarks that read `../shared/bench/dev-tasks.json`: the task record, flag reading, a task's checkout and its fix's hunks. */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 
 /** One real bug of the dev-tasks corpus (the fields the benchmarks use). */
@@ -30,16 +30,26 @@ export function benchGit(cwd: string, ...args: string[]): string {
   return execFileSync('git', ['-c', 'advice.detachedHead=false', ...args], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 }).trim();
 }
 
-/** A clone of the task's mirror at the buggy commit with the fix commit's tests committed, installed by the task's own command. */
-export function prepareTask(t: DevTask, mirrors: string, work: string): string {
+/**
+ * A clone of the task's mirror at the buggy commit, installed by the task's own command. With
+ * `withTest` (the default) the fix commit's tests are committed on top, as a maintainer's
+ * reproduction would be; without, the issue alone, as filed (`dev-tasks.ts --variant no-test`).
+ */
+export function prepareTask(t: DevTask, mirrors: string, work: string, withTest = true): string {
+  const mirror = path.join(mirrors, t.repo.replace('/', '+'), 'repo');
+  if (!existsSync(mirror)) throw new Error(`no mirror for ${t.repo} at ${mirror}`);
   const dir = path.join(work, t.id);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
-  execFileSync('git', ['clone', '-q', '--no-checkout', path.join(mirrors, t.repo.replace('/', '+'), 'repo'), dir]);
+  execFileSync('git', ['clone', '-q', '--no-checkout', mirror, dir]);
   benchGit(dir, 'checkout', '-q', t.buggy_sha);
-  benchGit(dir, 'checkout', t.fix_sha, '--', ...t.test_files);
-  benchGit(dir, '-c', 'user.name=bench', '-c', 'user.email=bench@example.com', 'commit', '-q', '-m', 'bench: failing test from the fix commit');
+  if (withTest) {
+    benchGit(dir, 'checkout', t.fix_sha, '--', ...t.test_files);
+    benchGit(dir, '-c', 'user.name=bench', '-c', 'user.email=bench@example.com', 'commit', '-q', '-m', 'bench: failing test from the fix commit');
+  }
   execFileSync('bash', ['-c', t.install_command], { cwd: dir, stdio: 'ignore', env: { ...process.env, CI: 'true' } });
+  // the install may leave untracked files (lockfiles); the CLI refuses a dirty checkout, so
+  // commit them on a throwaway local commit the way a CI checkout would already contain them
   if (benchGit(dir, 'status', '--porcelain')) {
     benchGit(dir, 'add', '-A');
     benchGit(dir, '-c', 'user.name=bench', '-c', 'user.email=bench@example.com', 'commit', '-q', '-m', 'bench: install artifacts');

@@ -25,14 +25,14 @@
  * when its name is a literal in the file, else every test of the file.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import jsTokens from 'js-tokens';
 import { startScriptedModel } from '../src/scripted/server.js';
 import { parseScript, type Script } from '../src/scripted/script.js';
 import { node24, ROOT } from '../test-support/run-action.js';
-import { arg, type DevTask } from './dev-task.js';
+import { arg, benchGit, prepareTask, type DevTask } from './dev-task.js';
 
 
 const mirrors = arg('mirrors', '/work/.mirror')!;
@@ -43,32 +43,7 @@ const ids = arg('ids')?.split(',');
 // in the order given (a long run on a busy machine gets every runner early)
 const tasks = ids ? ids.map((id) => all.find((t) => t.id === id)).filter((t): t is DevTask => t !== undefined) : all;
 
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync('git', ['-c', 'advice.detachedHead=false', ...args], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 }).trim();
-
-function prepare(t: DevTask, withTest = true): string {
-  const mirror = path.join(mirrors, t.repo.replace('/', '+'), 'repo');
-  if (!existsSync(mirror)) throw new Error(`no mirror for ${t.repo} at ${mirror}`);
-  const dir = path.join(work, t.id);
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(work, { recursive: true });
-  execFileSync('git', ['clone', '-q', '--no-checkout', mirror, dir]);
-  git(dir, 'checkout', '-q', t.buggy_sha);
-  // the failing test that reproduces the bug comes from the fix commit (as a maintainer's
-  // reproduction would), the source stays buggy; `--variant no-test`: the issue alone, as filed
-  if (withTest) {
-    git(dir, 'checkout', t.fix_sha, '--', ...t.test_files);
-    git(dir, '-c', 'user.name=bench', '-c', 'user.email=bench@example.com', 'commit', '-q', '-m', 'bench: failing test from the fix commit');
-  }
-  execFileSync('bash', ['-c', t.install_command], { cwd: dir, stdio: 'ignore', env: { ...process.env, CI: 'true' } });
-  // the install may leave untracked files (lockfiles); the CLI refuses a dirty checkout, so
-  // commit them on a throwaway local commit the way a CI checkout would already contain them
-  if (git(dir, 'status', '--porcelain')) {
-    git(dir, 'add', '-A');
-    git(dir, '-c', 'user.name=bench', '-c', 'user.email=bench@example.com', 'commit', '-q', '-m', 'bench: install artifacts');
-  }
-  return dir;
-}
+const git = benchGit;
 
 function oracle(t: DevTask, dir: string): Script {
   const steps: Script['steps'] = t.fix_files.map((f) => ({ toolCalls: [{ name: 'write_file', arguments: { path: f, content: git(dir, 'show', `${t.fix_sha}:${f}`) + '\n' } }] }));
@@ -269,7 +244,7 @@ for (const t of tasks) {
   const started = performance.now();
   try {
     const noTest = arg('variant') === 'no-test';
-    const dir = prepare(t, !noTest);
+    const dir = prepareTask(t, mirrors, work, !noTest);
     const prepMs = Math.round(performance.now() - started);
     // `--replays real,weak-fix,weak,buggy` (no-test variant): which replays run (default all)
     const replays = (arg('replays') ?? 'real,weak-fix,weak,buggy').split(',');
