@@ -5,6 +5,7 @@ import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import noTypeCycle from './scripts/eslint/no-type-cycle.js';
+import maxOwnLines from './scripts/eslint/max-own-lines.js';
 
 export const LAYERS = [
   ['src/index.ts', 'src/main.ts', 'src/cli.ts'],
@@ -34,7 +35,7 @@ export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'bench/results/**', '**/*.cjs', '**/*.mjs', 'demo/**', '__tests__/fixtures/**', 'test-support/fixtures/**'] },
   ...tseslint.configs.recommended,
   {
-    plugins: { 'import-x': importX, local: { rules: { 'no-type-cycle': noTypeCycle } } },
+    plugins: { 'import-x': importX, local: { rules: { 'no-type-cycle': noTypeCycle, 'max-own-lines': maxOwnLines } } },
     settings: { 'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })] },
     rules: {
       // Payloads are untrusted JSON read defensively through `Record<string, any>` views.
@@ -51,10 +52,14 @@ export default tseslint.config(
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
       // import-x/no-cycle skips type-only imports; this one sees them (scripts/eslint/no-type-cycle.js).
       'local/no-type-cycle': 'error',
+      // No function over 120 of its own lines (nested functions measured on their own; scripts/eslint/max-own-lines.js).
+      'local/max-own-lines': ['error', { max: 120 }],
       // A type-position import('…') hides a dependency from a reader: import the type at the top.
       'no-restricted-syntax': ['error', { selector: 'TSImportType', message: "A type-position import('…') hides a dependency; import the type at the top of the file (import type)." }],
       'no-restricted-imports': ['error', { patterns: [{ group: SDKS, message: 'SDK imports live only in src/adapters/ (behind a port in src/ports/).' }] }],
     },
   },
   { files: ['src/adapters/**/*.ts'], rules: { 'no-restricted-imports': 'off' } },
+  // TEMPORARY: the three functions still over the limit, split in the next commits.
+  { files: ['src/agent/loop.ts', 'src/ci/log-extract.ts', 'src/run/story.ts'], rules: { 'local/max-own-lines': 'off' } },
 );

@@ -50,3 +50,27 @@ test('a circle through type-only imports is an error, and a type-position import
   // the same type imported at the top, without a circle, is fine
   expect(await problems('src/verify/new-module.ts', "import type { TestRun } from './types.js';\nexport type X = TestRun;\n")).toEqual([]);
 });
+
+/** A function `name` of `n` lines in all: its header, `n - 2` statements, its closing brace. */
+function fn(name: string, n: number, indent = ''): string {
+  const body = Array.from({ length: n - 2 }, (_, i) => `${indent}  total += ${i};`);
+  return [`${indent}export function ${name}(): number {`, `${indent}  let total = 0;`, ...body.slice(1, -1), `${indent}  return total;`, `${indent}}`].join('\n');
+}
+
+test('no function over 120 own lines: 121 is reported, 120 is not, a long function made of nested ones is not', async () => {
+  expect(fn('x', 121).split('\n')).toHaveLength(121);
+  const long = await problems('src/verify/new-module.ts', `${fn('tooLong', 121)}\n`);
+  expect(long).toEqual(['local/max-own-lines: function tooLong has 121 own lines (at most 120): split it into named steps.']);
+  expect(await problems('src/verify/new-module.ts', `${fn('justRight', 120)}\n`)).toEqual([]);
+  // 3 nested steps of 100 lines each: 310 lines in all, 10 of them the outer function's own
+  const steps = ['a', 'b', 'c'].map((s) => fn(s, 100, '  ').replace('export function', 'function')).join('\n');
+  const composed = `export function composed(): number {\n${steps}\n  const all = [a, b, c];\n  return all.reduce((sum, step) => sum + step(), 0);\n}\n`;
+  expect(composed.split('\n').length).toBeGreaterThan(300);
+  expect(await problems('src/verify/new-module.ts', composed)).toEqual([]);
+  // the same statements straight in one body are reported, with their count
+  const flat = `export function flat(): number {\n${Array.from({ length: 300 }, () => '  void 0;').join('\n')}\n  return 0;\n}\n`;
+  expect(await problems('src/verify/new-module.ts', flat)).toEqual(['local/max-own-lines: function flat has 303 own lines (at most 120): split it into named steps.']);
+  // an arrow assigned to a name is named by it; a nested arrow of 121 own lines is reported on its own
+  const arrow = `export const outer = () => {\n  const inner = () => {\n${Array.from({ length: 119 }, () => '    void 0;').join('\n')}\n  };\n  return inner;\n};\n`;
+  expect(await problems('src/verify/new-module.ts', arrow)).toEqual(['local/max-own-lines: function inner has 121 own lines (at most 120): split it into named steps.']);
+});

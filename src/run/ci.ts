@@ -77,13 +77,17 @@ export function ciKind(given: CiTrigger, o: { identity: Identity; repoName: stri
       return {
         task,
         git,
-        acceptBaseline: (baseline) => {
-          const r = checkReproduction(ciEvidence(f), baseline, { failedSteps: f.jobs.flatMap((j) => j.failedSteps) });
-          f.reproduction = r;
-          log(`Reproduction: ${r.kind}${r.kind === 'reproduced' ? ` (evidence: ${r.evidence})` : ''}. ${r.detail}`);
-          if (r.kind !== 'reproduced') return { ok: false, reason: 'not-reproduced', detail: r.detail };
-          // The tests that failed in CI are the job; when the log named none, the whole command is.
-          return { ok: true, targets: r.local.length ? r.local : 'all' };
+        plan: {
+          change: { by: 'model', from: 'checkout' },
+          // The baseline must reproduce the failure.
+          acceptBaseline: (baseline) => {
+            const r = checkReproduction(ciEvidence(f), baseline, { failedSteps: f.jobs.flatMap((j) => j.failedSteps) });
+            f.reproduction = r;
+            log(`Reproduction: ${r.kind}${r.kind === 'reproduced' ? ` (evidence: ${r.evidence})` : ''}. ${r.detail}`);
+            if (r.kind !== 'reproduced') return { ok: false, reason: 'not-reproduced', detail: r.detail };
+            // The tests that failed in CI are the job; when the log named none, the whole command is.
+            return { ok: true, targets: r.local.length ? r.local : 'all' };
+          },
         },
         destination: {
           commentOn: f.pullRequest ?? null,

@@ -19,7 +19,6 @@ import type { Task } from '../task/types.js';
 import { commandInstructions, reviewInstructions, type FollowUpInstructions } from '../task/follow-up.js';
 import { parseFollowUpCommand } from '../trigger/command.js';
 import { fenceUntrusted, sanitizeOneLine, sanitizeUntrusted } from '../task/sanitize.js';
-import { runFix } from '../fix.js';
 import { asksForTest, requiredOriginal } from '../fix/follow-up-gate.js';
 import { publishFollowUpWithRetry } from '../publish/follow-up.js';
 import { renderReportMarkdown, renderStoppedSummary } from '../report/render.js';
@@ -179,8 +178,8 @@ export function followUpKind(
       return {
         task,
         git,
-        fix: async (deps) => {
-          const done = await runFix(task, { ...deps, followUp: gate });
+        plan: { change: { by: 'model', from: 'checkout' }, followUp: gate },
+        revise: async (done) => {
           const report = done.report;
           if (report.baseline) f.original = { source: gate.source, ids: requiredOriginal(report.baseline, gate) };
           // The fix's words are a first fix's; a follow-up opens no pull request, it pushes to one.

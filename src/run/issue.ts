@@ -13,7 +13,6 @@ import { deliverPullRequest } from '../publish/deliver.js';
 import { renderFinalComment, renderPrBody, renderPrTitle, renderReportMarkdown, renderStartComment, renderStoppedSummary } from '../report/render.js';
 import { withProofMarker } from '../fix/follow-up-gate.js';
 import { withAppendix, type StoryKind } from './kind.js';
-import { runFix } from '../fix.js';
 import { findAttempt, keepAttempt, renderKept, sayNothingToContinue, type KeptAttempt } from './continue.js';
 
 const RETRY_HINT = 'trigger again';
@@ -48,17 +47,8 @@ export function issueKind(trigger: IssueTrigger, o: { defaultBranch: string; ide
       return {
         task,
         git,
-        ...(resumed
-          ? {
-              fix: (deps) =>
-                runFix(task, {
-                  ...deps,
-                  // a fresh budget; `continue budget=$N` sets its cost cap
-                  settings: budgetUsd ? { ...deps.settings, budget: { ...deps.settings.budget, maxCostUsd: budgetUsd } } : deps.settings,
-                  resume: { tree: resumed.tree, note: resumed.note },
-                }),
-            }
-          : {}),
+        // `/agent-fix continue`: from the kept attempt, with a fresh budget; `continue budget=$N` sets its cost cap
+        ...(resumed ? { plan: { change: { by: 'model', from: 'attempt', tree: resumed.tree, note: resumed.note }, ...(budgetUsd ? { maxCostUsd: budgetUsd } : {}) } } : {}),
         destination: {
           commentOn: issueNumber,
           retryHint: RETRY_HINT,

@@ -13,7 +13,7 @@ import type { Settings } from '../settings/types.js';
 import type { Task } from '../task/types.js';
 import type { Policy } from '../policy/schema.js';
 import type { RunReport } from '../fix/types.js';
-import type { FixDeps, FixResult } from '../fix.js';
+import type { FixDeps, FixPlan, FixResult } from '../fix.js';
 import type { Delivered } from '../publish/deliver.js';
 import type { RunId } from '../publish/claim.js';
 import type { SandboxProbe } from '../sandbox/sandbox.js';
@@ -97,9 +97,14 @@ export interface StoryKind {
 export interface Prepared {
   task: Task;
   git: GitPort;
-  /** Accepts or refuses the baseline (CI repair: it must reproduce the failure). */
-  acceptBaseline?: FixDeps['acceptBaseline'];
-  /** The fix step; absent: runFix (a kind that brings a verified change, e.g. publish, sets its own). */
+  /**
+   * What the fix needs of this kind, as data (fix/plan.ts: where the change comes from, how the
+   * baseline is judged, the extra gate, the cost cap); absent: a first fix of the checkout.
+   */
+  plan?: FixPlan;
+  /** What the kind makes of the fix's result (a follow-up's words, a conflict left unresolved); absent: the result as it is. */
+  revise?: (done: FixResult) => Promise<FixResult>;
+  /** Replaces the fix pipeline (publish brings a change verified elsewhere and runs none of the repository's code); absent: runFix over `plan`. */
   fix?: (deps: FixDeps) => Promise<FixResult>;
   destination: Destination;
   texts: ReportTexts;

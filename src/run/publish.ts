@@ -64,8 +64,8 @@ export function publishKind(inner: StoryKind, o: PublishOptions): StoryKind {
       };
       const start = (runUrl?: string) =>
         `${commentMarker(task.key)}\n**agent-fix** is publishing${runUrl ? ` ([run](${runUrl}))` : ''}: checking the bundles of the propose jobs and picking the best verified candidate. This job runs none of the repository's code. This comment will be updated with the outcome.\n`;
-      // acceptBaseline is the propose jobs' business: publish runs no baseline.
-      return { ...prepared, acceptBaseline: undefined, fix, texts: { ...prepared.texts, start } };
+      // The plan is the propose jobs' business: publish runs no baseline and no loop.
+      return { ...prepared, plan: undefined, revise: undefined, fix, texts: { ...prepared.texts, start } };
     },
   };
 }

@@ -18,7 +18,7 @@ import path from 'node:path';
 import type { Identity } from '../ports/git.js';
 import type { ReviewGitHubPort } from '../ports/review.js';
 import type { PullTrigger } from '../trigger/types.js';
-import { runFix } from '../fix.js';
+import type { FixPlan } from '../fix.js';
 import { updateOnBase } from '../publish/rebase.js';
 import { pushUpdatedWithRetry } from '../publish/rebase.js';
 import { renderReportMarkdown, renderStoppedSummary } from '../report/render.js';
@@ -119,7 +119,8 @@ export function rebaseKind(
         humanCommits: updated.kind === 'merged' ? updated.humanCommits : [],
       };
       let task: Task;
-      let fix: NonNullable<Prepared['fix']>;
+      let plan: FixPlan;
+      let revise: NonNullable<Prepared['revise']>;
       if (updated.kind === 'conflict') {
         // The conflict is the model's task: it starts from the merge with the base, conflict
         // markers in the conflicting files, and is verified like any change (baseline: the PR head).
@@ -129,8 +130,8 @@ export function rebaseKind(
         if (f.how === 'merged') f.humanCommits = foreignCommits(await git.commitsBetween(baseTip, head), o.identity);
         log(`Conflicts in ${files.join(', ')}: handed to the model`);
         task = { key, title: `Resolve the conflicts of #${pr.number} with ${pr.base}`, goal: conflictGoal(pr.number, pr.base, files, branch.diff, branch.fork ? await git.diff(`${branch.fork}^{tree}`, `${baseTip}^{tree}`) : '') };
-        fix = async (deps) => {
-          const done = await runFix(task, { ...deps, startTree: merged.tree, followUp: gate });
+        plan = { change: { by: 'model', from: 'tree', tree: merged.tree }, followUp: gate };
+        revise = async (done) => {
           const left = done.report.status === 'fixed' ? await markersLeft(git.root, files) : [];
           if (left.length) {
             const detail = `Conflict markers are still in ${left.map((x) => `\`${x}\``).join(', ')}; nothing was pushed to the pull request.`;
@@ -145,8 +146,8 @@ export function rebaseKind(
         const summary = updated.kind === 'rebased' ? `${updated.replayed} commit(s) of agent-fix replayed onto ${pr.base} ${baseTip.slice(0, 7)}` : `${pr.base} ${baseTip.slice(0, 7)} merged into the branch (human commits on it are kept)`;
         const sha = updated.sha;
         task = { key, title: `Update #${pr.number} on ${pr.base}`, goal: `Bring the branch of pull request #${pr.number} up to date with ${pr.base}.` };
-        fix = async (deps) => {
-          const done = await runFix(task, { ...deps, candidate: { tree: `${sha}^{tree}`, summary }, followUp: gate });
+        plan = { change: { by: 'candidate', tree: `${sha}^{tree}`, summary }, followUp: gate };
+        revise = async (done) => {
           return { ...done, report: { ...done.report, detail: forFollowUp(done.report.detail) } };
         };
       }
@@ -161,7 +162,8 @@ export function rebaseKind(
       return {
         task,
         git,
-        fix,
+        plan,
+        revise,
         destination: {
           commentOn: pr.number,
           retryHint: RETRY_HINT,

@@ -11,7 +11,7 @@
  * final, truthful comment and summary saying what exists by then.
  */
 import type { RunReport } from '../fix/types.js';
-import { runFix, type FixResult } from '../fix.js';
+import { runFix, type FixDeps, type FixResult } from '../fix.js';
 import { authorizeByPolicy } from '../policy/authorize.js';
 import { StickyComment } from '../publish/artifacts.js';
 import { takenOver, withClaim, type Takeover } from '../publish/claim.js';
@@ -244,7 +244,7 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
       if (e.type === 'phase') progress.live.show(claim(redact(`${texts.start(world.runUrl).trimEnd()}\n\n${renderChecklist(checklist, Date.now())}\n`)));
     };
 
-    fix = await (prepared.fix ?? ((deps) => runFix(task, deps)))({
+    const deps: FixDeps = {
       git,
       shell: world.shell,
       model: world.makeModel(),
@@ -255,11 +255,12 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
       emit: transcript.add,
       sandbox: world.sandbox,
       scripted: world.scripted,
-      acceptBaseline: prepared.acceptBaseline,
       progress: tell,
       wording: world.wording,
       checkpoint: checkpointOf(prepared),
-    });
+    };
+    const done = prepared.fix ? await prepared.fix(deps) : await runFix(task, deps, prepared.plan);
+    fix = prepared.revise ? await prepared.revise(done) : done;
     let report: RunReport = world.runUrl ? { ...fix.report, runUrl: world.runUrl } : fix.report;
     progress.iterations = report.iterations;
     // After a cancellation the handler owns the report: the story stops without publishing anything.

@@ -68,6 +68,8 @@ export interface Intel {
    * a maintainer allowed test changes for this task). Pure: the caller records the refusal.
    */
   testEditsAlone: (proof: TestProof) => string | null;
+  /** Records why an attempt was refused by a check outside this module (verify/judge.ts), in the order it happened. */
+  refused: (line: string) => void;
   /** The guard on the change about to be published (pristine checkout -> fix): a refusal, or null. */
   guardPublished: (fromTree: string, toTree: string) => Promise<string | null>;
 }
@@ -111,6 +113,9 @@ export async function createTestIntel(deps: IntelDeps): Promise<Intel> {
       if (now.length === 0) return { refusal: null, deferred };
       for (const f of now) data.refusals.push(`[${f.category}] ${f.reason}`);
       return { refusal: renderRefusal(now), deferred };
+    },
+    refused: (line) => {
+      data.refusals.push(line);
     },
     cleared: (findings) => {
       for (const f of findings) clearedKeys.add(key(f));
