@@ -174,21 +174,33 @@ export function sizeOf(changes: FileChange[]): { files: number; lines: number } 
   return { files: changes.length, lines: changes.reduce((n, c) => n + c.additions + c.deletions, 0) };
 }
 
+/** Without a judge from the caller: verify/judge.ts with the loop's limits, baseline and test runs only. */
+function plainJudge(deps: LoopDeps, emit: (e: LoopEvent) => void): AttemptJudge {
+  return createJudge({
+    limits: deps.limits,
+    baseline: deps.baseline,
+    runTests: deps.runTests,
+    budget: deps.budget,
+    onRun: (at, run, verdict) => emit({ type: 'test-run', purpose: 'verify', iteration: at, run, ...(verdict ? { verdict } : {}) }),
+  });
+}
+
+/** The system prompt; with an input limit it names the room of a request and of one read. */
+function systemFor(deps: LoopDeps, inputLimit: number, first: string, messageBudget: number): string {
+  if (!Number.isFinite(inputLimit)) return systemPrompt(deps.limits);
+  const room = { inputTokens: inputLimit, outputTokens: deps.maxOutputTokens ?? 0, readTokens: 0 };
+  // a read's room: what the limit leaves after the task without repository context, the model's reply and a margin
+  room.readTokens = Math.max(400, Math.floor((messageBudget - countTokens(systemPrompt(deps.limits, room)) - countTokens(first) - 900) * 0.8));
+  return systemPrompt(deps.limits, room);
+}
+
 export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutput> {
   const { model, tools, git, limits } = deps;
   const emit = deps.emit ?? (() => undefined);
   const usage: TokenUsage = { promptTokens: 0, completionTokens: 0, requests: 0 };
   const feedback = (run: TestRun, verdict?: Verdict) => (deps.feedback ? deps.feedback(run, verdict) : failureFeedback(run));
   const attempts: Attempt[] = [];
-  const judge: AttemptJudge =
-    deps.judge ??
-    createJudge({
-      limits,
-      baseline: deps.baseline,
-      runTests: deps.runTests,
-      budget: deps.budget,
-      onRun: (at, run, verdict) => emit({ type: 'test-run', purpose: 'verify', iteration: at, run, ...(verdict ? { verdict } : {}) }),
-    });
+  const judge: AttemptJudge = deps.judge ?? plainJudge(deps, emit);
   const touched: string[] = [...(deps.start?.touched ?? [])];
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const now = deps.now ?? Date.now;
@@ -199,17 +211,10 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
   /** The tokens the messages may take in one request. */
   const messageBudget = () => Math.floor(inputLimit * fill) - toolTokens;
   const first = firstUserMessage(task, deps.baseline, feedback(deps.baseline), deps.gate) + (deps.start ? `\n\n${deps.start.note}` : '');
-  const bounded = Number.isFinite(inputLimit);
-  const room = bounded ? { inputTokens: inputLimit, outputTokens: deps.maxOutputTokens ?? 0, readTokens: 0 } : undefined;
-  let system = systemPrompt(limits, room);
-  if (room) {
-    // a read's room: what the limit leaves after the task without repository context, the model's reply and a margin
-    room.readTokens = Math.max(400, Math.floor((messageBudget() - countTokens(system) - countTokens(first) - 900) * 0.8));
-    system = systemPrompt(limits, room);
-  }
+  const system = systemFor(deps, inputLimit, first, messageBudget());
   // The repository context of the first request: within context-tokens, and with an input limit
   // at most 70 % of it, so that the first reads fit beside it (it shrinks further when they do not).
-  let contextBudget = deps.context ? Math.min(deps.contextTokens ?? DEFAULT_CONTEXT_TOKENS, bounded ? Math.floor(inputLimit * 0.7) : Number.POSITIVE_INFINITY) : 0;
+  let contextBudget = deps.context ? Math.min(deps.contextTokens ?? DEFAULT_CONTEXT_TOKENS, Number.isFinite(inputLimit) ? Math.floor(inputLimit * 0.7) : Number.POSITIVE_INFINITY) : 0;
   const firstText = (budgetTokens: number) =>
     deps.redact(firstMessageWithContext(first, system, TOOL_SPECS, deps.context && budgetTokens > 0 ? { repo: deps.context, budgetTokens } : undefined).text);
   const messages: ChatMessage[] = [
@@ -265,54 +270,51 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
   deps.diagnostics?.warmUp();
 
   for (let turn = 1; ; turn++) {
-    if (turn > limits.maxTurns || (limits.maxTokens > 0 && usage.promptTokens + usage.completionTokens >= limits.maxTokens)) {
-      emit({ type: 'note', message: `budget exhausted after ${turn - 1} model requests and ${usage.promptTokens + usage.completionTokens} tokens` });
-      await git.restore(best.tree);
-      stopDetail = `the model request cap (${limits.maxTurns}) ran out`;
-      return done('budget-exhausted', best.tree);
-    }
-    const over = deps.budget?.exceeded();
-    if (over) {
-      emit({ type: 'note', message: `budget exhausted: ${over.message}` });
-      await git.restore(best.tree);
-      stopDetail = over.message;
-      return done('budget-exhausted', best.tree);
-    }
+    const spent = await budgetSpent(turn);
+    if (spent) return spent;
     const halt = await deps.interrupt?.('turn');
     if (halt) return interrupted(halt);
+    const answer = await ask(turn);
+    if ('stop' in answer) return answer.stop;
+    const reply = answer.reply;
+    const stopped = reply.toolCalls.length === 0 ? await nudge(reply) : await actOn(reply, turn);
+    if (stopped) return stopped;
+  }
+
+  /** The next request, fitted to the input limit, and the model's reply recorded; or the loop's end (too large, a model error). */
+  async function ask(turn: number): Promise<{ stop: LoopOutput } | { reply: ModelReply }> {
     const fresh = messages.length - sent;
     const fitted = await fitRequest();
-    if ('part' in fitted) return stopTooLarge(fitted);
+    if ('part' in fitted) return { stop: await stopTooLarge(fitted) };
     const sending = messages.slice(messages.length - fresh - (fitted.noted ? 1 : 0));
     sent = messages.length;
     emit({ type: 'model-request', turn, newMessages: sending });
     const answer = await request();
-    if ('stop' in answer) return answer.stop;
+    if ('stop' in answer) return answer;
     const reply = answer.reply;
-    deps.budget?.record(reply.usage);
-    usage.requests++;
-    usage.promptTokens += reply.usage.promptTokens;
-    usage.completionTokens += reply.usage.completionTokens;
-    peak = Math.max(peak, reply.usage.promptTokens);
-    usage.peakPromptTokens = peak;
-    if (Number.isFinite(inputLimit)) usage.inputLimit = inputLimit;
+    recordUsage(reply);
     emit({ type: 'model-reply', turn, reply });
     // Redacted like everything else that leaves the process (the model may echo a secret it saw in a file).
     const echoed = reply.toolCalls.map((c) => ({ ...c, arguments: deps.redact(c.arguments) }));
     messages.push({ role: 'assistant', content: reply.content === null ? null : deps.redact(reply.content), toolCalls: echoed.length ? echoed : undefined });
+    return { reply };
+  }
 
-    if (reply.toolCalls.length === 0) {
-      nudges++;
-      if (nudges > 3) {
-        lastSummary = lastSummary || (reply.content ?? '').trim();
-        await git.restore(best.tree);
-        return done('model-gave-up', best.tree);
-      }
-      const why = reply.finishReason === 'length' ? 'Your answer was cut off at the token limit. Make smaller steps.' : 'Please continue by calling a tool.';
-      messages.push({ role: 'user', content: `${why} Use the tools to inspect and edit files, and call finish when the fix is complete.` });
-      continue;
+  /** A reply without a tool call: the model is asked to go on, three times at most, then the loop ends as given up. */
+  async function nudge(reply: ModelReply): Promise<LoopOutput | null> {
+    nudges++;
+    if (nudges > 3) {
+      lastSummary = lastSummary || (reply.content ?? '').trim();
+      await git.restore(best.tree);
+      return done('model-gave-up', best.tree);
     }
+    const why = reply.finishReason === 'length' ? 'Your answer was cut off at the token limit. Make smaller steps.' : 'Please continue by calling a tool.';
+    messages.push({ role: 'user', content: `${why} Use the tools to inspect and edit files, and call finish when the fix is complete.` });
+    return null;
+  }
 
+  /** The tool calls of one reply, in order; the loop's end when one of them ends it (a verified attempt, a stop), else null. */
+  async function actOn(reply: ModelReply, turn: number): Promise<LoopOutput | null> {
     // The room the results of this reply may take in the next request, shared by the calls that produce text.
     const producing = Math.max(1, reply.toolCalls.filter((c) => PRODUCERS.has(c.name)).length);
     const share = Number.isFinite(inputLimit)
@@ -373,6 +375,33 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
       }
     }
     await checkEdits(turn, share);
+    return null;
+  }
+
+  /** The model request cap, the token cap or the run's budget ran out: the loop ends at the best state; null otherwise. */
+  async function budgetSpent(turn: number): Promise<LoopOutput | null> {
+    if (turn > limits.maxTurns || (limits.maxTokens > 0 && usage.promptTokens + usage.completionTokens >= limits.maxTokens)) {
+      emit({ type: 'note', message: `budget exhausted after ${turn - 1} model requests and ${usage.promptTokens + usage.completionTokens} tokens` });
+      await git.restore(best.tree);
+      stopDetail = `the model request cap (${limits.maxTurns}) ran out`;
+      return done('budget-exhausted', best.tree);
+    }
+    const over = deps.budget?.exceeded();
+    if (!over) return null;
+    emit({ type: 'note', message: `budget exhausted: ${over.message}` });
+    await git.restore(best.tree);
+    stopDetail = over.message;
+    return done('budget-exhausted', best.tree);
+  }
+
+  function recordUsage(reply: ModelReply): void {
+    deps.budget?.record(reply.usage);
+    usage.requests++;
+    usage.promptTokens += reply.usage.promptTokens;
+    usage.completionTokens += reply.usage.completionTokens;
+    peak = Math.max(peak, reply.usage.promptTokens);
+    usage.peakPromptTokens = peak;
+    if (Number.isFinite(inputLimit)) usage.inputLimit = inputLimit;
   }
 
   /** The compaction note's diff budget: at most 3,000 tokens, and an eighth of a bounded request. */

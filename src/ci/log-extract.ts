@@ -415,37 +415,9 @@ export function extractFailure(log: string, opts: ExtractOptions = {}): LogExtra
   /** Every cleaned line (framing removed), for the test parsers. */
   const cleaned: string[] = [];
 
-  const text = log.charCodeAt(0) === 0xfeff ? log.slice(1) : log;
-  let pos = 0;
-  const n = text.length;
-  while (pos < n) {
-    let end = text.indexOf('\n', pos);
-    if (end < 0) end = n;
-    // Cut very long lines before anything else looks at them.
-    const raw = end - pos > MAX_LINE + 40 ? text.slice(pos, pos + MAX_LINE + 40) : text.slice(pos, end);
-    pos = end + 1;
-    lines++;
-    const line0 = cleanLine(raw);
-    if (line0.startsWith('##[group]Run ') || line0.startsWith('> ') || line0.startsWith('npm error workspace ')) {
-      const b = /^> (\S+)@\S* [\w:.-]+\s*$/.exec(line0);
-      if (b) banner = b[1];
-      const w = /^npm error workspace (\S+)@\S*\s*$/.exec(line0);
-      if (w) packages.add(w[1]);
-      if (line0.startsWith('##[group]Run ')) for (const p of filteredPackages(line0.slice(13))) filtered.add(p);
-    }
-    const framed = /^(?:##\[(?:error|warning|notice)\]|::(?:error|warning|notice)[^:]*::)/.exec(line0);
-    const forParser = stripWorkspace(framed ? line0.slice(framed[0].length) : line0, opts.repoName);
-    if (framed || (!line0.startsWith('##[') && !line0.startsWith('::') && !line0.startsWith('[command]'))) cleaned.push(forParser);
-    if (isNoise(line0)) {
-      noise++;
-      continue;
-    }
-    const stripped = stripWorkspace(line0, opts.repoName);
-    const last = stripped.charCodeAt(stripped.length - 1);
-    const line = last === 32 || last === 9 ? stripped.trimEnd() : stripped;
-    const first = line.charCodeAt(0);
-    const t = first === 32 || first === 9 ? line.trimStart() : line;
-    let kind = classify(t);
+  /** What a line is (a failing test, a file, an error, a frame...), with the names that run over several lines: mocha's `1) suite` + `   test:`, jest's suite that failed to run, tape's `# name` heading. */
+  function recognise(t: string, line: string, first: number): LineKind {
+    let kind: LineKind = classify(t);
     // Multi-line names: mocha's `1) suite` + `   test:`; jest's `● Test suite failed to run` after `FAIL file`.
     if (kind.kind === 'plain') {
       if (mocha && t.endsWith(':') && !t.includes(': ')) {
@@ -466,6 +438,11 @@ export function extractFailure(log: string, opts: ExtractOptions = {}): LogExtra
     // tape: `# name` heads the assertions of test `name`; a failing assertion names its message, not the test
     if (first !== 32 && first !== 9 && t.startsWith('# ') && !t.startsWith('# Subtest:') && !TAP_SUMMARY.test(t)) tapHeading = t.slice(2).trim();
     else if (kind.kind === 'test' && tapHeading && t === line && t.startsWith('not ok ')) kind = { kind: 'test', name: tapHeading };
+    return kind;
+  }
+
+  /** Records what the line names (a test, a file, an error, a repository frame); whether it anchors an excerpt (0 test, 1 compiler error, 2 other error) and the text the excerpt shows of it (null: left out). */
+  function record(kind: LineKind, t: string, line: string): { anchor: number | null; shown: string | null } {
     let anchor: number | null = null;
     let shown: string | null = line;
     switch (kind.kind) {
@@ -499,7 +476,11 @@ export function extractFailure(log: string, opts: ExtractOptions = {}): LogExtra
         if (isPassingLine(t)) shown = null;
         break;
     }
+    return { anchor, shown };
+  }
 
+  /** The excerpts: a block opens at an anchor with the lines before it, takes the lines after it, and never spans a long stretch of left-out lines. */
+  function excerpt(kind: LineKind, t: string, anchor: number | null, shown: string | null): void {
     // An excerpt never spans a long stretch of left-out lines (it would mislabel where things are).
     if (current && lines - lastAdded > GAP) current = null;
     if (anchor !== null) {
@@ -519,17 +500,52 @@ export function extractFailure(log: string, opts: ExtractOptions = {}): LogExtra
         ring.length = 0;
       }
     }
-    if (shown === null) continue;
+    if (shown === null) return;
     if (current && (anchor !== null || after > 0)) {
       if (current.lines.length < MAX_BLOCK_LINES) current.lines.push(shown);
       lastAdded = lines;
       if (anchor === null) after--;
       ring.length = 0;
-      continue;
+      return;
     }
     current = null;
     ring.push(shown);
     if (ring.length > BEFORE) ring.shift();
+  }
+
+  const text = log.charCodeAt(0) === 0xfeff ? log.slice(1) : log;
+  let pos = 0;
+  const n = text.length;
+  while (pos < n) {
+    let end = text.indexOf('\n', pos);
+    if (end < 0) end = n;
+    // Cut very long lines before anything else looks at them.
+    const raw = end - pos > MAX_LINE + 40 ? text.slice(pos, pos + MAX_LINE + 40) : text.slice(pos, end);
+    pos = end + 1;
+    lines++;
+    const line0 = cleanLine(raw);
+    if (line0.startsWith('##[group]Run ') || line0.startsWith('> ') || line0.startsWith('npm error workspace ')) {
+      const b = /^> (\S+)@\S* [\w:.-]+\s*$/.exec(line0);
+      if (b) banner = b[1];
+      const w = /^npm error workspace (\S+)@\S*\s*$/.exec(line0);
+      if (w) packages.add(w[1]);
+      if (line0.startsWith('##[group]Run ')) for (const p of filteredPackages(line0.slice(13))) filtered.add(p);
+    }
+    const framed = /^(?:##\[(?:error|warning|notice)\]|::(?:error|warning|notice)[^:]*::)/.exec(line0);
+    const forParser = stripWorkspace(framed ? line0.slice(framed[0].length) : line0, opts.repoName);
+    if (framed || (!line0.startsWith('##[') && !line0.startsWith('::') && !line0.startsWith('[command]'))) cleaned.push(forParser);
+    if (isNoise(line0)) {
+      noise++;
+      continue;
+    }
+    const stripped = stripWorkspace(line0, opts.repoName);
+    const last = stripped.charCodeAt(stripped.length - 1);
+    const line = last === 32 || last === 9 ? stripped.trimEnd() : stripped;
+    const first = line.charCodeAt(0);
+    const t = first === 32 || first === 9 ? line.trimStart() : line;
+    const kind = recognise(t, line, first);
+    const { anchor, shown } = record(kind, t, line);
+    excerpt(kind, t, anchor, shown);
   }
 
   const failures = parsedFailures(cleaned, lastTestLine);

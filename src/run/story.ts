@@ -193,9 +193,8 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
     };
   };
 
-  let fix: FixResult | null = null;
-  let bundlePath: string | undefined;
-  try {
+  /** Who asked is authorized once, by the policy; a refusal ends the story as skipped. */
+  async function authorize(): Promise<StoryResult | null> {
     if (kind.actor !== null) {
       if (!github || !world.policy) throw new Error(`the ${kind.name} story needs the GitHub API and the policy to authorize @${kind.actor}`);
       const auth = await authorizeByPolicy(github, kind.actor, world.policy, { atLeast: kind.minPermission });
@@ -208,14 +207,12 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
       }
       log(`Authorized: ${auth.via}`);
     }
+    return null;
+  }
 
-    const prepared = await kind.prepare(world);
-    if ('skip' in prepared) return await skipped(prepared.skip);
-    progress.prepared = prepared;
-    const { task, git, destination, texts } = prepared;
-
-    const early = await takeover(prepared);
-    if (early) return await yieldTo(prepared, early, 'before starting');
+  /** The sticky comment (claimed) with its live checklist; returns where progress events go: the entry, and the checklist for phases. */
+  async function openComment(prepared: Prepared): Promise<(e: ProgressEvent) => void> {
+    const { task, destination, texts } = prepared;
     let checklist: Checklist = EMPTY_CHECKLIST;
     if (github && destination.commentOn !== null) {
       progress.marker = commentMarker(task.key);
@@ -243,64 +240,12 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
       checklist = applyProgress(checklist, e, Date.now());
       if (e.type === 'phase') progress.live.show(claim(redact(`${texts.start(world.runUrl).trimEnd()}\n\n${renderChecklist(checklist, Date.now())}\n`)));
     };
+    return tell;
+  }
 
-    const deps: FixDeps = {
-      git,
-      shell: world.shell,
-      model: world.makeModel(),
-      settings: world.settings,
-      redactor,
-      parentEnv: world.parentEnv,
-      log,
-      emit: transcript.add,
-      sandbox: world.sandbox,
-      scripted: world.scripted,
-      progress: tell,
-      wording: world.wording,
-      checkpoint: checkpointOf(prepared),
-    };
-    const done = prepared.fix ? await prepared.fix(deps) : await runFix(task, deps, prepared.plan);
-    fix = prepared.revise ? await prepared.revise(done) : done;
-    let report: RunReport = world.runUrl ? { ...fix.report, runUrl: world.runUrl } : fix.report;
-    progress.iterations = report.iterations;
-    // After a cancellation the handler owns the report: the story stops without publishing anything.
-    if (progress.cancelled) return cancelledResult(progress.cancelled, report);
-
-    try {
-      const newer = await takeover(prepared);
-      if (newer) return await yieldTo(prepared, newer, 'before publishing', report);
-      if (progress.cancelled) return cancelledResult(progress.cancelled, report);
-      if (report.status !== 'fixed' && fix.bestAttempt && destination.keep) {
-        const kept = await publishing(destination.keep(fix, { claim: runId })).catch((e: unknown) => {
-          log(`Could not keep the best attempt: ${redact(errorMessage(e))}`);
-          return null;
-        });
-        if (kept) report = { ...report, keptAttempt: kept };
-      }
-      if ((report.status === 'fixed' && fix.tree) || destination.deliverEveryOutcome) {
-        tell({ type: 'phase', phase: { kind: 'publish' }, state: 'running' });
-        const delivered = await publishing(
-          destination.deliver(fix, {
-            claim: runId,
-            onPushed: (branch) => {
-              progress.pushed = branch;
-            },
-          }),
-        );
-        if (delivered.kind === 'pull-request') progress.prUrl = delivered.prUrl;
-        if (delivered.kind === 'bundle') bundlePath = delivered.path;
-        // A newer run pushed the branch in the meantime (seen on the very tip the leased push would replace).
-        if (delivered.kind === 'superseded') return await yieldTo(prepared, { by: delivered.by }, 'at push', report, delivered.detail);
-        report = withDelivery(report, delivered);
-        tell({ type: 'phase', phase: { kind: 'publish' }, state: delivered.kind === 'pull-request' || delivered.kind === 'local-branch' || delivered.kind === 'bundle' ? 'done' : 'failed', detail: deliveredLine(delivered) });
-      } else {
-        tell({ type: 'phase', phase: { kind: 'publish' }, state: 'skipped', detail: `nothing to publish (${report.reason})` });
-      }
-    } finally {
-      await destination.release?.(fix);
-    }
-    if (progress.cancelled) return cancelledResult(progress.cancelled, report);
-
+  /** The end of a finished story: the final comment, the answer where the request was made, the summary, the transcript, the result. */
+  async function finalReport(prepared: Prepared, report: RunReport): Promise<StoryResult> {
+    const { destination, texts } = prepared;
     await progress.live?.stop();
     // A stop that arrived while the fix was being delivered: the final comment says what exists.
     const late = progress.pushed ? await takeover(prepared, { commentOnly: true }).catch(() => null) : null;
@@ -324,6 +269,96 @@ export async function runStory(kind: StoryKind, world: StoryWorld): Promise<Stor
       ...(bundlePath ? { bundlePath } : {}),
       ...(report.status === 'error' ? { error: report.detail } : {}),
     };
+  }
+
+  /** The fix of the prepared task: the pipeline over the kind's plan (or the kind's own fix step), and what the kind makes of its result. */
+  async function fixWith(prepared: Prepared, tell: (e: ProgressEvent) => void): Promise<FixResult> {
+    const { task, git } = prepared;
+    const deps: FixDeps = {
+      git,
+      shell: world.shell,
+      model: world.makeModel(),
+      settings: world.settings,
+      redactor,
+      parentEnv: world.parentEnv,
+      log,
+      emit: transcript.add,
+      sandbox: world.sandbox,
+      scripted: world.scripted,
+      progress: tell,
+      wording: world.wording,
+      checkpoint: checkpointOf(prepared),
+    };
+    const done = prepared.fix ? await prepared.fix(deps) : await runFix(task, deps, prepared.plan);
+    return prepared.revise ? prepared.revise(done) : done;
+  }
+
+  /** A run that stopped on its budget: its best attempt kept for `/agent-fix continue` where the destination keeps it; the report says where. */
+  async function keepBest(destination: Prepared['destination'], done: FixResult, report: RunReport): Promise<RunReport> {
+    if (report.status === 'fixed' || !done.bestAttempt || !destination.keep) return report;
+    const kept = await publishing(destination.keep(done, { claim: runId })).catch((e: unknown) => {
+      log(`Could not keep the best attempt: ${redact(errorMessage(e))}`);
+      return null;
+    });
+    return kept ? { ...report, keptAttempt: kept } : report;
+  }
+
+  /** Publishes a verified fix (or every outcome, where the destination takes them) and says so; a newer run seen at the push: the story yields. */
+  async function deliverFix(prepared: Prepared, done: FixResult, report: RunReport, tell: (e: ProgressEvent) => void): Promise<{ report: RunReport } | { yielded: StoryResult }> {
+    const { destination } = prepared;
+    if (!((report.status === 'fixed' && done.tree) || destination.deliverEveryOutcome)) {
+      tell({ type: 'phase', phase: { kind: 'publish' }, state: 'skipped', detail: `nothing to publish (${report.reason})` });
+      return { report };
+    }
+    tell({ type: 'phase', phase: { kind: 'publish' }, state: 'running' });
+    const onPushed = (branch: string) => {
+      progress.pushed = branch;
+    };
+    const delivered = await publishing(destination.deliver(done, { claim: runId, onPushed }));
+    if (delivered.kind === 'pull-request') progress.prUrl = delivered.prUrl;
+    if (delivered.kind === 'bundle') bundlePath = delivered.path;
+    // A newer run pushed the branch in the meantime (seen on the very tip the leased push would replace).
+    if (delivered.kind === 'superseded') return { yielded: await yieldTo(prepared, { by: delivered.by }, 'at push', report, delivered.detail) };
+    tell({ type: 'phase', phase: { kind: 'publish' }, state: delivered.kind === 'pull-request' || delivered.kind === 'local-branch' || delivered.kind === 'bundle' ? 'done' : 'failed', detail: deliveredLine(delivered) });
+    return { report: withDelivery(report, delivered) };
+  }
+
+
+  let fix: FixResult | null = null;
+  let bundlePath: string | undefined;
+  try {
+    const refused = await authorize();
+    if (refused) return refused;
+
+    const prepared = await kind.prepare(world);
+    if ('skip' in prepared) return await skipped(prepared.skip);
+    progress.prepared = prepared;
+    const { destination } = prepared;
+
+    const early = await takeover(prepared);
+    if (early) return await yieldTo(prepared, early, 'before starting');
+    const tell = await openComment(prepared);
+
+    fix = await fixWith(prepared, tell);
+    let report: RunReport = world.runUrl ? { ...fix.report, runUrl: world.runUrl } : fix.report;
+    progress.iterations = report.iterations;
+    // After a cancellation the handler owns the report: the story stops without publishing anything.
+    if (progress.cancelled) return cancelledResult(progress.cancelled, report);
+
+    try {
+      const newer = await takeover(prepared);
+      if (newer) return await yieldTo(prepared, newer, 'before publishing', report);
+      if (progress.cancelled) return cancelledResult(progress.cancelled, report);
+      report = await keepBest(destination, fix, report);
+      const delivered = await deliverFix(prepared, fix, report, tell);
+      if ('yielded' in delivered) return delivered.yielded;
+      report = delivered.report;
+    } finally {
+      await destination.release?.(fix);
+    }
+    if (progress.cancelled) return cancelledResult(progress.cancelled, report);
+
+    return await finalReport(prepared, report);
   } catch (e) {
     const why = redact(errorMessage(e));
     transcript.writeAfterError(transcriptPath, redact, why);
