@@ -28,6 +28,12 @@ describe('guards', () => {
     expect(err(SRC, '', 'x')).toMatch(/write_file/);
   });
 
+  test('empty old_string on an empty file fills it (one place to write to; httpx `_transports/__init__.py`)', () => {
+    expect(applyEdit('', '', 'from .base import *\n')).toEqual({ ok: true, content: 'from .base import *\n', rung: 'exact', line: 1 });
+    // control: a file with anything in it still needs an anchor
+    expect(err('\n', '', 'x')).toMatch(/write_file/);
+  });
+
   test('identical old and new are refused', () => {
     expect(err(SRC, 'return a - b;', 'return a - b;')).toMatch(/identical/);
   });

@@ -146,6 +146,20 @@ test('a moved test stands only when the runner reports it passing at its new pla
   expect(missing.outcome === 'refused' && missing.message).toMatch(/not reported by the test runner/);
 });
 
+test('a moved test with a runner that gives counts only: the passing count must grow by the tests the change adds, none more skipped', async () => {
+  const moved: IntegrityFinding = { category: 'remove-test', file: 'test/a.test.js', line: "it('tz', () => {", reason: 'moves the test case "tz"', judgedBy: 'moved-test', movedTo: { file: 'test/b.test.js', test: ['tz'] } };
+  const counts = (passed: number, skipped: number): TestRun => ({ ...run([]), counts: { passed, failed: 0, skipped } });
+  const judged = (after: TestRun, testDelta = 1) =>
+    createJudge({ ...deps({ guard: async () => ({ refusal: null, deferred: [moved], testDelta }), runTests: async () => ({ run: after, verdict: ok() }) }), baseline: counts(38, 0) })(attempt);
+  // dayjs b575c81a: one test moved, one added: 38 → 39 passing
+  expect((await judged(counts(39, 0))).outcome).toBe('accepted');
+  // the moved test skipped, or no longer run: refused with the counts
+  const skipped = await judged(counts(38, 1));
+  expect(skipped).toMatchObject({ outcome: 'refused', check: 'moved-tests' });
+  expect(skipped.outcome === 'refused' && skipped.message).toMatch(/38 → 38 passing, 0 → 1 skipped, while the change adds 1 test case\(s\) net/);
+  expect((await judged(counts(38, 0))).outcome).toBe('refused');
+});
+
 test('new tests that assert nothing or pass on the original code are not evidence: shown, never counted', async () => {
   const vacuous = [{ file: 'a.test.js', test: ['vacuous one'], why: 'it has no assertion' }];
   const proveBoth = async (): Promise<TestProof> => ({

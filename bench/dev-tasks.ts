@@ -216,6 +216,9 @@ async function runCli(dir: string, t: DevTask, script: Script) {
   await model.close();
   if (!out.trim().startsWith('{')) throw new Error(`cli failed (${code}): ${err.slice(-1500)}`);
   const report = JSON.parse(out);
+  // `--dump DIR`: each run's whole JSON report (attempts, refusals, the judge's messages) for a closer look
+  const dump = arg('dump');
+  if (dump) writeFileSync(path.join(dump, `${t.id}-${(script.label ?? 'run').replace(/[^\w]+/g, '-')}.json`), out);
   const failingBefore: string[] = (report.baseline?.tests ?? []).filter((x: { status: string }) => x.status === 'failed').map((x: { id: string }) => x.id);
   // runners and the data set join suite and test names differently (' > ', ' ', '›'): compare letters only
   const norm = (s: string) => s.replace(/[\s>›]+/g, '');

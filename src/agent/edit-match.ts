@@ -805,6 +805,8 @@ export function applyEdit(content: string, oldString: string, newString: string)
 }
 
 function ladder(content: string, oldString: string, newString: string): EditResult {
+  // An empty file has one place to write to: an empty old_string there is not ambiguous.
+  if (oldString === '' && content === '' && newString !== '') return { ok: true, content: newString, rung: 'exact', line: 1 };
   if (oldString === '') {
     return {
       ok: false,

@@ -370,6 +370,12 @@ export interface TestChangeAnalysis {
   weakened: WeakenedTest[];
   /** New tests that assert nothing: never counted as evidence of the fix. */
   vacuous: VacuousTest[];
+  /**
+   * Test cases after the change less those before, over the change's test files (tests nested in
+   * others counted, not their containers); undefined when a changed test file is not read here.
+   * With a runner that reports counts but no per-test results, the passing count must grow by it.
+   */
+  testDelta?: number;
 }
 
 const key = (p: string[]) => p.join(' > ');
@@ -457,5 +463,7 @@ export function analyseTestChanges(files: TestFileTexts[]): TestChangeAnalysis {
     if (real.length) continue;
     vacuous.push({ file: a.file, test: a.block.path, why: a.block.assertions.length ? 'its assertions assert nothing (a constant or the same value on both sides)' : 'it has no assertion' });
   }
-  return { moved, weakened, vacuous };
+  const leaves = (b: TestBlock[]) => b.filter((x) => !x.container).length;
+  const testDelta = known.length === read.length ? known.reduce((n, r) => n + leaves(r.after) - leaves(r.before), 0) : undefined;
+  return { moved, weakened, vacuous, ...(testDelta === undefined ? {} : { testDelta }) };
 }

@@ -48,7 +48,7 @@ export interface Intel {
   session: TestSession;
   data: TestIntel;
   /** The test-integrity guard on an attempt: a refusal, and the findings the tests decide (skip markers, updated snapshots; verify/judge.ts). */
-  guard: (tree: string, changedFiles: string[]) => Promise<{ refusal: string | null; deferred: IntegrityFinding[]; vacuous: VacuousTest[] }>;
+  guard: (tree: string, changedFiles: string[]) => Promise<{ refusal: string | null; deferred: IntegrityFinding[]; vacuous: VacuousTest[]; testDelta?: number }>;
   feedback: (run: TestRun, verdict?: Verdict) => string;
   /**
    * The fail-to-pass proof (proof.ts) of the change `baseTree -> fixTree` (the working tree must be
@@ -120,9 +120,10 @@ export async function createTestIntel(deps: IntelDeps): Promise<Intel> {
       const findings = checkTestIntegrity(files, allowed, tests);
       const now = findings.filter((f) => !f.judgedBy);
       const deferred = findings.filter((f) => f.judgedBy);
-      if (now.length === 0) return { refusal: null, deferred, vacuous: tests.vacuous };
+      const seen = { vacuous: tests.vacuous, ...(tests.testDelta === undefined ? {} : { testDelta: tests.testDelta }) };
+      if (now.length === 0) return { refusal: null, deferred, ...seen };
       for (const f of now) data.refusals.push(`[${f.category}] ${f.reason}`);
-      return { refusal: renderRefusal(now), deferred, vacuous: tests.vacuous };
+      return { refusal: renderRefusal(now), deferred, ...seen };
     },
     cleared: (findings) => {
       for (const f of findings) clearedKeys.add(key(f));

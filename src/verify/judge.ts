@@ -48,6 +48,8 @@ export interface AttemptState {
   deferred: IntegrityFinding[];
   /** New tests that assert nothing (guard/test-blocks.ts): never counted as the proof's evidence. */
   vacuous?: VacuousTest[];
+  /** Test cases the change adds less those it removes (guard/test-blocks.ts), when its test files were read. */
+  testDelta?: number;
   changedExpectations?: ChangedExpectation[];
   /** Said to the model when the attempt is accepted, after the verdict. */
   acceptedNote?: string;
@@ -98,7 +100,7 @@ export interface JudgeDeps {
   onRun?: (iteration: number, run: TestRun, verdict?: Verdict) => void;
   budget?: { exceeded(): { message: string } | null };
   /** The test-integrity guard on the attempt's diff: a refusal for the model, and the findings the tests decide. */
-  guard?: (tree: string, changedFiles: string[]) => Promise<{ refusal: string | null; deferred: IntegrityFinding[]; vacuous?: VacuousTest[] }>;
+  guard?: (tree: string, changedFiles: string[]) => Promise<{ refusal: string | null; deferred: IntegrityFinding[]; vacuous?: VacuousTest[]; testDelta?: number }>;
   /**
    * The fail-to-pass proof (verify/proof.ts) of the attempt: the change's test edits on the
    * original code, then the fix; the working tree is left at `tree`. Absent: no proof can be made.
@@ -157,6 +159,7 @@ export function attemptChecks(d: JudgeDeps): AttemptCheck[] {
         const g = await d.guard(s.tree, s.changedFiles);
         s.deferred = g.deferred;
         if (g.vacuous?.length) s.vacuous = g.vacuous;
+        if (g.testDelta !== undefined) s.testDelta = g.testDelta;
         return g.refusal ? { pass: false, forReport: 'refused by the test-integrity guard', toModel: g.refusal } : pass;
       },
     },
@@ -259,6 +262,9 @@ function skippedRefusal(s: AttemptState, d: JudgeDeps): CheckVerdict | null {
   return { pass: false, forReport: 'refused by the test-integrity guard (skipped tests)', toModel: `${renderRefusal(markers)}\n(${evidence}.)` };
 }
 
+/** Runners whose counts are test cases (not assertions, as TAP's are). */
+const COUNTS_TESTS = new Set(['jest', 'vitest', 'mocha', 'pytest', 'node-test']);
+
 const collapse = (x: string) => x.replace(/\s+/g, ' ').trim();
 
 /** The runner's result for a test given by file and name path: a test whose id ends with that path (in that file, when ids name files). */
@@ -282,10 +288,23 @@ function movedRefusal(s: AttemptState, d: JudgeDeps): CheckVerdict | null {
   const moves = s.deferred.filter((f) => f.judgedBy === 'moved-test' && f.movedTo);
   if (!moves.length || !s.run) return null;
   const run = s.run;
-  const bad = moves.filter((f) => statusOf(run, f.movedTo!.file, f.movedTo!.test) !== 'passed');
-  if (!bad.length) return null;
+  let bad: IntegrityFinding[];
+  let why: string;
+  const listsEach = run.tests.length > 0 && run.tests.length >= run.counts.passed + run.counts.failed + run.counts.skipped;
+  if (!listsEach && COUNTS_TESTS.has(run.parsedFrom) && run.parsedFrom === d.baseline.parsedFrom) {
+    // The runner gives counts, not the passing tests: every test of the change must be counted as
+    // passing (the passing count grows by the tests added less those removed), none more skipped.
+    const grew = run.counts.passed - d.baseline.counts.passed;
+    const fine = s.testDelta !== undefined && run.counts.failed === 0 && run.counts.skipped <= d.baseline.counts.skipped && grew >= s.testDelta;
+    if (fine) return null;
+    bad = moves;
+    why = `the runner reports counts, not each test: ${d.baseline.counts.passed} → ${run.counts.passed} passing, ${d.baseline.counts.skipped} → ${run.counts.skipped} skipped, while the change ${s.testDelta === undefined ? 'has test files the guard cannot read' : `adds ${s.testDelta} test case(s) net`}, so the moved tests are not all shown running and passing`;
+  } else {
+    bad = moves.filter((f) => statusOf(run, f.movedTo!.file, f.movedTo!.test) !== 'passed');
+    if (!bad.length) return null;
+    why = bad.map((f) => `"${f.movedTo!.test.join(' > ')}" in ${f.movedTo!.file}: ${statusOf(run, f.movedTo!.file, f.movedTo!.test) ?? 'not reported by the test runner'}`).join('; ');
+  }
   d.refusedFindings?.(bad);
-  const why = bad.map((f) => `"${f.movedTo!.test.join(' > ')}" in ${f.movedTo!.file}: ${statusOf(run, f.movedTo!.file, f.movedTo!.test) ?? 'not reported by the test runner'}`).join('; ');
   return {
     pass: false,
     forReport: 'refused by the test-integrity guard (a moved test does not run and pass)',
