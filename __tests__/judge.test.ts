@@ -182,6 +182,9 @@ test('new tests that assert nothing or pass on the original code are not evidenc
     guard: async () => ({ refusal: null, deferred: [], vacuous }),
     prove: async () => ({ status: 'proven', detail: '1 test', testFiles: ['a.test.js'], tests: [{ id: 'a.test.js > vacuous one', before: 'failed', after: 'passed' }], withoutFix: run([['a.test.js > vacuous one', 'failed']]) }),
   });
+  // a baseline that gives counts only names no test, so none is called new (dayjs b575c81a's jest command)
+  const countsOnly = await createJudge({ ...next, baseline: { ...run([]), counts: { passed: 38, failed: 0, skipped: 0 } } })(attempt);
+  expect(countsOnly.outcome === 'accepted' && countsOnly.proof?.notEvidence).toEqual(['vacuous one (a.test.js): it has no assertion']);
   const refused = await createJudge(only)(attempt);
   expect(refused).toMatchObject({ outcome: 'refused', check: 'shows-the-problem' });
   expect(refused.outcome === 'refused' && refused.message).toMatch(/the only tests that fail before and pass after assert nothing \(vacuous one\)/);

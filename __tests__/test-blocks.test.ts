@@ -206,6 +206,9 @@ it('subtracts', () => {
     expect(refusing((await judge({ 'a.test.js': before }, { 'a.test.js': shifted })).findings).map((f) => f.reason)).toEqual([expect.stringMatching(/removes 1 assertion\(s\) from the existing test "adds"/)]);
     const tautology = before.replace('expect(sub(3, 1)).toBe(2)', 'expect(true).toBe(true)');
     expect(refusing((await judge({ 'a.test.js': before }, { 'a.test.js': tautology })).findings).map((f) => f.reason)).toEqual([expect.stringMatching(/existing test "subtracts" assert nothing/)]);
+    // a new test whose assertions a try/catch swallows asserts nothing
+    const swallowingNew = `${before}\nit('new', () => {\n  try {\n    expect(add(0, 0)).toBe(0)\n  } catch (swallowed) {}\n})\n`;
+    expect((await judge({ 'a.test.js': before }, { 'a.test.js': swallowingNew })).tests.vacuous).toEqual([{ file: 'a.test.js', test: ['new'], why: 'a try/catch in it swallows the failure of its assertions' }]);
     // a changed expectation (another concrete value, same matcher) is left to the tests (verify/expectation.ts)
     expect((await judge({ 'a.test.js': before }, { 'a.test.js': before.replace('toBe(2)', 'toBe(3)') })).findings).toEqual([]);
   });

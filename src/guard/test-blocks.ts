@@ -460,8 +460,9 @@ export function analyseTestChanges(files: TestFileTexts[]): TestChangeAnalysis {
   for (const a of added) {
     if (used.has(a.block) || a.block.container) continue;
     const real = a.block.assertions.filter((x) => x.strength !== 'vacuous');
-    if (real.length) continue;
-    vacuous.push({ file: a.file, test: a.block.path, why: a.block.assertions.length ? 'its assertions assert nothing (a constant or the same value on both sides)' : 'it has no assertion' });
+    if (real.length && !a.block.swallows) continue;
+    const why = a.block.swallows ? 'a try/catch in it swallows the failure of its assertions' : a.block.assertions.length ? 'its assertions assert nothing (a constant or the same value on both sides)' : 'it has no assertion';
+    vacuous.push({ file: a.file, test: a.block.path, why });
   }
   const leaves = (b: TestBlock[]) => b.filter((x) => !x.container).length;
   const testDelta = known.length === read.length ? known.reduce((n, r) => n + leaves(r.after) - leaves(r.before), 0) : undefined;

@@ -317,13 +317,15 @@ function movedRefusal(s: AttemptState, d: JudgeDeps): CheckVerdict | null {
  * guard) and new tests that pass on the original code too. They never make a proof; a proof
  * whose only fail-to-pass tests assert nothing is not a proof. Pure.
  */
-export function withEvidence(proof: TestProof, vacuous: VacuousTest[], baseline: { tests: { id: string }[] }): TestProof {
+export function withEvidence(proof: TestProof, vacuous: VacuousTest[], baseline: { tests: { id: string }[]; counts: { passed: number; failed: number; skipped: number } }): TestProof {
   const known = new Set(baseline.tests.map((t) => t.id));
+  // a test is new only where the baseline listed every test it ran (a runner giving counts alone names none)
+  const listsEach = baseline.tests.length > 0 && baseline.tests.length >= baseline.counts.passed + baseline.counts.failed + baseline.counts.skipped;
   const isVacuous = (id: string) => vacuous.find((v) => statusOf({ tests: [{ id, status: 'passed' }] }, v.file, v.test) !== undefined);
   const notEvidence: string[] = [];
   for (const v of vacuous) notEvidence.push(`${v.test.join(' > ')} (${v.file}): ${v.why}`);
   for (const t of proof.tests) {
-    if (!known.has(t.id) && t.before === 'passed' && t.after === 'passed' && !isVacuous(t.id)) notEvidence.push(`${t.id}: passes on the original code too`);
+    if (listsEach && !known.has(t.id) && t.before === 'passed' && t.after === 'passed' && !isVacuous(t.id)) notEvidence.push(`${t.id}: passes on the original code too`);
   }
   if (!notEvidence.length) return proof;
   const out: TestProof = { ...proof, notEvidence };
