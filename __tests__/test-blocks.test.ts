@@ -178,6 +178,14 @@ describe('an existing test weakened is refused; a new test that asserts nothing 
     expect(real.tests.vacuous).toEqual([]);
   });
 
+  test('tape: a skipped assertion (`{ skip: true }`) removed while another becomes the real one (qs 5dbeeb4) is no assertion removed', async () => {
+    const before = TAPE.replace("        st.equal(qs.stringify({ a: 1 }), 'a=1');\n", "        st.equal(qs.stringify({ a: 1 }), 'a%3D1');\n        st.equal(qs.stringify({ a: 1 }), 'a=1', '(pending)', { skip: true });\n");
+    expect((await judge({ 'test/stringify.js': before }, { 'test/stringify.js': TAPE })).findings).toEqual([]);
+    // control: the real assertion removed, the skipped one kept, is one assertion fewer
+    const fewer = before.replace("        st.equal(qs.stringify({ a: 1 }), 'a%3D1');\n", '');
+    expect(refusing((await judge({ 'test/stringify.js': before }, { 'test/stringify.js': fewer })).findings).map((f) => f.reason)).toEqual([expect.stringMatching(/removes 1 assertion\(s\) from the existing test "stringify\(\) > stringifies a querystring object"/)]);
+  });
+
   test('tape: a vacuous new test next to a real one is not refused by the guard, and is named', async () => {
     const vacuousNew = REAL_NEW.replace("t.end();\n});", `t.test('also works', function (st) {
         st.ok(1 || qs.stringify({ a: 1 }), 'a=1');

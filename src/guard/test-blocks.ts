@@ -8,7 +8,8 @@
  */
 import jsTokens from 'js-tokens';
 
-export type Strength = 'strong' | 'weak' | 'vacuous';
+/** `skipped`: an assertion with tape's `{ skip: … }` / `{ todo: … }` option, which checks nothing; counted neither way. */
+export type Strength = 'strong' | 'weak' | 'vacuous' | 'skipped';
 
 export interface Assertion {
   /** The assertion's text, whitespace removed. */
@@ -245,7 +246,9 @@ function jsAssertions(toks: Tok[], from: number, to: number, param: string | nul
     if (toks[m]?.value !== '(' || !method || NOT_ASSERTIONS.has(method)) continue;
     const close = closing(toks, m);
     if (close < 0) continue;
-    out.push({ text: joined(toks.slice(k, close + 1)), strength: strengthOf(method, args(toks, m, close)), line: t.line });
+    const a = args(toks, m, close);
+    const skipped = a.some((x) => x[0]?.value === '{' && x.some((y, n) => (y.value === 'skip' || y.value === 'todo') && x[n + 1]?.value === ':' && x[n + 2]?.value !== 'false'));
+    out.push({ text: joined(toks.slice(k, close + 1)), strength: skipped ? 'skipped' : strengthOf(method, a), line: t.line });
     k = close;
   }
   return out;
@@ -384,9 +387,9 @@ const count = (b: TestBlock, s: Strength) => b.assertions.filter((a) => a.streng
 /** Every real (not vacuous) assertion of `old` is in `now` (as a multiset of texts). */
 function keepsAssertions(old: TestBlock, now: TestBlock): boolean {
   const left = new Map<string, number>();
-  for (const a of now.assertions) if (a.strength !== 'vacuous') left.set(a.text, (left.get(a.text) ?? 0) + 1);
+  for (const a of now.assertions) if (a.strength !== 'vacuous' && a.strength !== 'skipped') left.set(a.text, (left.get(a.text) ?? 0) + 1);
   for (const a of old.assertions) {
-    if (a.strength === 'vacuous') continue;
+    if (a.strength === 'vacuous' || a.strength === 'skipped') continue;
     const n = left.get(a.text) ?? 0;
     if (!n) return false;
     left.set(a.text, n - 1);
@@ -401,7 +404,7 @@ function weakerBy(old: TestBlock, now: TestBlock): { line: string; reason: strin
   if (newVacuous.length) return { line: newVacuous[0].text, reason: `makes an assertion of the existing test ${name} assert nothing (a constant or the same value on both sides)` };
   if (now.swallows && !old.swallows) return { line: `line ${now.line}`, reason: `wraps code of the existing test ${name} in a try/catch whose handler swallows the failure` };
   const real = (b: TestBlock) => count(b, 'strong') + count(b, 'weak');
-  if (real(now) < real(old)) return { line: old.assertions.find((a) => a.strength !== 'vacuous' && !now.assertions.some((n) => n.text === a.text))?.text ?? `line ${now.line}`, reason: `removes ${real(old) - real(now)} assertion(s) from the existing test ${name}` };
+  if (real(now) < real(old)) return { line: old.assertions.find((a) => (a.strength === 'strong' || a.strength === 'weak') && !now.assertions.some((n) => n.text === a.text))?.text ?? `line ${now.line}`, reason: `removes ${real(old) - real(now)} assertion(s) from the existing test ${name}` };
   if (count(now, 'strong') < count(old, 'strong')) return { line: now.assertions.find((a) => a.strength === 'weak' && !old.assertions.some((o) => o.text === a.text))?.text ?? `line ${now.line}`, reason: `weakens the existing test ${name} (an exact assertion replaced by a looser one)` };
   return null;
 }
@@ -459,7 +462,7 @@ export function analyseTestChanges(files: TestFileTexts[]): TestChangeAnalysis {
   const vacuous: VacuousTest[] = [];
   for (const a of added) {
     if (used.has(a.block) || a.block.container) continue;
-    const real = a.block.assertions.filter((x) => x.strength !== 'vacuous');
+    const real = a.block.assertions.filter((x) => x.strength === 'strong' || x.strength === 'weak');
     if (real.length && !a.block.swallows) continue;
     const why = a.block.swallows ? 'a try/catch in it swallows the failure of its assertions' : a.block.assertions.length ? 'its assertions assert nothing (a constant or the same value on both sides)' : 'it has no assertion';
     vacuous.push({ file: a.file, test: a.block.path, why });
