@@ -501,7 +501,9 @@ async function wholeCommit(hc: Pick<HunkCase, 'repo' | 'commit' | 'path' | 'pre'
       const marked = h.lines.filter((l) => !l.startsWith('\\')).map((l) => ({ mark: l[0] as ' ' | '-' | '+', text: l.slice(1) }));
       let old = oldSide(marked);
       let neu = newSide(marked);
-      const send = () => tb.execute('edit_file', JSON.stringify({ path: hc.path, old_string: old.join('\n'), new_string: neu.join('\n') }));
+      // filling an empty file, new_string is the whole file: with its final newline unless the diff says it has none
+      const whole = old.length === 0 && fs.readFileSync(path.join(root, hc.path), 'utf8') === '' && !h.lines.some((l) => l.startsWith('\\')) ? '\n' : '';
+      const send = () => tb.execute('edit_file', JSON.stringify({ path: hc.path, old_string: old.join('\n'), new_string: neu.join('\n') + whole }));
       let r = await send();
       // "old_string matches N places (lines …)": a model sends more context, as the message asks,
       // one more line of the file on each side of the place it means, until the anchor is unique
@@ -509,7 +511,10 @@ async function wholeCommit(hc: Pick<HunkCase, 'repo' | 'commit' | 'path' | 'pre'
       let last = first + old.length - 1;
       while (!r.ok && /matches \d+ places/.test(r.content)) {
         const listed = (/\(lines ([^)]*)\)/.exec(r.content)?.[1] ?? '').split(/,\s*/).map(Number);
-        if (!listed.includes(first + 1)) placeNotNamed++;
+        if (!listed.includes(first + 1)) {
+          placeNotNamed++;
+          if (process.env.EDIT_BENCH_DEBUG === 'retry') process.stderr.write(`\nintended line ${first + 1} not listed: ${hc.repo} ${hc.commit.slice(0, 10)} ${hc.path}\n${r.content.slice(0, 300)}\n`);
+        }
         const text = fs.readFileSync(path.join(root, hc.path), 'utf8').split('\n');
         if (first <= 0 && last >= text.length - 1) break;
         if (first > 0) {
