@@ -40,7 +40,7 @@ export type Rung = 'exact' | 'whitespace' | 'indentation' | 'blank-lines' | 'eli
 export type EditResult = { ok: true; content: string; rung: Rung; line: number } | { ok: false; error: string; rung?: Rung };
 
 const MAX_ERROR = 1500;
-const MAX_LISTED_LINES = 10;
+const MAX_LISTED_LINES = 40;
 
 // ------------------------------------------------------------------ helpers
 
