@@ -271,7 +271,7 @@ const collapse = (x: string) => x.replace(/\s+/g, ' ').trim();
 export function statusOf(run: { tests: { id: string; status: string; file?: string }[] }, file: string, test: string[]): string | undefined {
   const want = collapse(test.join(' > '));
   const last = collapse(test[test.length - 1] ?? '');
-  const namesFiles = run.tests.some((t) => t.file || / > /.test(t.id) && /\.\w+ > /.test(t.id));
+  const namesFiles = run.tests.some((t) => t.file || /\.\w+ > /.test(t.id));
   const inFile = (t: { id: string; file?: string }) => !namesFiles || t.file === file || t.id.startsWith(`${file} > `) || t.id.startsWith(`${file}::`);
   const ends = (t: { id: string }, w: string) => {
     const id = collapse(t.id);
