@@ -221,6 +221,14 @@ it('subtracts', () => {
     expect((await judge({ 'a.test.js': before }, { 'a.test.js': before.replace('toBe(2)', 'toBe(3)') })).findings).toEqual([]);
   });
 
+  test('node:test: the issue example, an exact assertion made loose (`assert.ok(x !== undefined)`), is refused', async () => {
+    const before = "test('keeps a value inside the range', () => {\n  assert.equal(clamp(5, 0, 10), 5);\n});\n";
+    const loose = before.replace('assert.equal(clamp(5, 0, 10), 5)', 'assert.ok(clamp(5, 0, 10) !== undefined)');
+    expect(refusing((await judge({ 'test/clamp.test.js': before }, { 'test/clamp.test.js': loose })).findings).map((f) => f.reason)).toContain(
+      'weakens the existing test "keeps a value inside the range" (an exact assertion replaced by a looser one) in test/clamp.test.js',
+    );
+  });
+
   test('python: a new test with `assert True` is named, an existing one made vacuous is refused', async () => {
     const before = 'def test_add():\n    assert add(1, 2) == 3\n';
     const added = `${before}\n\ndef test_new():\n    add(1, 1)\n    assert True\n`;
