@@ -45,6 +45,7 @@ async function judge(before: Record<string, string>, after: Record<string, strin
   });
   // the text before, rebuilt from the diff, is the committed one
   for (const t of texts) if (t.before !== null) expect(t.before).toBe(before[t.oldPath]);
+  expect(texts.filter((t) => t.unread)).toEqual([]);
   const tests = analyseTestChanges(texts);
   return { tests, findings: checkTestIntegrity(diff, [], tests) };
 }
@@ -236,6 +237,13 @@ it('subtracts', () => {
     const vacuous = 'def test_add():\n    assert add(1, 2) == 3 or True\n';
     expect(refusing((await judge({ 'tests/test_calc.py': before }, { 'tests/test_calc.py': vacuous })).findings).map((f) => f.category)).toContain('assertion');
   });
+});
+
+test('a diff that does not fit the file on disk leaves it unread: no test count is made from it', async () => {
+  const diff = ['diff --git a/a.test.js b/a.test.js', '--- a/a.test.js', '+++ b/a.test.js', '@@ -1,2 +1,2 @@', " it('x', () => {", "-  expect(1).toBe(1)", "+  expect(2).toBe(2)"].join('\n');
+  const texts = await changedTexts(diff, () => true, async () => "it('y', () => {\n  expect(3).toBe(3)\n})\n");
+  expect(texts).toEqual([{ path: 'a.test.js', oldPath: 'a.test.js', before: null, after: null, unread: true }]);
+  expect(analyseTestChanges(texts).testDelta).toBeUndefined();
 });
 
 test('test blocks: names, nesting, helpers that assert, languages not read', () => {

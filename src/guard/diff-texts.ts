@@ -79,23 +79,31 @@ export interface ChangedText {
   oldPath: string;
   before: string | null;
   after: string | null;
+  /** Its texts could not be had (the diff does not fit the file): the guard reads it by its lines alone. */
+  unread?: true;
 }
 
 /**
  * The texts of the files of `diff` that `want` selects, on both sides: after read by `read`
- * (the working tree at the change), before rebuilt. A file whose text cannot be rebuilt is left out.
+ * (the working tree at the change), before rebuilt. A file whose text cannot be had is marked `unread`.
  */
 export async function changedTexts(diff: string, want: (path: string, oldPath: string) => boolean, read: (path: string) => Promise<string | null>): Promise<ChangedText[]> {
   const out: ChangedText[] = [];
   for (const s of sections(diff)) {
     if (!want(s.path, s.oldPath)) continue;
     const after = s.deleted ? null : await read(s.path);
-    if (!s.deleted && after === null) continue;
+    if (!s.deleted && after === null) {
+      out.push({ path: s.path, oldPath: s.oldPath, before: null, after: null, unread: true });
+      continue;
+    }
     let before: string | null;
     if (s.added) before = null;
     else if (s.deleted) before = s.hunks.flatMap((h) => h.lines.map((l) => l.slice(1))).join('\n');
     else before = undo(after ?? '', s.hunks);
-    if (!s.added && before === null) continue;
+    if (!s.added && before === null) {
+      out.push({ path: s.path, oldPath: s.oldPath, before: null, after: null, unread: true });
+      continue;
+    }
     out.push({ path: s.path, oldPath: s.oldPath, before, after });
   }
   return out;
