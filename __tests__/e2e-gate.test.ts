@@ -29,7 +29,7 @@ async function fix(files: Record<string, string>, task: string, steps: unknown[]
   }
 }
 
-test('the weakened test of the issue is refused by the original tests; the real fix with a new test and a stray comment is published, the comment flagged', async () => {
+test('the test set to the buggy output is refused by the original tests; the real fix with a new test and a stray comment is published, the comment flagged', async () => {
   const files = {
     'package.json': PKG('clampy'),
     'src/clamp.js': 'export function clamp(x, lo, hi) {\n  return Math.min(lo, Math.max(hi, x));\n}\n',
@@ -37,11 +37,12 @@ test('the weakened test of the issue is refused by the original tests; the real 
       "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { clamp } from '../src/clamp.js';\n\ntest('keeps a value inside the range', () => {\n  assert.equal(clamp(5, 0, 10), 5);\n});\n",
   };
   const { r, report, repo, mismatches } = await fix(files, 'clamp(5, 0, 10) returns 0', [
-    { toolCalls: [edit('test/clamp.test.js', 'assert.equal(clamp(5, 0, 10), 5);', 'assert.ok(clamp(5, 0, 10) !== undefined);')] },
-    { toolCalls: [finish('The test was too strict.')] },
+    // (the issue's own example, `assert.ok(clamp(5, 0, 10) !== undefined)`, is refused earlier by the guard: test-blocks.test.ts)
+    { toolCalls: [edit('test/clamp.test.js', 'assert.equal(clamp(5, 0, 10), 5);', 'assert.equal(clamp(5, 0, 10), 0);')] },
+    { toolCalls: [finish('The test expected the wrong value.')] },
     {
       expect: { lastMessageIncludes: 'REFUSED by the original-test gate' },
-      toolCalls: [edit('test/clamp.test.js', 'assert.ok(clamp(5, 0, 10) !== undefined);', 'assert.equal(clamp(5, 0, 10), 5);')],
+      toolCalls: [edit('test/clamp.test.js', 'assert.equal(clamp(5, 0, 10), 0);', 'assert.equal(clamp(5, 0, 10), 5);')],
     },
     { toolCalls: [edit('src/clamp.js', '  return Math.min(lo, Math.max(hi, x));', '  // lower bound first, then the upper bound\n  return Math.min(hi, Math.max(lo, x));')] },
     { toolCalls: [edit('test/clamp.test.js', "test('keeps a value inside the range', () => {", "test('lowers a value above the range', () => {\n  assert.equal(clamp(42, 0, 10), 10);\n});\n\ntest('keeps a value inside the range', () => {")] },
@@ -121,7 +122,8 @@ test('the real fix with the failing test weakened is refused: the test edits alo
   };
   const { r, report, mismatches } = await fix(files, 'clamp(5, 0, 10) returns 0', [
     { toolCalls: [edit('src/clamp.js', '  return Math.min(lo, Math.max(hi, x));', '  return Math.min(hi, Math.max(lo, x));')] },
-    { toolCalls: [edit('test/clamp.test.js', '  assert.equal(clamp(5, 0, 10), 5);', '  try {\n    assert.equal(clamp(5, 0, 10), 5);\n  } catch {\n    // platform dependent\n  }')] },
+    // the test changed to inputs the buggy code gets right (a swallowing try/catch is refused earlier, by the guard: test-blocks.test.ts)
+    { toolCalls: [edit('test/clamp.test.js', '  assert.equal(clamp(5, 0, 10), 5);', '  assert.equal(clamp(0, 0, 0), 0);')] },
     { toolCalls: [finish('Swapped min and max; made the test robust.')] },
   ], 1); // the only attempt: the refusal ends the run (with attempts left it goes back to the model, next test)
   expect(mismatches).toEqual([]);

@@ -128,7 +128,8 @@ test('test edits that alone make the failing test pass are refused in the loop, 
     'test/clamp.test.js':
       "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { clamp } from '../src/clamp.js';\n\ntest('keeps a value inside the range', () => {\n  assert.equal(clamp(5, 0, 10), 5);\n});\n",
   };
-  const weakened = '  try {\n    assert.equal(clamp(5, 0, 10), 5);\n  } catch {\n    // platform dependent\n  }';
+  // the test changed to inputs the buggy code gets right (a swallowing try/catch is refused earlier, by the guard: test-blocks.test.ts)
+  const weakened = '  assert.equal(clamp(0, 0, 0), 0);';
   const { r, report, repo, mismatches } = await fix(files, 'clamp(5, 0, 10) returns 0', 'npm test', [
     { toolCalls: [edit('src/clamp.js', '  return Math.min(lo, Math.max(hi, x));', '  return Math.min(hi, Math.max(lo, x));'), edit('test/clamp.test.js', '  assert.equal(clamp(5, 0, 10), 5);', weakened)] },
     { toolCalls: [finish('Swapped min and max; made the test robust.')] },

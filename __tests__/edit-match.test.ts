@@ -28,6 +28,18 @@ describe('guards', () => {
     expect(err(SRC, '', 'x')).toMatch(/write_file/);
   });
 
+  test('an ambiguous anchor lists the lines of every match (up to 40), so the model can add context to the one it means', () => {
+    const many = Array.from({ length: 12 }, (_, i) => `case ${i}:\n  return x;\n`).join('');
+    const e = err(many, '  return x;', '  return y;');
+    expect(e).toMatch(/^old_string matches 12 places \(lines 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24\); nothing was changed\. Include more surrounding lines/);
+  });
+
+  test('empty old_string on an empty file fills it (one place to write to; httpx `_transports/__init__.py`)', () => {
+    expect(applyEdit('', '', 'from .base import *\n')).toEqual({ ok: true, content: 'from .base import *\n', rung: 'exact', line: 1 });
+    // control: a file with anything in it still needs an anchor
+    expect(err('\n', '', 'x')).toMatch(/write_file/);
+  });
+
   test('identical old and new are refused', () => {
     expect(err(SRC, 'return a - b;', 'return a - b;')).toMatch(/identical/);
   });

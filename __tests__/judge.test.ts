@@ -52,7 +52,7 @@ function deps(over: Partial<JudgeDeps> = {}): JudgeDeps & { calls: string[] } {
 const attempt = { iteration: 1, tree: 't1', changes: [change('src/a.js'), change('a.test.js')] };
 
 test('the checks, in order, by name', () => {
-  expect(attemptChecks(deps()).map((c) => c.name)).toEqual(['size', 'budget', 'test-integrity', 'tests', 'skipped-tests', 'original-tests', 'follow-up', 'proof', 'test-edits-alone', 'shows-the-problem']);
+  expect(attemptChecks(deps()).map((c) => c.name)).toEqual(['size', 'budget', 'test-integrity', 'tests', 'skipped-tests', 'moved-tests', 'original-tests', 'follow-up', 'proof', 'test-edits-alone', 'shows-the-problem']);
 });
 
 test('an accepted attempt: every check passes, the proof is made once, the changed expectations come with it', async () => {
@@ -130,4 +130,62 @@ test('a skip marker on a failing test is refused as a skip, not reported as a fa
   const j = await createJudge(d)(attempt);
   expect(j).toMatchObject({ outcome: 'refused', check: 'tests', reason: 'refused by the test-integrity guard (skipped tests)' });
   expect(j.outcome === 'refused' && j.message).toMatch(/^REFUSED by the test-integrity guard/);
+});
+
+test('a moved test stands only when the runner reports it passing at its new place', async () => {
+  const moved: IntegrityFinding = { category: 'remove-test', file: 'test/a.test.js', line: "it('tz', () => {", reason: 'moves the test case "tz"', judgedBy: 'moved-test', movedTo: { file: 'test/b.test.js', test: ['UTC', 'tz'] } };
+  const withRun = (tests: [string, TestStatus][]) =>
+    deps({ guard: async () => ({ refusal: null, deferred: [moved] }), runTests: async () => ({ run: { ...run(tests), tests: run(tests).tests.map((t) => ({ ...t, file: t.id.split(' > ')[0] })) }, verdict: ok() }) });
+  // positive control: the test runs and passes in its new file
+  expect(await createJudge(withRun([['test/a.test.js > other', 'passed'], ['test/b.test.js > UTC > tz', 'passed']]))(attempt)).toMatchObject({ outcome: 'accepted', cleared: [moved] });
+  // skipped at its new place, absent, or only under another file: refused, with what the runner said
+  const skipped = await createJudge(withRun([['test/b.test.js > UTC > tz', 'skipped']]))(attempt);
+  expect(skipped).toMatchObject({ outcome: 'refused', check: 'moved-tests' });
+  expect(skipped.outcome === 'refused' && skipped.message).toMatch(/"UTC > tz" in test\/b\.test\.js: skipped/);
+  const missing = await createJudge(withRun([['test/c.test.js > UTC > tz', 'passed']]))(attempt);
+  expect(missing.outcome === 'refused' && missing.message).toMatch(/not reported by the test runner/);
+});
+
+test('a moved test with a runner that gives counts only: the passing count must grow by the tests the change adds, none more skipped', async () => {
+  const moved: IntegrityFinding = { category: 'remove-test', file: 'test/a.test.js', line: "it('tz', () => {", reason: 'moves the test case "tz"', judgedBy: 'moved-test', movedTo: { file: 'test/b.test.js', test: ['tz'] } };
+  const counts = (passed: number, skipped: number): TestRun => ({ ...run([]), counts: { passed, failed: 0, skipped } });
+  const judged = (after: TestRun, testDelta = 1) =>
+    createJudge({ ...deps({ guard: async () => ({ refusal: null, deferred: [moved], testDelta }), runTests: async () => ({ run: after, verdict: ok() }) }), baseline: counts(38, 0) })(attempt);
+  // dayjs b575c81a: one test moved, one added: 38 → 39 passing
+  expect((await judged(counts(39, 0))).outcome).toBe('accepted');
+  // the moved test skipped, or no longer run: refused with the counts
+  const skipped = await judged(counts(38, 1));
+  expect(skipped).toMatchObject({ outcome: 'refused', check: 'moved-tests' });
+  expect(skipped.outcome === 'refused' && skipped.message).toMatch(/38 → 38 passing, 0 → 1 skipped, while the change adds 1 test case\(s\) net/);
+  expect((await judged(counts(38, 0))).outcome).toBe('refused');
+});
+
+test('new tests that assert nothing or pass on the original code are not evidence: shown, never counted', async () => {
+  const vacuous = [{ file: 'a.test.js', test: ['vacuous one'], why: 'it has no assertion' }];
+  const proveBoth = async (): Promise<TestProof> => ({
+    status: 'proven',
+    detail: '2 test(s) in a.test.js fail before the fix and pass after it.',
+    testFiles: ['a.test.js'],
+    tests: [
+      { id: 'a.test.js > real one', before: 'failed', after: 'passed' },
+      { id: 'a.test.js > vacuous one', before: 'failed', after: 'passed' },
+      { id: 'a.test.js > already passing', before: 'passed', after: 'passed' },
+    ],
+    withoutFix: run([['a.test.js > real one', 'failed']]),
+  });
+  const next = deps({ guard: async () => ({ refusal: null, deferred: [], vacuous }), prove: proveBoth });
+  const j = await createJudge(next)(attempt);
+  expect(j).toMatchObject({ outcome: 'accepted', proof: { status: 'proven', detail: '1 test(s) in a.test.js fail before the fix and pass after it.' } });
+  expect(j.outcome === 'accepted' && j.proof?.notEvidence).toEqual(['vacuous one (a.test.js): it has no assertion', 'a.test.js > already passing: passes on the original code too']);
+  // the only fail-to-pass test asserts nothing: no proof, refused with why
+  const only = deps({
+    guard: async () => ({ refusal: null, deferred: [], vacuous }),
+    prove: async () => ({ status: 'proven', detail: '1 test', testFiles: ['a.test.js'], tests: [{ id: 'a.test.js > vacuous one', before: 'failed', after: 'passed' }], withoutFix: run([['a.test.js > vacuous one', 'failed']]) }),
+  });
+  // a baseline that gives counts only names no test, so none is called new (dayjs b575c81a's jest command)
+  const countsOnly = await createJudge({ ...next, baseline: { ...run([]), counts: { passed: 38, failed: 0, skipped: 0 } } })(attempt);
+  expect(countsOnly.outcome === 'accepted' && countsOnly.proof?.notEvidence).toEqual(['vacuous one (a.test.js): it has no assertion']);
+  const refused = await createJudge(only)(attempt);
+  expect(refused).toMatchObject({ outcome: 'refused', check: 'shows-the-problem' });
+  expect(refused.outcome === 'refused' && refused.message).toMatch(/the only tests that fail before and pass after assert nothing \(vacuous one\)/);
 });

@@ -7,7 +7,7 @@
  * real runner, accepts the real fix only through its own test run, and refuses a wrong one.
  * It does NOT measure a real model's ability to find fixes (no model is reachable here).
  *
- *   node scripts/run-ts.mjs bench/dev-tasks.ts --mirrors /work/.mirror [--ids a,b] [--work DIR] [--variant gate|no-test] [--replays real,weak-fix,weak,buggy] [--tasks FILE] [--cli dist/cli.js of another build]
+ *   node scripts/run-ts.mjs bench/dev-tasks.ts --mirrors /work/.mirror [--ids a,b] [--work DIR] [--variant gate|no-test] [--replays real,weak-fix,weak,buggy,vacuous-extra] [--tasks FILE] [--cli dist/cli.js of another build]
  * Mirrors: a directory with `<owner>+<name>/repo` git directories (bare clones with history).
  *
  * `--variant no-test` (issue 23) replays the task as an issue with no failing test: the checkout
@@ -15,6 +15,8 @@
  * fix (must be verified, changed expectations listed); the same test change weakened, with and
  * without the fix, and set to the buggy output (expected values replaced by what the buggy code
  * gives, generated at run time from the failures), without the fix: each must be refused.
+ * `--replays …,vacuous-extra` adds the real fix and test change plus one more new test that asserts
+ * nothing (a swallowing try/catch, a constant): accepted, with that test named as not evidence.
  *
  * `--variant gate` (the verification gate, issue 10) replays instead, per task: the real fix
  * (must be verified: no false refusal); the failing test weakened with no fix (an unrelated
@@ -198,6 +200,24 @@ function buggyOutput(t: DevTask, dir: string): { files: Record<string, string>; 
   return { files: Object.fromEntries([...lines].map(([f, l]) => [f, l.join('\n')])), replaced };
 }
 
+/**
+ * The upstream test change with one more new test that asserts nothing, next to the real ones:
+ * jest/vitest, a copy of the first test of the first test file under a new name with its body in
+ * a try/catch that swallows; tape, a new top-level test whose assertion is a constant.
+ */
+function vacuousExtra(t: DevTask, dir: string): Record<string, string> | null {
+  const f = t.test_files[0];
+  const text = fixTests(t, dir)[f];
+  if (!text) return null;
+  if (t.test_framework === 'tape') {
+    const name = /^\s*var\s+(\w+)\s*=\s*require\(['"]tape['"]\)/m.exec(text)?.[1];
+    return name ? { [f]: `${text}\n${name}('agent-fix bench: extra check', function (t) {\n    t.ok(1 || t, 'works');\n    t.end();\n});\n` } : null;
+  }
+  const first = testBodies(text).find((b) => b.name);
+  if (!first) return null;
+  return { [f]: `${text}\nit('agent-fix bench: extra check', () => {\n  try {${text.slice(first.open + 1, first.close)}} catch (swallowed) {}\n})\n` };
+}
+
 const realFix = (t: DevTask, dir: string, only?: string[]) => Object.fromEntries((only ?? t.fix_files).map((f) => [f, git(dir, 'show', `${t.fix_sha}:${f}`) + '\n']));
 
 async function runCli(dir: string, t: DevTask, script: Script) {
@@ -216,6 +236,9 @@ async function runCli(dir: string, t: DevTask, script: Script) {
   await model.close();
   if (!out.trim().startsWith('{')) throw new Error(`cli failed (${code}): ${err.slice(-1500)}`);
   const report = JSON.parse(out);
+  // `--dump DIR`: each run's whole JSON report (attempts, refusals, the judge's messages) for a closer look
+  const dump = arg('dump');
+  if (dump) writeFileSync(path.join(dump, `${t.id}-${(script.label ?? 'run').replace(/[^\w]+/g, '-')}.json`), out);
   const failingBefore: string[] = (report.baseline?.tests ?? []).filter((x: { status: string }) => x.status === 'failed').map((x: { id: string }) => x.id);
   // runners and the data set join suite and test names differently (' > ', ' ', '›'): compare letters only
   const norm = (s: string) => s.replace(/[\s>›]+/g, '');
@@ -246,7 +269,7 @@ for (const t of tasks) {
     const noTest = arg('variant') === 'no-test';
     const dir = prepareTask(t, mirrors, work, !noTest);
     const prepMs = Math.round(performance.now() - started);
-    // `--replays real,weak-fix,weak,buggy` (no-test variant): which replays run (default all)
+    // `--replays real,weak-fix,weak,buggy,vacuous-extra` (no-test variant): which replays run (default the first four)
     const replays = (arg('replays') ?? 'real,weak-fix,weak,buggy').split(',');
     const fixed = noTest && !replays.includes('real') ? null : await runCli(dir, t, noTest ? scriptOf(`upstream test change and fix ${t.fix_sha.slice(0, 8)}`, { ...fixTests(t, dir), ...realFix(t, dir) }) : oracle(t, dir));
     let row: Record<string, unknown>;
@@ -259,7 +282,10 @@ for (const t of tasks) {
       const weakOnly = Object.keys(weak.files).length && replays.includes('weak') ? await runCli(dir, t, scriptOf('weakened test, no fix', { ...fixTests(t, dir), ...weak.files, ...note })) : null;
       const buggy = replays.includes('buggy') ? buggyOutput(t, dir) : null;
       const buggyOnly = buggy ? await runCli(dir, t, scriptOf('test set to the buggy output, no fix', { ...fixTests(t, dir), ...buggy.files, ...note })) : null;
-      row = { id: t.id, prepMs, oracle: fixed, weakenedTargeted: weak.targeted, fixWithWeakenedTest: fixAndWeak, weakenedOnly: weakOnly, buggyOutput: buggy ? { replaced: buggy.replaced, run: buggyOnly } : replays.includes('buggy') ? { notGenerated: true } : null };
+      // the real fix and test change plus one more new test that asserts nothing (must be accepted, that test named as not evidence)
+      const extra = replays.includes('vacuous-extra') ? vacuousExtra(t, dir) : null;
+      const fixAndVacuous = extra ? await runCli(dir, t, scriptOf('real fix and a vacuous extra test', { ...fixTests(t, dir), ...extra, ...realFix(t, dir) })) : null;
+      row = { id: t.id, prepMs, oracle: fixed, weakenedTargeted: weak.targeted, fixWithWeakenedTest: fixAndWeak, weakenedOnly: weakOnly, buggyOutput: buggy ? { replaced: buggy.replaced, run: buggyOnly } : replays.includes('buggy') ? { notGenerated: true } : null, ...(extra ? { fixWithVacuousExtraTest: fixAndVacuous } : {}) };
     } else if (arg('variant') === 'gate') {
       const weak = weaken(t, dir);
       const weakOnly = Object.keys(weak.files).length ? await runCli(dir, t, scriptOf('weakened test, no fix', { ...weak.files, [`${t.fix_files[0]}.note.txt`]: 'looked at this\n' })) : null;

@@ -37,7 +37,11 @@
  * Whole commits through edit_file: for each (commit, file) of the corpus, every hunk of the commit's
  * diff of that file sent in order as one edit_file call (ToolBox.execute, the syntax check included),
  * each on the file as the calls before left it; correct = the file ends as the commit has it. The
- * steps in between may not parse (a block opened in one hunk, closed in the next).
+ * steps in between may not parse (a block opened in one hunk, closed in the next). A hunk whose old
+ * side matches several places is refused with the lines of the matches; the bench then does what the
+ * message asks a model to do: it sends the edit again with one more line of the file on each side
+ * of the place the hunk means, until the anchor is unique (counted: pairs that needed a retry, the
+ * retries, and how often the refusal did not list the intended place).
  *
  * Syntax check: on the unperturbed edits, how many of the commits' own edits checkSyntax would refuse,
  * and how many of the same edits with one closing bracket of their added lines deleted it catches.
@@ -478,7 +482,7 @@ function scanPairs(repo: string, n: number): Array<Pick<HunkCase, 'repo' | 'comm
 }
 
 /** Every hunk of one commit's change to one file, as edit_file calls in order: the file ends as the commit has it, or where it stopped. */
-async function wholeCommit(hc: Pick<HunkCase, 'repo' | 'commit' | 'path' | 'pre'>): Promise<{ outcome: Outcome; steps: number; warned: number; refusedBy?: string }> {
+async function wholeCommit(hc: Pick<HunkCase, 'repo' | 'commit' | 'path' | 'pre'>): Promise<{ outcome: Outcome; steps: number; warned: number; refusedBy?: string; retries: number; placeNotNamed: number }> {
   const dir = path.join(MIRRORS, hc.repo, 'repo');
   const parent = git(dir, ['rev-parse', `${hc.commit}^`]).trim();
   const post = git(dir, ['show', `${hc.commit}:${hc.path}`]);
@@ -489,17 +493,52 @@ async function wholeCommit(hc: Pick<HunkCase, 'repo' | 'commit' | 'path' | 'pre'
     fs.writeFileSync(path.join(root, hc.path), hc.pre);
     const tb = new ToolBox({ root, listFiles: async () => [hc.path], protectedPaths: [] });
     let warned = 0;
+    let retries = 0;
+    let placeNotNamed = 0;
+    // lines the hunks before added (so where this hunk's old side now starts)
+    let delta = 0;
     for (const h of fp.hunks) {
       const marked = h.lines.filter((l) => !l.startsWith('\\')).map((l) => ({ mark: l[0] as ' ' | '-' | '+', text: l.slice(1) }));
-      const r = await tb.execute('edit_file', JSON.stringify({ path: hc.path, old_string: oldSide(marked).join('\n'), new_string: newSide(marked).join('\n') }));
+      let old = oldSide(marked);
+      let neu = newSide(marked);
+      // filling an empty file, new_string is the whole file: with its final newline unless the diff says it has none
+      const whole = old.length === 0 && fs.readFileSync(path.join(root, hc.path), 'utf8') === '' && !h.lines.some((l) => l.startsWith('\\')) ? '\n' : '';
+      const send = () => tb.execute('edit_file', JSON.stringify({ path: hc.path, old_string: old.join('\n'), new_string: neu.join('\n') + whole }));
+      let r = await send();
+      // "old_string matches N places (lines …)": a model sends more context, as the message asks,
+      // one more line of the file on each side of the place it means, until the anchor is unique
+      let first = h.oldStart - 1 + delta + (h.oldLines === 0 ? 1 : 0);
+      let last = first + old.length - 1;
+      while (!r.ok && /matches \d+ places/.test(r.content)) {
+        const listed = (/\(lines ([^)]*)\)/.exec(r.content)?.[1] ?? '').split(/,\s*/).map(Number);
+        if (!listed.includes(first + 1)) {
+          placeNotNamed++;
+          if (process.env.EDIT_BENCH_DEBUG === 'retry') process.stderr.write(`\nintended line ${first + 1} not listed: ${hc.repo} ${hc.commit.slice(0, 10)} ${hc.path}\n${r.content.slice(0, 300)}\n`);
+        }
+        const text = fs.readFileSync(path.join(root, hc.path), 'utf8').split('\n');
+        if (first <= 0 && last >= text.length - 1) break;
+        if (first > 0) {
+          first--;
+          old = [text[first], ...old];
+          neu = [text[first], ...neu];
+        }
+        if (last < text.length - 1) {
+          last++;
+          old = [...old, text[last]];
+          neu = [...neu, text[last]];
+        }
+        retries++;
+        r = await send();
+      }
+      delta += h.newLines - h.oldLines;
       if (!r.ok) {
         const why = /syntax error/.test(r.display) ? 'syntax' : /matches \d+ places/.test(r.content) ? 'ambiguous anchor' : /was not found/.test(r.content) ? 'not found' : 'other';
-        return { outcome: 'refused', steps: fp.hunks.length, warned, refusedBy: why };
+        return { outcome: 'refused', steps: fp.hunks.length, warned, refusedBy: why, retries, placeNotNamed };
       }
       if (/does not parse/.test(r.display)) warned++;
     }
     const got = fs.readFileSync(path.join(root, hc.path), 'utf8');
-    return { outcome: got === post ? 'correct' : 'wrong', steps: fp.hunks.length, warned };
+    return { outcome: got === post ? 'correct' : 'wrong', steps: fp.hunks.length, warned, retries, placeNotNamed };
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
@@ -578,7 +617,7 @@ async function main(): Promise<void> {
   // the syntax check on the same real edits: does it refuse a commit's own edit (false refusal),
   // and does it catch the edit with one closing bracket of its added lines deleted?
   // whole commits, hunk after hunk through edit_file
-  const commits = { files: 0, multiHunk: 0, correct: 0, wrong: 0, refused: 0, refusedBySyntax: 0, refusedBy: {} as Record<string, number>, stepsWarned: 0, notCorrect: [] as string[] };
+  const commits = { files: 0, multiHunk: 0, correct: 0, wrong: 0, refused: 0, refusedBySyntax: 0, refusedBy: {} as Record<string, number>, stepsWarned: 0, notCorrect: [] as string[], withRetry: 0, retries: 0, maxRetries: 0, placeNotNamed: 0, correctWithRetry: 0 };
   const seen = new Set<string>();
   const WHOLE = Number(opt('--whole-commits', '0'));
   const pairs = WHOLE > 0 ? REPOS.flatMap((r) => scanPairs(r, WHOLE)) : all;
@@ -593,6 +632,13 @@ async function main(): Promise<void> {
     if (w.refusedBy === 'syntax') commits.refusedBySyntax++;
     if (w.refusedBy) commits.refusedBy[w.refusedBy] = (commits.refusedBy[w.refusedBy] ?? 0) + 1;
     commits.stepsWarned += w.warned;
+    if (w.retries) {
+      commits.withRetry++;
+      commits.retries += w.retries;
+      commits.maxRetries = Math.max(commits.maxRetries, w.retries);
+      if (w.outcome === 'correct') commits.correctWithRetry++;
+    }
+    commits.placeNotNamed += w.placeNotNamed;
     if (w.outcome !== 'correct') commits.notCorrect.push(`${key.slice(0, key.indexOf(' ') + 11)} ${hc.path} ${w.outcome}${w.refusedBy ? ` (${w.refusedBy})` : ''}`);
   }
   const syntax = { edits: 0, falseRefusals: 0, brokenVariants: 0, caught: 0, unchecked: 0, falseRefusalCases: [] as string[] };
@@ -649,7 +695,8 @@ async function main(): Promise<void> {
   }
   console.log(
     `\nwhole commits through edit_file: ${commits.correct} / ${commits.wrong} / ${commits.refused} (correct / wrong / refused) of ${commits.files} (commit, file) pairs, ` +
-      `${commits.multiHunk} of them in several hunks; refused by: ${JSON.stringify(commits.refusedBy)}; ${commits.stepsWarned} steps written with a parse warning`,
+      `${commits.multiHunk} of them in several hunks; refused by: ${JSON.stringify(commits.refusedBy)}; ${commits.stepsWarned} steps written with a parse warning; ` +
+      `${commits.withRetry} pairs needed a retry with more context after "matches N places" (${commits.correctWithRetry} of them correct; ${commits.retries} retries in all, at most ${commits.maxRetries} for one pair; the refusal did not list the intended line ${commits.placeNotNamed} time(s))`,
   );
   console.log(`\nsyntax check: ${syntax.falseRefusals} of ${syntax.edits} real edits refused (${syntax.unchecked} unchecked); ${syntax.caught} of ${syntax.brokenVariants} edits with a closing bracket deleted caught`);
 }

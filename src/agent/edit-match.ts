@@ -40,7 +40,7 @@ export type Rung = 'exact' | 'whitespace' | 'indentation' | 'blank-lines' | 'eli
 export type EditResult = { ok: true; content: string; rung: Rung; line: number } | { ok: false; error: string; rung?: Rung };
 
 const MAX_ERROR = 1500;
-const MAX_LISTED_LINES = 10;
+const MAX_LISTED_LINES = 40;
 
 // ------------------------------------------------------------------ helpers
 
@@ -805,6 +805,8 @@ export function applyEdit(content: string, oldString: string, newString: string)
 }
 
 function ladder(content: string, oldString: string, newString: string): EditResult {
+  // An empty file has one place to write to: an empty old_string there is not ambiguous.
+  if (oldString === '' && content === '' && newString !== '') return { ok: true, content: newString, rung: 'exact', line: 1 };
   if (oldString === '') {
     return {
       ok: false,

@@ -103,6 +103,7 @@ const TestProofSchema = z.object({
   testFiles: z.array(z.string()),
   tests: z.array(z.object({ id: z.string(), before: z.union([TestStatusSchema, z.literal('missing')]), after: z.union([TestStatusSchema, z.literal('missing')]) })),
   passingOnOriginal: z.array(z.string()).optional(),
+  notEvidence: z.array(z.string()).optional(),
   withoutFix: TestRunSchema.optional(),
 }) satisfies z.ZodType<TestProof>;
 

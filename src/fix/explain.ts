@@ -77,7 +77,8 @@ function verifiedDetail(f: ExplainFacts, verdict: LoopOutput['attempts'][number]
   }
   if (f.followUp) return followUpDetail(f.testCommand, f.baseline, f.followUp);
   if (f.baseline.succeeded && f.proof?.withoutFix) {
-    return `The test command ${cmd} passed before any edit, so the change proves itself with a test: with only ${f.proof.testFiles.map((p) => `\`${p}\``).join(', ')} applied to the original code the command fails (${failing(f.proof.withoutFix)}), and with the fix it passes.`;
+    const extra = f.proof.notEvidence?.length ? ` Not counted as evidence: ${f.proof.notEvidence.length} new test(s) that assert nothing or pass on the original code too (${f.proof.notEvidence.slice(0, 3).join('; ')}${f.proof.notEvidence.length > 3 ? '; …' : ''}).` : '';
+    return `The test command ${cmd} passed before any edit, so the change proves itself with a test: with only ${f.proof.testFiles.map((p) => `\`${p}\``).join(', ')} applied to the original code the command fails (${failing(f.proof.withoutFix)}), and with the fix it passes.${extra}`;
   }
   if (verdict?.preexisting?.length) {
     return `The test command ${cmd} still fails, but only on ${verdict.preexisting.length} test(s) that were already failing before any edit, each with evidence that it is unrelated to the change (listed below with that evidence). The change makes ${verdict.nowPassing.length} failing test(s) pass, and nothing that passed before fails.`;

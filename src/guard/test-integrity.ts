@@ -10,6 +10,7 @@
  * `test-integrity-allow`) and the task explicitly asks for it (see `taskAsksFor`).
  */
 import { isSnapshotFile, isTestFile } from '../verify/test-files.js';
+import type { TestChangeAnalysis } from './test-blocks.js';
 
 export type IntegrityCategory = 'delete-test' | 'remove-test' | 'skip' | 'assertion' | 'snapshot' | 'timeout' | 'config';
 
@@ -25,9 +26,13 @@ export interface IntegrityFinding {
    * Set when the diff's lines cannot decide and what the tests do does: `skipped-tests` (a skip
    * marker: refused only when the runner reports a test skipped that was not before, see
    * `newlySkipped`), `changed-expectation` (a snapshot updated: accepted only as a changed
-   * expectation the tests prove, verify/expectation.ts). Absent: the finding refuses as it is.
+   * expectation the tests prove, verify/expectation.ts), `moved-test` (a test case removed here
+   * whose body is added elsewhere in the change: accepted only when the runner reports it
+   * passing at its new place, `movedTo`). Absent: the finding refuses as it is.
    */
-  judgedBy?: 'skipped-tests' | 'changed-expectation';
+  judgedBy?: 'skipped-tests' | 'changed-expectation' | 'moved-test';
+  /** A moved test's new place: its file and name path (guard/test-blocks.ts). */
+  movedTo?: { file: string; test: string[] };
 }
 
 export interface FileDiff {
@@ -151,8 +156,14 @@ function firstNumber(text: string): number | null {
   return m ? Number(m[1].replace(/_/g, '')) : null;
 }
 
-/** Every finding in a diff. `allowed` categories are left out. */
-export function checkTestIntegrity(diff: string | FileDiff[], allowed: IntegrityCategory[] = []): IntegrityFinding[] {
+/**
+ * Every finding in a diff. `allowed` categories are left out. With `tests` (the change's test
+ * files read test by test, guard/test-blocks.ts): a removed test case whose body is added
+ * elsewhere is a move the runner decides (`judgedBy: 'moved-test'`), its assertions are not
+ * counted as removed, and an existing test weakened (an assertion made vacuous, a swallowing
+ * try/catch, fewer or looser assertions in that test) is refused.
+ */
+export function checkTestIntegrity(diff: string | FileDiff[], allowed: IntegrityCategory[] = [], tests?: TestChangeAnalysis): IntegrityFinding[] {
   const files = typeof diff === 'string' ? parseUnifiedDiff(diff) : diff;
   const findings: IntegrityFinding[] = [];
   const push = (f: IntegrityFinding) => {
@@ -179,9 +190,26 @@ export function checkTestIntegrity(diff: string | FileDiff[], allowed: Integrity
     if (testFile) {
       // Removed test cases: a declaration removed and not added back under the same name.
       const addedNames = new Set(f.added.map(testName).filter((n): n is string => n !== null));
+      const moves = (tests?.moved ?? []).filter((m) => m.from === f.oldPath || m.from === f.path);
+      const movedLines = new Map<string, number>();
+      for (const m of moves) for (const l of m.lines) movedLines.set(l, (movedLines.get(l) ?? 0) + 1);
       for (const line of f.removed) {
         const name = testName(line);
-        if (name && !addedNames.has(name)) push({ category: 'remove-test', file: f.path, line: clip(line), reason: `removes the test case "${name}" from ${f.path}` });
+        if (!name || addedNames.has(name)) continue;
+        const move = moves.find((m) => m.was[m.was.length - 1] === name);
+        if (move) {
+          push({ category: 'remove-test', file: f.path, line: clip(line), reason: `moves the test case "${name}" from ${f.path} to ${move.to} ("${move.now.join(' > ')}")`, judgedBy: 'moved-test', movedTo: { file: move.to, test: move.now } });
+        } else push({ category: 'remove-test', file: f.path, line: clip(line), reason: `removes the test case "${name}" from ${f.path}` });
+      }
+      // The lines of moved tests are not removed assertions.
+      const removedHere = f.removed.filter((l) => {
+        const n = movedLines.get(l.trim()) ?? 0;
+        if (!n) return true;
+        movedLines.set(l.trim(), n - 1);
+        return false;
+      });
+      for (const w of (tests?.weakened ?? []).filter((x) => x.file === f.path)) {
+        push({ category: 'assertion', file: f.path, line: clip(w.line), reason: `${w.reason} in ${f.path}` });
       }
       // Skip / only / xfail markers added.
       const removedSet = new Set(f.removed.map((l) => l.trim()));
@@ -191,7 +219,7 @@ export function checkTestIntegrity(diff: string | FileDiff[], allowed: Integrity
       }
       // Assertions removed or weakened (only in existing files: a new file only adds).
       if (f.status !== 'added') {
-        const removedAsserts = f.removed.filter((l) => ASSERTION.test(l) && !/^\s*(?:\/\/|#)/.test(l));
+        const removedAsserts = removedHere.filter((l) => ASSERTION.test(l) && !/^\s*(?:\/\/|#)/.test(l));
         const addedAsserts = f.added.filter((l) => ASSERTION.test(l) && !/^\s*(?:\/\/|#)/.test(l));
         if (removedAsserts.length > addedAsserts.length) {
           push({ category: 'assertion', file: f.path, line: clip(removedAsserts[0]), reason: `removes ${removedAsserts.length - addedAsserts.length} assertion(s) from ${f.path}` });

@@ -19,6 +19,9 @@ import {
   type IntegrityCategory,
   type IntegrityFinding,
 } from '../guard/test-integrity.js';
+import { analyseTestChanges, type TestChangeAnalysis, type VacuousTest } from '../guard/test-blocks.js';
+import { changedTexts } from '../guard/diff-texts.js';
+import { isTestFile } from './test-files.js';
 import { judgeExpectations, type ChangedExpectation } from './expectation.js';
 import type { ChangedExpectationPolicy } from './expectation.js';
 import { DEFAULT_FEEDBACK_TOKENS, packFeedback } from './feedback.js';
@@ -45,7 +48,7 @@ export interface Intel {
   session: TestSession;
   data: TestIntel;
   /** The test-integrity guard on an attempt: a refusal, and the findings the tests decide (skip markers, updated snapshots; verify/judge.ts). */
-  guard: (tree: string, changedFiles: string[]) => Promise<{ refusal: string | null; deferred: IntegrityFinding[] }>;
+  guard: (tree: string, changedFiles: string[]) => Promise<{ refusal: string | null; deferred: IntegrityFinding[]; vacuous: VacuousTest[]; testDelta?: number }>;
   feedback: (run: TestRun, verdict?: Verdict) => string;
   /**
    * The fail-to-pass proof (proof.ts) of the change `baseTree -> fixTree` (the working tree must be
@@ -99,20 +102,30 @@ export async function createTestIntel(deps: IntelDeps): Promise<Intel> {
   const expectationPolicy: ChangedExpectationPolicy = settings.changedExpectations ?? 'draft';
   const key = (f: IntegrityFinding) => `${f.category}\0${f.file}\0${f.line ?? ''}`;
   const clearedKeys = new Set<string>();
+  /** The change's test files test by test (moved, weakened, vacuous tests); the working tree must be at the change. */
+  const testsOf = async (diff: string, only?: string[]): Promise<TestChangeAnalysis> => {
+    const texts = await changedTexts(
+      diff,
+      (p, old) => (isTestFile(p) || isTestFile(old)) && (!only || only.includes(p) || only.includes(old)),
+      (p) => readFile(path.join(git.root, p), 'utf8').catch(() => null),
+    );
+    return analyseTestChanges(texts);
+  };
 
   return {
     session,
     data,
     guard: async (tree, changedFiles) => {
-      const files = parseUnifiedDiff(await git.diff(deps.baselineTree, tree)).filter(
-        (f) => changedFiles.includes(f.path) || changedFiles.includes(f.oldPath),
-      );
-      const findings = checkTestIntegrity(files, allowed);
+      const diff = await git.diff(deps.baselineTree, tree);
+      const files = parseUnifiedDiff(diff).filter((f) => changedFiles.includes(f.path) || changedFiles.includes(f.oldPath));
+      const tests = await testsOf(diff, changedFiles);
+      const findings = checkTestIntegrity(files, allowed, tests);
       const now = findings.filter((f) => !f.judgedBy);
       const deferred = findings.filter((f) => f.judgedBy);
-      if (now.length === 0) return { refusal: null, deferred };
+      const seen = { vacuous: tests.vacuous, ...(tests.testDelta === undefined ? {} : { testDelta: tests.testDelta }) };
+      if (now.length === 0) return { refusal: null, deferred, ...seen };
       for (const f of now) data.refusals.push(`[${f.category}] ${f.reason}`);
-      return { refusal: renderRefusal(now), deferred };
+      return { refusal: renderRefusal(now), deferred, ...seen };
     },
     refused: (line) => {
       data.refusals.push(line);
@@ -123,7 +136,8 @@ export async function createTestIntel(deps: IntelDeps): Promise<Intel> {
     feedback: (run, verdict) =>
       packFeedback(run, { baseline: session.baseline, verdict, budgetTokens: settings.feedbackTokens ?? DEFAULT_FEEDBACK_TOKENS }),
     guardPublished: async (fromTree, toTree) => {
-      const findings = checkTestIntegrity(await git.diff(fromTree, toTree), allowed).filter((f) => !(f.judgedBy && clearedKeys.has(key(f))));
+      const diff = await git.diff(fromTree, toTree);
+      const findings = checkTestIntegrity(diff, allowed, await testsOf(diff)).filter((f) => !(f.judgedBy && clearedKeys.has(key(f))));
       return findings.length ? renderRefusal(findings) : null;
     },
     originalTests: async (tree, fixRun, verdict, gate, proof) => {

@@ -4,8 +4,9 @@
  * refuses decides, with one sentence for the model and one for the report. A new gate is one
  * entry of `attemptChecks`.
  *
- *   size → budget → test-integrity → tests → skipped-tests → original-tests (changed
- *   expectations, changed snapshots) → follow-up → proof → test-edits-alone → shows-the-problem
+ *   size → budget → test-integrity → tests → skipped-tests → moved-tests → original-tests
+ *   (changed expectations, changed snapshots) → follow-up → proof → test-edits-alone →
+ *   shows-the-problem
  *
  * The checks only read the attempt and the harness's runs; the agent loop keeps its own state
  * (the best attempt, rollbacks) and turns the judgement into its record and its next message.
@@ -17,6 +18,7 @@ import type { JudgedRun, TestProof, TestRun, Verdict } from './types.js';
 import { isTestFile } from './test-files.js';
 import { newlySkipped, renderRefusal, type IntegrityFinding } from '../guard/test-integrity.js';
 import { snapshotOwner, type ChangedExpectation } from './expectation.js';
+import type { VacuousTest } from '../guard/test-blocks.js';
 
 export type CheckName =
   | 'size'
@@ -24,6 +26,7 @@ export type CheckName =
   | 'test-integrity'
   | 'tests'
   | 'skipped-tests'
+  | 'moved-tests'
   | 'original-tests'
   | 'follow-up'
   | 'proof'
@@ -43,6 +46,10 @@ export interface AttemptState {
   proof?: TestProof;
   /** Guard findings the tests decide (skip markers, updated snapshots). */
   deferred: IntegrityFinding[];
+  /** New tests that assert nothing (guard/test-blocks.ts): never counted as the proof's evidence. */
+  vacuous?: VacuousTest[];
+  /** Test cases the change adds less those it removes (guard/test-blocks.ts), when its test files were read. */
+  testDelta?: number;
   changedExpectations?: ChangedExpectation[];
   /** Said to the model when the attempt is accepted, after the verdict. */
   acceptedNote?: string;
@@ -93,7 +100,7 @@ export interface JudgeDeps {
   onRun?: (iteration: number, run: TestRun, verdict?: Verdict) => void;
   budget?: { exceeded(): { message: string } | null };
   /** The test-integrity guard on the attempt's diff: a refusal for the model, and the findings the tests decide. */
-  guard?: (tree: string, changedFiles: string[]) => Promise<{ refusal: string | null; deferred: IntegrityFinding[] }>;
+  guard?: (tree: string, changedFiles: string[]) => Promise<{ refusal: string | null; deferred: IntegrityFinding[]; vacuous?: VacuousTest[]; testDelta?: number }>;
   /**
    * The fail-to-pass proof (verify/proof.ts) of the attempt: the change's test edits on the
    * original code, then the fix; the working tree is left at `tree`. Absent: no proof can be made.
@@ -116,7 +123,7 @@ export interface JudgeDeps {
 /** The proof of the attempt, made once whichever check asks first. */
 async function proofOf(s: AttemptState, d: JudgeDeps): Promise<TestProof | undefined> {
   if (s.proof || !d.prove || !s.run) return s.proof;
-  s.proof = await d.prove(s.tree, s.changes, s.run);
+  s.proof = withEvidence(await d.prove(s.tree, s.changes, s.run), s.vacuous ?? [], d.baseline);
   if (s.proof.withoutFix) d.onRun?.(s.iteration, s.proof.withoutFix);
   return s.proof;
 }
@@ -151,6 +158,8 @@ export function attemptChecks(d: JudgeDeps): AttemptCheck[] {
         if (!d.guard) return pass;
         const g = await d.guard(s.tree, s.changedFiles);
         s.deferred = g.deferred;
+        if (g.vacuous?.length) s.vacuous = g.vacuous;
+        if (g.testDelta !== undefined) s.testDelta = g.testDelta;
         return g.refusal ? { pass: false, forReport: 'refused by the test-integrity guard', toModel: g.refusal } : pass;
       },
     },
@@ -170,6 +179,12 @@ export function attemptChecks(d: JudgeDeps): AttemptCheck[] {
       // Skip markers are judged by what the runner reports before and after, not by the lines.
       name: 'skipped-tests',
       check: async (s) => skippedRefusal(s, d) ?? pass,
+    },
+    {
+      // A test case removed from one place and added elsewhere with the same body is a move only
+      // when the runner reports it passing at its new place (not skipped, not missing, not failing).
+      name: 'moved-tests',
+      check: async (s) => movedRefusal(s, d) ?? pass,
     },
     {
       name: 'original-tests',
@@ -247,6 +262,83 @@ function skippedRefusal(s: AttemptState, d: JudgeDeps): CheckVerdict | null {
   return { pass: false, forReport: 'refused by the test-integrity guard (skipped tests)', toModel: `${renderRefusal(markers)}\n(${evidence}.)` };
 }
 
+/** Runners whose counts are test cases (not assertions, as TAP's are). */
+const COUNTS_TESTS = new Set(['jest', 'vitest', 'mocha', 'pytest', 'node-test']);
+
+const collapse = (x: string) => x.replace(/\s+/g, ' ').trim();
+
+/** The runner's result for a test given by file and name path: a test whose id ends with that path (in that file, when ids name files). */
+export function statusOf(run: { tests: { id: string; status: string; file?: string }[] }, file: string, test: string[]): string | undefined {
+  const want = collapse(test.join(' > '));
+  const last = collapse(test[test.length - 1] ?? '');
+  const namesFiles = run.tests.some((t) => t.file || /\.\w+ > /.test(t.id));
+  const inFile = (t: { id: string; file?: string }) => !namesFiles || t.file === file || t.id.startsWith(`${file} > `) || t.id.startsWith(`${file}::`);
+  const ends = (t: { id: string }, w: string) => {
+    const id = collapse(t.id);
+    return id === w || id.endsWith(` > ${w}`) || id.endsWith(`::${w}`) || id.endsWith(` ${w}`);
+  };
+  const hits = run.tests.filter((t) => inFile(t) && ends(t, want));
+  const found = hits.length ? hits : run.tests.filter((t) => inFile(t) && ends(t, last));
+  if (!found.length) return undefined;
+  return found.every((t) => t.status === 'passed') ? 'passed' : (found.find((t) => t.status !== 'passed')?.status ?? 'passed');
+}
+
+/** Moved tests the runner does not report passing at their new place: refused; null when there are none. */
+function movedRefusal(s: AttemptState, d: JudgeDeps): CheckVerdict | null {
+  const moves = s.deferred.filter((f) => f.judgedBy === 'moved-test' && f.movedTo);
+  if (!moves.length || !s.run) return null;
+  const run = s.run;
+  let bad: IntegrityFinding[];
+  let why: string;
+  const listsEach = run.tests.length > 0 && run.tests.length >= run.counts.passed + run.counts.failed + run.counts.skipped;
+  if (!listsEach && COUNTS_TESTS.has(run.parsedFrom) && run.parsedFrom === d.baseline.parsedFrom) {
+    // The runner gives counts, not the passing tests: every test of the change must be counted as
+    // passing (the passing count grows by the tests added less those removed), none more skipped.
+    const grew = run.counts.passed - d.baseline.counts.passed;
+    const fine = s.testDelta !== undefined && run.counts.failed === 0 && run.counts.skipped <= d.baseline.counts.skipped && grew >= s.testDelta;
+    if (fine) return null;
+    bad = moves;
+    why = `the runner reports counts, not each test: ${d.baseline.counts.passed} → ${run.counts.passed} passing, ${d.baseline.counts.skipped} → ${run.counts.skipped} skipped, while the change ${s.testDelta === undefined ? 'has test files the guard cannot read' : `adds ${s.testDelta} test case(s) net`}, so the moved tests are not all shown running and passing`;
+  } else {
+    bad = moves.filter((f) => statusOf(run, f.movedTo!.file, f.movedTo!.test) !== 'passed');
+    if (!bad.length) return null;
+    why = bad.map((f) => `"${f.movedTo!.test.join(' > ')}" in ${f.movedTo!.file}: ${statusOf(run, f.movedTo!.file, f.movedTo!.test) ?? 'not reported by the test runner'}`).join('; ');
+  }
+  d.refusedFindings?.(bad);
+  return {
+    pass: false,
+    forReport: 'refused by the test-integrity guard (a moved test does not run and pass)',
+    toModel: `${renderRefusal(bad)}\n(A moved test must still run and pass at its new place; after your change: ${why}.)`,
+  };
+}
+
+/**
+ * The proof with what is not evidence set aside: new tests that assert nothing (found by the
+ * guard) and new tests that pass on the original code too. They never make a proof; a proof
+ * whose only fail-to-pass tests assert nothing is not a proof. Pure.
+ */
+export function withEvidence(proof: TestProof, vacuous: VacuousTest[], baseline: { tests: { id: string }[]; counts: { passed: number; failed: number; skipped: number } }): TestProof {
+  const known = new Set(baseline.tests.map((t) => t.id));
+  // a test is new only where the baseline listed every test it ran (a runner giving counts alone names none)
+  const listsEach = baseline.tests.length > 0 && baseline.tests.length >= baseline.counts.passed + baseline.counts.failed + baseline.counts.skipped;
+  const isVacuous = (id: string) => vacuous.find((v) => statusOf({ tests: [{ id, status: 'passed' }] }, v.file, v.test) !== undefined);
+  const notEvidence: string[] = [];
+  for (const v of vacuous) notEvidence.push(`${v.test.join(' > ')} (${v.file}): ${v.why}`);
+  for (const t of proof.tests) {
+    if (listsEach && !known.has(t.id) && t.before === 'passed' && t.after === 'passed' && !isVacuous(t.id)) notEvidence.push(`${t.id}: passes on the original code too`);
+  }
+  if (!notEvidence.length) return proof;
+  const out: TestProof = { ...proof, notEvidence };
+  if (proof.status !== 'proven' || !proof.tests.length) return out;
+  const provenIds = proof.tests.filter((t) => (t.before === 'failed' || t.before === 'missing') && t.after === 'passed');
+  const real = provenIds.filter((t) => !isVacuous(t.id));
+  if (real.length === provenIds.length) return out;
+  if (!real.length) {
+    return { ...out, status: 'not-proven', detail: `No fail-to-pass proof: the only tests that fail before and pass after assert nothing (${vacuous.map((v) => v.test.join(' > ')).join(', ')}).` };
+  }
+  return { ...out, tests: proof.tests.filter((t) => !isVacuous(t.id)), detail: `${real.length} test(s) in ${proof.testFiles.join(', ')} fail before the fix and pass after it.` };
+}
+
 function noProofMessage(s: AttemptState): string {
   const testFiles = s.changedFiles.filter(isTestFile);
   const proof = s.proof;
@@ -254,6 +346,9 @@ function noProofMessage(s: AttemptState): string {
     return 'The test command already passed before your change, so passing now does not show that the problem is fixed. Add or extend a test that reproduces the problem (it must fail without your source change), then call finish again.';
   }
   if (!proof) return 'The test command already passed before your change, and no fail-to-pass proof can be made here, so the change cannot be verified.';
+  if (proof.notEvidence?.length && proof.status === 'not-proven' && !proof.withoutFix?.succeeded) {
+    return `The test command already passed before your change, and your new tests do not show the problem: ${proof.detail} A test counts only when it checks a real value (not a constant, not the same value on both sides), fails on the original code and passes with your fix. Make the test check the behaviour the task describes, then call finish again.`;
+  }
   if (proof.withoutFix?.succeeded) {
     return `Your test changes (${testFiles.join(', ')}) also pass on the original code without your source change, so they do not reproduce the problem. Make the test check the behaviour the task describes, then call finish again.`;
   }

@@ -97,6 +97,8 @@ export interface TestProof {
   tests: { id: string; before: TestStatus | 'missing'; after: TestStatus | 'missing' }[];
   /** Tests that failed before any edit and pass on the original code with only the change's test edits applied. */
   passingOnOriginal?: string[];
+  /** New tests that are not evidence of the fix (they assert nothing, or pass on the original code too), each with why: shown, never counted. */
+  notEvidence?: string[];
   /** The run on the original code with only the change's test files applied (the proof's "before"), when it ran. */
   withoutFix?: TestRun;
 }
