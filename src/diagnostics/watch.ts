@@ -271,7 +271,21 @@ export class DiagnosticsWatcher {
     if (r.truncated) return { ok: false, why: 'its output was too long to compare', off: false };
     const diagnostics = parseTscOutput(r.output, this.opts.root);
     if (r.exitCode !== 0 && diagnostics.length === 0) return { ok: false, why: `it exited with ${r.exitCode} without diagnostics: ${firstLine(r.output)}`, off: true };
-    return { ok: true, diagnostics };
+    // a file is judged by its own (nearest) tsconfig.json: another project that includes it does not speak for it
+    return { ok: true, diagnostics: diagnostics.filter((d) => !d.file || path.isAbsolute(d.file) || this.ownedBy(d.file, project)) };
+  }
+
+  private readonly owners = new Map<string, string[]>();
+
+  /** Whether `project` is the nearest tsconfig.json of the file (or one that nearest solution-style config references). */
+  private ownedBy(rel: string, project: string): boolean {
+    let owners = this.owners.get(rel);
+    if (!owners) {
+      const nearest = nearestTsconfig(this.opts.root, rel);
+      owners = nearest ? [nearest, ...tscProjects(nearest)] : [];
+      this.owners.set(rel, owners);
+    }
+    return owners.length === 0 || owners.includes(project);
   }
 
   /** mypy on the project (exit 1: errors found; 2: it could not check). */
