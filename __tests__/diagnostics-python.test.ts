@@ -8,6 +8,7 @@
  * parsers are tested on output in their documented formats, and the watcher's ruff path (stdin
  * baseline, report file, comparison) on a stand-in `.venv/bin/ruff` that speaks ruff's JSON.
  */
+import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -235,6 +236,33 @@ describe('the watcher with the real pyright', () => {
     },
     120_000,
   );
+
+  withPyright('pyright sees the packages installed in the venv (its interpreter is passed): an import of one is no new error; without it, it would be', async () => {
+    const files = { 'pyrightconfig.json': JSON.stringify({ include: ['pkg'] }), 'pkg/a.py': 'x: int = 1\n' };
+    const dir = project(files);
+    mkdirSync(path.join(dir, 'node_modules'));
+    symlinkSync(PYRIGHT, path.join(dir, 'node_modules', 'pyright'), 'dir');
+    const venv = spawnSync('python3', ['-m', 'venv', '--without-pip', path.join(dir, '.venv')]);
+    expect(venv.status).toBe(0);
+    const site = spawnSync(path.join(dir, '.venv', 'bin', 'python'), ['-c', "import sysconfig; print(sysconfig.get_paths()['purelib'])"], { encoding: 'utf8' }).stdout.trim();
+    writeFileSync(path.join(site, 'extlib.py'), 'def thing() -> int:\n    return 1\n');
+    const setup = detectCheckers(dir);
+    expect(setup.pyright?.python).toBe(path.join(dir, '.venv', 'bin', 'python'));
+    const change = () => 'from extlib import thing\n\nx: int = 1\nlabel: str = thing()\n';
+    const w = createDiagnostics({ root: dir, exec: realExec(dir) })!;
+    await edit(w, dir, 'pkg/a.py', change);
+    const c = await w.check(['pkg/a.py']);
+    expect(c.fresh.map((d) => `${d.file}:${d.line} ${d.code}`)).toEqual(['pkg/a.py:4 reportAssignmentType']);
+    await w.dispose();
+    // the control: the same edit, pyright without the venv's interpreter, cannot resolve the import
+    writeFileSync(path.join(dir, 'pkg/a.py'), 'x: int = 1\n');
+    const { python: _python, ...without } = setup.pyright!;
+    const blind = createDiagnostics({ root: dir, exec: realExec(dir), setup: { pyright: without } })!;
+    await edit(blind, dir, 'pkg/a.py', change);
+    const b = await blind.check(['pkg/a.py']);
+    expect(b.fresh.map((d) => d.code)).toContain('reportMissingImports');
+    await blind.dispose();
+  }, 120_000);
 
   withPyright('a pyright whose configuration is broken is switched off with one note, not mistaken for a clean tree', async () => {
     const dir = project({ 'pyrightconfig.json': '{ "include": ["pkg"], "typeCheckingMode": 7 ', 'pkg/a.py': 'x: int = 1\n' });

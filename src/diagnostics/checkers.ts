@@ -24,8 +24,12 @@ export interface CheckerSetup {
   eslint?: { bin: string; config: string; /** eslintrc config with ESLint 9, which needs ESLINT_USE_FLAT_CONFIG=false */ legacy: boolean };
   /** `config`: the file that configures it (repo-relative); `files`: whether the config names the files to check. */
   mypy?: { bin: string; config: string; files: boolean };
-  /** `node`: the npm package's index.js, run with node; otherwise the venv's `pyright` wrapper. */
-  pyright?: { bin: string; node: boolean; config: string };
+  /**
+   * `node`: the npm package's index.js, run with node; otherwise the venv's `pyright` wrapper.
+   * `python`: the project's venv interpreter, for the packages installed there (absent when the
+   * configuration names its own `venv`, or there is no venv).
+   */
+  pyright?: { bin: string; node: boolean; config: string; python?: string };
   ruff?: { bin: string; config: string };
 }
 
@@ -194,8 +198,11 @@ export function detectCheckers(root: string): CheckerSetup {
   if (pyright) {
     const npm = path.join(root, 'node_modules', 'pyright', 'index.js');
     const venv = venvBin(root, 'pyright');
-    if (existsSync(npm)) setup.pyright = { bin: npm, node: true, config: pyright };
-    else if (venv) setup.pyright = { bin: venv, node: false, config: pyright };
+    const ownVenv = /["']?\bvenv["']?\s*[:=]/.test(readText(path.join(root, pyright)));
+    const python = ownVenv ? undefined : venvBin(root, 'python');
+    const extra = python ? { python } : {};
+    if (existsSync(npm)) setup.pyright = { bin: npm, node: true, config: pyright, ...extra };
+    else if (venv) setup.pyright = { bin: venv, node: false, config: pyright, ...extra };
   }
   const ruff = ruffConfig(root);
   const ruffBin = ruff && venvBin(root, 'ruff');
@@ -280,10 +287,11 @@ export function mypyCommand(mypy: NonNullable<CheckerSetup['mypy']>, cacheDir: s
   return [...args, ...(mypy.files ? [] : targets)].map(shellQuote).join(' ');
 }
 
-/** pyright on the project as its config says, the JSON report to `report`. */
+/** pyright on the project as its config says (with the venv's interpreter for its installed packages), the JSON report to `report`. */
 export function pyrightCommand(pyright: NonNullable<CheckerSetup['pyright']>, report: string): string {
   const cmd = pyright.node ? ['node', pyright.bin] : [pyright.bin];
-  return `${[...cmd, '--outputjson'].map(shellQuote).join(' ')} > ${shellQuote(report)}`;
+  const python = pyright.python ? ['--pythonpath', pyright.python] : [];
+  return `${[...cmd, '--outputjson', ...python].map(shellQuote).join(' ')} > ${shellQuote(report)}`;
 }
 
 /** ruff on the given files (repo-relative), or on `stdin` as the file `files[0]`; the JSON report to `report`. Files the config excludes stay excluded. */
