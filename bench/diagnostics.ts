@@ -10,15 +10,23 @@
  *
  *   node scripts/run-ts.mjs bench/diagnostics.ts [--mirrors /work/.mirror] [--work DIR] [--ids a,b] [--out bench/results/diagnostics.json]
  * Needs the npm registry for the installs (once per repository and package.json).
+ *
+ * Python (issue 22): `--python bench/results/python-tasks.json` takes the verified tasks of
+ * bench/python-tasks.ts (descriptors only; code from the mirrors) and checks them with pyright
+ * (the npm package, `--pyright DIR`, default .cache/pyright/node_modules/pyright, linked as the
+ * checkout's node_modules/pyright). A project without a pyright configuration gets one for the
+ * run (`pyrightconfig.json`: its package directory, `typeCheckingMode: basic`); the seed is
+ * `agent_fix_seed: int = "seeded"` at the end of the fixed module.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { makeShell } from '../src/adapters/shell.js';
 import { childEnv } from '../src/verify/env.js';
-import { detectCheckers, LINTABLE } from '../src/diagnostics/checkers.js';
+import { detectCheckers, LINTABLE, PYTHON } from '../src/diagnostics/checkers.js';
+import { CHECKERS } from '../src/diagnostics/parse.js';
 import { createDiagnostics } from '../src/diagnostics/watch.js';
 import { arg, type DevTask } from './dev-task.js';
 
@@ -26,7 +34,14 @@ const mirrors = arg('mirrors', '/work/.mirror')!;
 const work = arg('work', path.join(os.tmpdir(), 'agent-fix-diagnostics-bench'))!;
 const tasksFile = arg('tasks', '/work/shared/bench/dev-tasks.json')!;
 const ids = arg('ids')?.split(',');
-const tasks = (JSON.parse(readFileSync(tasksFile, 'utf8')).tasks as DevTask[]).filter((t) => !ids || ids.includes(t.id));
+const python = arg('python');
+const pyright = arg('pyright', path.join(process.cwd(), '.cache', 'pyright', 'node_modules', 'pyright'))!;
+type PyTask = { task: { id: string; repo: string; buggy_sha: string; fix_sha: string; fix_files: string[]; test_files: string[]; test_command: string } };
+const tasks = (
+  python
+    ? (JSON.parse(readFileSync(python, 'utf8')).tasks as PyTask[]).map(({ task: t }) => ({ ...t, install_command: 'true', test_framework: 'pytest', issue_title: '', issue_body: '', fail_to_pass: [] }))
+    : (JSON.parse(readFileSync(tasksFile, 'utf8')).tasks as DevTask[])
+).filter((t) => !ids || ids.includes(t.id));
 
 const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'advice.detachedHead=false', ...args], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
 const installedFor = new Map<string, string>();
@@ -41,6 +56,7 @@ function checkout(t: DevTask): string {
   }
   git(dir, 'checkout', '-q', '-f', t.buggy_sha);
   git(dir, 'clean', '-q', '-fdx', '-e', 'node_modules');
+  if (python) return pythonSetup(dir, t);
   // the task's install, again whenever package.json differs from the one installed
   const pkg = createHash('sha1').update(readFileSync(path.join(dir, 'package.json'))).digest('hex');
   if (installedFor.get(t.repo) !== pkg) {
@@ -53,16 +69,26 @@ function checkout(t: DevTask): string {
   return dir;
 }
 
+/** pyright for a Python task: linked into node_modules; a pyrightconfig.json for the package when the project has none. */
+function pythonSetup(dir: string, t: DevTask): string {
+  mkdirSync(path.join(dir, 'node_modules'), { recursive: true });
+  if (!existsSync(path.join(dir, 'node_modules', 'pyright'))) symlinkSync(pyright, path.join(dir, 'node_modules', 'pyright'), 'dir');
+  const own = existsSync(path.join(dir, 'pyrightconfig.json')) || /^\[tool\.pyright\]/m.test(existsSync(path.join(dir, 'pyproject.toml')) ? readFileSync(path.join(dir, 'pyproject.toml'), 'utf8') : '');
+  if (!own) writeFileSync(path.join(dir, 'pyrightconfig.json'), JSON.stringify({ include: [t.fix_files[0].split('/').slice(0, t.fix_files[0].startsWith('src/') ? 2 : 1).join('/')], typeCheckingMode: 'basic' }));
+  return dir;
+}
+
 const SEED = {
   tsc: "\nexport const agentFixSeed: number = 'seeded';\n",
   eslint: '\nvar agentFixSeed = 1;\n',
+  pyright: '\nagent_fix_seed: int = "seeded"\n',
 };
 
 const results: unknown[] = [];
 for (const t of tasks) {
   const dir = checkout(t);
   const setup = detectCheckers(dir);
-  const checkers = [...(setup.tsc ? ['tsc'] : []), ...(setup.eslint ? ['eslint'] : [])];
+  const checkers = CHECKERS.filter((c) => setup[c]);
   const row: Record<string, unknown> = { id: t.id, repo: t.repo, checkers, load: os.loadavg()[0] };
   process.stderr.write(`${t.id}: ${checkers.join('+') || 'no checker'}\n`);
   const w = createDiagnostics({ root: dir, exec: (command, o) => shell.run(command, { cwd: dir, env, ...o }), timeoutMs: 180_000 });
@@ -83,8 +109,8 @@ for (const t of tasks) {
   for (const f of files) await write(f, git(dir, 'show', `${t.fix_sha}:${f}`));
   const fix = await w.check(files);
   row.fix = { ms: fix.ms, ran: fix.ran, falseAlarms: fix.fresh.map((d) => `${d.file}:${d.line} ${d.code} ${d.message.split('\n')[0]}`) };
-  const target = t.fix_files.find((f) => LINTABLE.test(f));
-  const kind = target && setup.tsc && /\.[cm]?tsx?$/.test(target) ? 'tsc' : setup.eslint ? 'eslint' : null;
+  const target = t.fix_files.find((f) => LINTABLE.test(f) || (setup.pyright && PYTHON.test(f)));
+  const kind = target && setup.pyright && PYTHON.test(target) ? 'pyright' : target && setup.tsc && /\.[cm]?tsx?$/.test(target) ? 'tsc' : setup.eslint ? 'eslint' : null;
   if (target && kind) {
     const now = readFileSync(path.join(dir, target), 'utf8');
     const seedLine = now.split('\n').length + (now.endsWith('\n') ? 1 : 0);
@@ -100,8 +126,13 @@ for (const t of tasks) {
 }
 
 const withCheckers = results.filter((r) => (r as { checkers: string[] }).checkers.length > 0) as { fix: { falseAlarms: string[] }; seed?: { detected: boolean } }[];
+const ms = (k: 'fix' | 'seed') => (results as { [x: string]: { ms?: number } | undefined }[]).map((r) => r[k]?.ms).filter((x): x is number => x !== undefined).sort((a, b) => a - b);
+const median = (xs: number[]) => xs[Math.floor(xs.length / 2)];
+const baselines = (results as { baselineMs?: number }[]).map((r) => r.baselineMs).filter((x): x is number => x !== undefined).sort((a, b) => a - b);
 const summary = {
   tasks: results.length,
+  baselineMsMedian: median(baselines),
+  checkMsMedian: median([...ms('fix'), ...ms('seed')].sort((a, b) => a - b)),
   withCheckers: withCheckers.length,
   falseAlarms: withCheckers.reduce((n, r) => n + r.fix.falseAlarms.length, 0),
   seeded: withCheckers.filter((r) => r.seed).length,

@@ -15,6 +15,11 @@
  * message is the issue text): the newest `--limit` non-merge commits whose subject starts with
  * "fix" and that change exactly two files, one source file under `--src` and one test file under `--test`:
  *   ... --history unjs/h3 --src src/ --test test/ --limit 10 --modes issue
+ * Python (issue 22): the verified tasks of bench/python-tasks.ts (its JSON output: only their
+ * descriptors are read, the code comes from the mirrors), CI mode in a venv as that bench makes it:
+ *   ... --python bench/results/python-tasks.json
+ * and Python history tasks: `--history pallets/click --src src/click/ --test tests/ --modes issue`.
+ * Each row also has the fixed file's rank in the localization (`rank`, 1-based; 0: not ranked).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -28,6 +33,7 @@ import { toTestRun, failureFeedback } from '../src/verify/test-run.js';
 import { parseJestJson } from '../src/verify/runners/jest.js';
 import { extractFailure } from '../src/ci/log-extract.js';
 import type { TestRun } from '../src/verify/types.js';
+import { isTestFile } from '../src/guard/test-integrity.js';
 import { arg, type DevTask } from './dev-task.js';
 
 /** A task of the corpus, or one built from a repository's own history (no runner, no test list). */
@@ -42,7 +48,22 @@ const modes = (arg('modes', 'issue,ci') ?? '').split(',');
 const budget = Number(arg('budget', '8000'));
 const out = arg('out');
 const history = arg('history');
-const all: BenchTask[] = history ? tasksFromHistory(history) : JSON.parse(readFileSync(existsSync(tasksFile) ? tasksFile : '/work/shared/bench/dev-tasks.json', 'utf8')).tasks;
+const python = arg('python');
+const VENV = 'python3 -m venv --system-site-packages --without-pip .venv';
+const all: BenchTask[] = history
+  ? tasksFromHistory(history)
+  : python
+    ? pythonTasks(python)
+    : JSON.parse(readFileSync(existsSync(tasksFile) ? tasksFile : '/work/shared/bench/dev-tasks.json', 'utf8')).tasks;
+
+/** The verified tasks in bench/python-tasks.ts's JSON output: the commit message as the issue, its own test command in a venv. */
+function pythonTasks(file: string): BenchTask[] {
+  const data = JSON.parse(readFileSync(file, 'utf8')) as { tasks: { task: { id: string; repo: string; buggy_sha: string; fix_sha: string; message: string; fix_files: string[]; test_files: string[]; test_command: string } }[] };
+  return data.tasks.map(({ task: t }) => {
+    const [title, ...body] = t.message.trim().split('\n');
+    return { id: t.id, repo: t.repo, buggy_sha: t.buggy_sha, fix_sha: t.fix_sha, issue_title: title.trim(), issue_body: body.join('\n').trim(), fix_files: t.fix_files, test_files: t.test_files, install_command: VENV, test_command: `${t.test_command} -p no:cacheprovider` };
+  });
+}
 
 function tasksFromHistory(repo: string): BenchTask[] {
   const mirror = path.join(mirrors, repo.replace('/', '+'), 'repo');
@@ -62,7 +83,8 @@ function tasksFromHistory(repo: string): BenchTask[] {
     const test = files.find((f) => f.startsWith(testDir));
     if (!source || !test) continue;
     const body = git(mirror, 'log', '-1', '--format=%b', sha).replace(/\(#\d+\)/g, '');
-    found.push({ id: `${repo.split('/')[1]}-${sha.slice(0, 8)}`, repo, buggy_sha: parent, fix_sha: sha, issue_title: subject.replace(/\s*\(#\d+\)$/, ''), issue_body: body.trim(), fix_files: [source], test_files: [test], install_command: 'true', test_command: 'npm test' });
+    const py = source.endsWith('.py');
+    found.push({ id: `${repo.split('/')[1]}-${sha.slice(0, 8)}`, repo, buggy_sha: parent, fix_sha: sha, issue_title: subject.replace(/\s*\(#\d+\)$/, ''), issue_body: body.trim(), fix_files: [source], test_files: [test], install_command: py ? VENV : 'true', test_command: py ? `.venv/bin/python -m pytest ${test}` : 'npm test' });
     if (found.length >= limit) break;
   }
   return found;
@@ -83,7 +105,7 @@ function checkout(t: BenchTask, withTests: boolean): string {
     execFileSync('git', ['clone', '-q', '--no-checkout', mirror, dir]);
   }
   git(dir, 'checkout', '-q', '-f', t.buggy_sha);
-  git(dir, 'clean', '-q', '-fdx', '-e', 'node_modules');
+  git(dir, 'clean', '-q', '-fdx', '-e', 'node_modules', '-e', '.venv');
   if (withTests) {
     git(dir, 'checkout', t.fix_sha, '--', ...t.test_files);
     git(dir, 'reset', '-q');
@@ -116,7 +138,7 @@ function changedLines(dir: string, t: BenchTask): Map<string, number[]> {
 }
 
 function ciBaseline(dir: string, t: BenchTask): { run: TestRun; log: string } {
-  if (!installed.has(t.repo) && !existsSync(path.join(dir, 'node_modules'))) {
+  if (!installed.has(t.repo) && !existsSync(path.join(dir, t.install_command === VENV ? '.venv' : 'node_modules'))) {
     process.stderr.write(`  installing ${t.repo}\n`);
     spawnSync('bash', ['-c', t.install_command], { cwd: dir, stdio: 'ignore', env: { ...process.env, CI: 'true' } });
     installed.add(t.repo);
@@ -149,6 +171,10 @@ interface Row {
   tokensBefore: number;
   mapMs: number;
   topFiles: string[];
+  /** The fixed files' worst rank in the localization's ranking (1-based; 0: not ranked). */
+  rank: number;
+  /** The same among the files that are not tests (those localization takes code regions from). */
+  srcRank: number;
   missedLines: Record<string, number[]>;
   shownRegions: string[];
 }
@@ -199,11 +225,13 @@ for (const t of tasks) {
       tokensBefore: fixed + countTokens(base),
       mapMs: repo.map.stats.ms,
       topFiles: repo.localization.ranked.slice(0, 5).map((r) => r.file.path),
+      rank: Math.max(...t.fix_files.map((f) => repo.localization.ranked.findIndex((r) => r.file.path === f) + 1)),
+      srcRank: Math.max(...t.fix_files.map((f) => repo.localization.ranked.filter((r) => !isTestFile(r.file.path)).findIndex((r) => r.file.path === f) + 1)),
       missedLines: missed,
       shownRegions: (first.rendered?.shown ?? []).map((r) => `${r.file}:${r.start}-${r.end} ${r.label}`),
     });
     const r = rows[rows.length - 1];
-    process.stderr.write(`  named=${r.named} shown=${r.shown} tokens=${r.tokens} top=${r.topFiles.slice(0, 3).join(',')}\n`);
+    process.stderr.write(`  named=${r.named} shown=${r.shown} rank=${r.rank}/${r.srcRank} tokens=${r.tokens} top=${r.topFiles.slice(0, 3).join(',')}\n`);
   }
 }
 
@@ -217,6 +245,12 @@ for (const mode of modes) {
     named: share('named'),
     shown: share('shown'),
     namedBefore: share('namedBefore'),
+    rank1: rs.filter((r) => r.rank === 1).length,
+    rankTop4: rs.filter((r) => r.rank >= 1 && r.rank <= 4).length,
+    ranks: rs.map((r) => r.rank).join(' '),
+    srcRank1: rs.filter((r) => r.srcRank === 1).length,
+    srcRankTop4: rs.filter((r) => r.srcRank >= 1 && r.srcRank <= 4).length,
+    srcRanks: rs.map((r) => r.srcRank).join(' '),
     tokensMax: toks[toks.length - 1],
     tokensMedian: toks[Math.floor(toks.length / 2)],
     tokensBeforeMedian: rs.map((r) => r.tokensBefore).sort((a, b) => a - b)[Math.floor(rs.length / 2)],

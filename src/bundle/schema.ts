@@ -209,7 +209,7 @@ const EvidenceObject = z.object({
   runUrl: z.string().optional(),
   tests: TestIntelSchema.optional(),
   diagnostics: z
-    .object({ checkers: z.array(z.enum(['tsc', 'eslint'])), checks: count, fedBack: count, off: z.array(z.string()), ms: z.number().nonnegative() })
+    .object({ checkers: z.array(z.enum(['tsc', 'eslint', 'mypy', 'pyright', 'ruff'])), checks: count, fedBack: count, off: z.array(z.string()), ms: z.number().nonnegative() })
     .optional() satisfies z.ZodType<RunReport['diagnostics']>,
   keptAttempt: z.object({ branch: z.string(), baseSha: sha }).optional() satisfies z.ZodType<RunReport['keptAttempt']>,
   safety: SafetyFactsSchema.optional(),

@@ -80,10 +80,29 @@ function fileRegions(rf: RankedFile, signals: Signals, lines: string[], testRefs
   return picked;
 }
 
-/** The span of a test (`it("name", ...)`) from its title's line to where its brackets close. */
+/** A Python function's span: from its `def` line (and decorators above it) to its last indented line. */
+function pythonDefSpan(lines: string[], at: number): { start: number; end: number } {
+  const indent = /^\s*/.exec(lines[at])![0].length;
+  let start = at;
+  while (start > 0 && /^\s*@/.test(lines[start - 1]) && /^\s*/.exec(lines[start - 1])![0].length === indent) start--;
+  let end = at;
+  for (let i = at + 1; i < lines.length && i < at + 200; i++) {
+    if (lines[i].trim() === '') continue;
+    if (/^\s*/.exec(lines[i])![0].length <= indent) break;
+    end = i;
+  }
+  return { start: start + 1, end: end + 1 };
+}
+
+/** The span of a test (`it("name", ...)`, Python's `def test_name(`) from its title's line to where its brackets (or its indented body) end. */
 export function testSpan(lines: string[], name: string): { start: number; end: number } | null {
   const needle = name.trim();
   if (needle.length < 3) return null;
+  if (/^\w+$/.test(needle)) {
+    const def = new RegExp(`^\\s*(?:async\\s+)?def\\s+${needle}\\s*\\(`);
+    const at = lines.findIndex((l) => def.test(l));
+    if (at >= 0) return pythonDefSpan(lines, at);
+  }
   let at = lines.findIndex((l) => l.includes(needle));
   if (at < 0) {
     const head = needle.slice(0, 40);
@@ -151,7 +170,7 @@ function calledInTests(tests: Region[], read: LineReader): Map<string, number> {
     if (!lines) continue;
     const code = lines.slice(r.start - 1, r.end).join('\n');
     for (const m of code.matchAll(/([A-Za-z_$][\w$]{2,})\s*(\()?/g)) {
-      if (/^(?:it|test|describe|expect|assert|equal|deepEqual|strictEqual|toBe|toEqual|toStrictEqual|toMatch|toThrow|function|return|const|await|async)$/.test(m[1])) continue;
+      if (/^(?:it|test|describe|expect|assert|equal|deepEqual|strictEqual|toBe|toEqual|toStrictEqual|toMatch|toThrow|function|return|const|await|async|def|self|cls|None|True|False|pytest|raises|lambda|assertEqual|assertTrue|assertFalse|assertIs|assertIsNone|assertIn|assertRaises|assertAlmostEqual|isinstance|len|list|dict|str|int)$/.test(m[1])) continue;
       out.set(m[1], Math.min(4, (out.get(m[1]) ?? 0) + (m[2] ? 1.5 : 0.2)));
     }
   }

@@ -78,8 +78,10 @@ export function taskSignals(text: string, baseline: TestRun | null, tracked: str
   if (baseline && !baseline.succeeded) {
     for (const t of baseline.tests) {
       if (t.status !== 'failed') continue;
-      if (t.file && trackedSet.has(t.file) && !testFiles.includes(t.file)) testFiles.push(t.file);
-      if (t.file) testNames.push({ file: t.file, name: t.id.split(' > ').pop() ?? t.id });
+      // a pytest node id names its file (`tests/test_x.py::TestY::test_z`) where the parse left `file` out
+      const file = t.file ?? /^([^\s:]+\.py)::/.exec(t.id)?.[1];
+      if (file && trackedSet.has(file) && !testFiles.includes(file)) testFiles.push(file);
+      if (file) testNames.push({ file, name: testName(t.id) });
       if (t.frame) {
         const m = /^(.*?):(\d+)(?::\d+)?$/.exec(t.frame);
         if (m) for (const f of resolveMention(m[1], tracked, bySuffix)) frames.push({ file: f, line: Number(m[2]) });
@@ -115,4 +117,11 @@ export function taskSignals(text: string, baseline: TestRun | null, tracked: str
   const kebab = new Set<string>();
   for (const m of corpus.matchAll(/\b[a-z][a-z0-9]*(?:-[a-z0-9]+)+\b/gi)) kebab.add(m[0].toLowerCase());
   return { files, idents, kebab, frames, testFiles, testNames };
+}
+
+/** A test's own name from its id: the last ` > ` segment, or of a pytest node id (`f.py::TestX::test_y[param]`) the function, without its parameters. */
+export function testName(id: string): string {
+  const last = id.split(' > ').pop() ?? id;
+  if (!last.includes('::')) return last;
+  return (last.split('::').pop() ?? last).replace(/\[.*$/s, '');
 }

@@ -59,7 +59,7 @@ export function newDiagnostics(before: Diagnostic[], after: Diagnostic[]): Diagn
   return fresh.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column);
 }
 
-const NAMES: Record<Checker, string> = { tsc: 'type check (tsc)', eslint: 'ESLint' };
+const NAMES: Record<Checker, string> = { tsc: 'type check (tsc)', eslint: 'ESLint', mypy: 'type check (mypy)', pyright: 'type check (pyright)', ruff: 'lint (ruff)' };
 
 export interface RenderOptions {
   /** At most this many diagnostics are listed (default 10). */
