@@ -115,6 +115,7 @@ pnpmTest('a real pnpm workspace (pnpm-workspace.yaml, root `pnpm -r test`), jest
       body: 'total([{ price: 2, qty: 3 }]) is 2, not 6.',
       inputs: { 'setup-command': SETUP, 'test-command': 'pnpm test' },
     });
+    if (r.outputs.status !== 'fixed') console.log(r.stdout.slice(-6000), r.summary.slice(0, 3000));
     expect(model.mismatches).toEqual([]);
     expect(r.outputs.status).toBe('fixed');
     github.assertNoViolations();

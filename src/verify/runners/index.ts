@@ -63,7 +63,8 @@ export function identifyRunner(testCommand: string, testScript: string | null): 
     const simple = !COMPOUND.test(testScript);
     const manager = script[1];
     const appendable = runnerById(runner)?.appendable?.(core(testScript)) ?? true;
-    const base = simple && appendable && runner !== 'unknown' ? (manager === 'npm' ? 'npm test --' : `${manager} test`) : null;
+    // pnpm (like npm) takes options after `test` as its own (`Unknown option`, or its own `--reporter`): `--` passes them on
+    const base = simple && appendable && runner !== 'unknown' ? (manager === 'yarn' ? 'yarn test' : `${manager} test --`) : null;
     const info: RunnerInfo = { runner, base, invocation: testScript };
     if (!base && runnerById(runner)?.directCall) {
       const segment = testScript.split(/&&|\|\||;/).map((p) => p.trim()).find((p) => runnerOf(p) === runner);
