@@ -97,6 +97,11 @@ describe('the fixture monorepo, run for real', () => {
     const byId = Object.fromEntries(parsed.tests.map((t) => [t.id, t.status]));
     expect(byId).toMatchObject({ 'test/total.test.js > sums quantities': 'failed', 'test/total.test.js > empty cart': 'passed' });
     expect(parsed.totals).toMatchObject({ failed: 1, passed: 2 });
+    // with the workspaces known (the session's case), npm's banner names the package: ids carry its directory
+    const ws = (await readWorkspaces(dir))!;
+    const inPkg = Object.fromEntries(parseTestOutput(r.output, ws.packages).tests.map((t) => [t.id, t.status]));
+    expect(inPkg).toMatchObject({ 'packages/a/test/total.test.js > sums quantities': 'failed', 'packages/a/test/total.test.js > empty cart': 'passed' });
+    expect(Object.keys(inPkg).filter((id) => id.startsWith('test/'))).toEqual([]);
     const log = extractFailure(r.output.split('\n').map((l) => `2026-01-01T00:00:00.0000000Z ${l}`).join('\n'));
     expect(log.failingTests).toEqual(['test/total.test.js > sums quantities']);
     expect(log.failingPackages).toEqual(['@mono/prices']);
@@ -109,6 +114,45 @@ describe('the fixture monorepo, run for real', () => {
     expect(log.failingTests).toEqual(['test/total.test.js > sums quantities']);
     expect(log.failingPackages).toEqual(['@mono/prices']);
   }, 60_000);
+
+  test("pnpm's and yarn's prefixed output of two packages with the same test path (real jest and vitest runs): two tests, each with its package", async () => {
+    // both packages get `test/index.test.js` with a failing test named `works`: a on jest, b on vitest
+    const same = path.join(base, 'same');
+    cpSync(dir, same, { recursive: true, filter: (src) => !src.includes('node_modules') });
+    symlinkSync(path.join(ROOT, 'node_modules'), path.join(same, 'node_modules'), 'dir');
+    writeFileSync(path.join(same, 'packages/a/test/index.test.js'), "const { total } = require('../src/total.js');\ntest('works', () => { expect(total([{ price: 2, qty: 3 }])).toBe(6); });\n");
+    writeFileSync(path.join(same, 'packages/b/test/index.test.js'), "import { test, expect } from 'vitest';\nimport { slug } from '../src/slug.js';\ntest('works', () => { expect(slug('A')).toBe('b'); });\n");
+    const run = (pkg: string, cmd: string) => shell.run(`cd packages/${pkg} && ${cmd}`, { cwd: same, timeoutMs: 120_000, env, maxOutputChars: 400_000 });
+    const a = await run('a', 'npx jest test/index.test.js');
+    const b = await run('b', 'npx vitest run test/index.test.js');
+    expect(a.exitCode).not.toBe(0);
+    expect(b.exitCode).not.toBe(0);
+    // pnpm -r test: each line prefixed with the package directory and the script, packages interleaved
+    const pre = (p: string, out: string) => [`packages/${p} test$ ${p === 'a' ? 'jest' : 'vitest run'}`, ...out.trimEnd().split('\n').map((l) => `packages/${p} test: ${l}`)];
+    const [la, lb] = [pre('a', a.output), pre('b', b.output)];
+    const mixed: string[] = ['Scope: 2 of 3 workspace projects'];
+    for (let i = 0; i < Math.max(la.length, lb.length); i++) mixed.push(...(la[i] !== undefined ? [la[i]] : []), ...(lb[i] !== undefined ? [lb[i]] : []));
+    mixed.push('packages/a test: Failed', '/repo/packages/a:', ' ERR_PNPM_RECURSIVE_RUN_FIRST_FAIL  @mono/prices@1.0.0 test: `jest`');
+    const pnpm = parseTestOutput(mixed.join('\n'));
+    expect(pnpm.tests.filter((t) => t.id.endsWith('works')).map((t) => [t.id, t.status]).sort()).toEqual([
+      ['packages/a/test/index.test.js > works', 'failed'],
+      ['packages/b/test/index.test.js > works', 'failed'],
+    ]);
+    expect(pnpm.totals).toMatchObject({ failed: 2 });
+    // the same from a CI log of pnpm -r test: the failing test carries its package
+    const log = extractFailure(mixed.map((l) => `2026-01-01T00:00:00.0000000Z ${l}`).join('\n'));
+    expect([...log.failingTests].sort()).toEqual(['packages/a/test/index.test.js > works', 'packages/b/test/index.test.js > works']);
+    // control: the lines without pnpm's prefixes merge the two packages' tests into one id
+    const flat = parseTestOutput([...a.output.split('\n'), ...b.output.split('\n')].join('\n'));
+    expect(flat.tests.filter((t) => t.id.endsWith('works')).map((t) => t.id)).toEqual(['test/index.test.js > works']);
+    // yarn workspaces foreach -v: `[name]: ` prefixes, resolved to directories by the workspaces
+    const yarn = [...a.output.trimEnd().split('\n').map((l) => `[@mono/prices]: ${l}`), ...b.output.trimEnd().split('\n').map((l) => `[@mono/names]: ${l}`)].join('\n');
+    const ws = (await readWorkspaces(same))!;
+    expect(parseTestOutput(yarn, ws.packages).tests.filter((t) => t.id.endsWith('works')).map((t) => [t.id, t.status]).sort()).toEqual([
+      ['packages/a/test/index.test.js > works', 'failed'],
+      ['packages/b/test/index.test.js > works', 'failed'],
+    ]);
+  }, 120_000);
 
   test("inside the loop: the owning package's related tests first (its jest, its directory), then the root command as the gate", async () => {
     writeFileSync(path.join(dir, 'packages/a/src/total.js'), readFileSync(path.join(FIXTURE, 'packages/a/src/total.js'), 'utf8'));

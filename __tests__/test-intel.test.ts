@@ -211,7 +211,7 @@ describe('mocha: our reporter, selection of files', () => {
     for (const [cmd, script, expected] of [
       ['npm test', 'mocha', `npm test -- ${ours}`],
       ['yarn test', 'mocha --recursive', `yarn test ${ours}`],
-      ['pnpm test', 'NODE_ENV=test mocha -r ts-node/register', `pnpm test ${ours}`],
+      ['pnpm test', 'NODE_ENV=test mocha -r ts-node/register', `pnpm test -- ${ours}`],
       ['npx mocha', null, `npx mocha ${ours}`],
       ['npx --no-install mocha test/unit', null, `npx --no-install mocha test/unit ${ours}`],
       ['./node_modules/.bin/mocha --timeout 5000', null, `./node_modules/.bin/mocha --timeout 5000 ${ours}`],

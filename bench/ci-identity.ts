@@ -16,7 +16,7 @@
  *
  * Cases: the tasks of ../shared/bench/dev-tasks.json (dayjs/jest, ufo/vitest, qs/tape; buggy
  * commit + the fix commit's tests), two repositories outside that list with a test broken on
- * purpose (unjs/defu: vitest; ljharb/side-channel: tape), and the project's own fixture
+ * purpose (unjs/defu: vitest; ljharb/side-channel: tape; npm/ini: node-tap 16), and the project's own fixture
  * projects (__tests__/fixtures/stacks: jest, vitest, mocha, node:test, pytest, go; a runner whose
  * toolchain is missing is skipped with a message). Nothing fetched is committed: checkouts and
  * logs live under --work.
@@ -217,6 +217,12 @@ function variantsFor(runner: string, base: string): Variant[] {
         { reporter: 'default', command: base },
         { reporter: 'verbose', command: base.replace('go test', 'go test -v') },
       ];
+    case 'tap':
+      // node-tap: its default (classic, or base on 18+) and raw TAP
+      return [
+        { reporter: 'default', command: base },
+        { reporter: 'tap', command: `${base} --reporter=tap` },
+      ];
     default:
       return [{ reporter: 'tap', command: base }];
   }
@@ -284,7 +290,7 @@ function devTasks(): void {
 
 interface Outside {
   repo: string;
-  runner: 'vitest' | 'tape';
+  runner: 'vitest' | 'tape' | 'tap';
   install: string;
   command: string;
   /** A test broken on purpose: file, text, replacement. */
@@ -307,6 +313,15 @@ const OUTSIDE: Outside[] = [
     install: 'npm pkg delete devDependencies && npm install --no-audit --no-fund --ignore-scripts --no-package-lock tape@5 2>&1 | tail -2',
     command: 'npx tape test/index.js',
     breaks: [['test/index.js', "st.equal(channel.has(o), false, 'nonexistent value yields false');", "st.equal(channel.has(o), true, 'nonexistent value yields false');"]],
+  },
+  {
+    // node-tap 16 (issue 22 §2): its subtests carry `# time=` directives in CI output and locally
+    repo: 'npm/ini',
+    runner: 'tap',
+    install: 'npm pkg delete devDependencies && npm install --no-audit --no-fund --ignore-scripts --no-package-lock tap@16 2>&1 | tail -2',
+    // the project's `tap` without the coverage check (one file of the suite)
+    command: 'npx tap --no-coverage test/foo.js',
+    breaks: [['test/foo.js', "t.not(e.slice(0, 1), '\\n', 'Never a blank first line')", "t.equal(e.slice(0, 1), '\\n', 'Never a blank first line')"]],
   },
 ];
 

@@ -217,7 +217,7 @@ export class TestSession {
     }
     let output = r.output;
     if (plan.stdoutIsReport) output = `${content ? reportAsOutput(plan.format, content) : ''}${output}`;
-    let run = toTestRun({ ...r, output, command: this.deps.testCommand }, redactor);
+    let run = toTestRun({ ...r, output, command: this.deps.testCommand }, redactor, undefined, this.info.workspace?.packages);
     // go -json: build failures are plain lines on stdout (in the report) and stderr (in the output).
     const reportText = plan.stdoutIsReport && content !== null ? `${content}\n${r.output}` : content;
     const parsed = reportText && plan.format ? parseStructured(plan.format, reportText, root, plan.flavour) : null;

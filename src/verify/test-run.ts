@@ -5,17 +5,18 @@
 import type { CommandResult } from '../ports/shell.js';
 import type { Redactor } from '../redact.js';
 import type { TestCase, TestRun } from './types.js';
-import { parseTestOutput } from './runners/index.js';
+import { parseTestOutput, type OutputPackage } from './runners/index.js';
 import { stripAnsi } from './runners/text.js';
 import { packFeedback, type FeedbackOptions } from './feedback.js';
 
 const DEFAULT_TAIL = 4000;
 
-export function toTestRun(result: CommandResult, redactor: Redactor, tailChars = DEFAULT_TAIL): TestRun {
+/** `packages`: a monorepo's workspaces, so that each package's tests carry its directory (verify/runners/). */
+export function toTestRun(result: CommandResult, redactor: Redactor, tailChars = DEFAULT_TAIL, packages?: readonly OutputPackage[]): TestRun {
   let output = result.output;
   if (result.spawnError) output += `${output && !output.endsWith('\n') ? '\n' : ''}[could not start the command: ${result.spawnError}]`;
   output = redactor.redact(output);
-  const parsed = parseTestOutput(output);
+  const parsed = parseTestOutput(output, packages);
   parsed.tests = attachDetails(parsed.tests, output);
   const fromTests = { passed: 0, failed: 0, skipped: 0 };
   for (const t of parsed.tests) fromTests[t.status]++;

@@ -8,6 +8,8 @@
  * cargo, make; of the plain-output parsers that draw trees the first that recognises an
  * output applies, the line parsers (TAP, pytest, go, cargo) all apply.
  */
+import path from 'node:path';
+import { identityOf, SEP } from '../identity.js';
 import type { ParsedFrom, TestCase } from '../types.js';
 import { cargo } from './cargo.js';
 import { go, goJsonToText, parseGoJson } from './go.js';
@@ -61,7 +63,8 @@ export function identifyRunner(testCommand: string, testScript: string | null): 
     const simple = !COMPOUND.test(testScript);
     const manager = script[1];
     const appendable = runnerById(runner)?.appendable?.(core(testScript)) ?? true;
-    const base = simple && appendable && runner !== 'unknown' ? (manager === 'npm' ? 'npm test --' : `${manager} test`) : null;
+    // pnpm (like npm) takes options after `test` as its own (`Unknown option`, or its own `--reporter`): `--` passes them on
+    const base = simple && appendable && runner !== 'unknown' ? (manager === 'yarn' ? 'yarn test' : `${manager} test --`) : null;
     const info: RunnerInfo = { runner, base, invocation: testScript };
     if (!base && runnerById(runner)?.directCall) {
       const segment = testScript.split(/&&|\|\||;/).map((p) => p.trim()).find((p) => runnerOf(p) === runner);
@@ -216,8 +219,107 @@ export interface ParsedOutput {
   totals?: TestTotals;
 }
 
-/** npm's banner before a workspace's script: `> @scope/name@1.2.3 test` (the root's is `> test`, no name). */
-const WORKSPACE_BANNER = /^> \S+@\S* [\w:.-]+\s*$/;
+/** A workspace package as the output parser needs it (verify/workspaces.ts). */
+export interface OutputPackage {
+  dir: string;
+  name: string;
+}
+
+/**
+ * The banner npm and pnpm print before one package's script: npm `> @scope/name@1.2.3 test`,
+ * pnpm `> name@1.2.3 test /abs/path/packages/a` (the root's npm banner is `> test`, no name).
+ */
+const WORKSPACE_BANNER = /^> (\S+)@\S* [\w:.-]+(?: (\/\S*))?\s*$/;
+/** pnpm's recursive run: `packages/a test$ vitest run` starts a package, `packages/a test: <line>` each line of it. */
+const PNPM_START = /^(\S+) ([\w:.-]+)\$ /;
+/** yarn's `workspaces foreach` (`-v`/`--verbose`): `[@scope/a]: <line>`. */
+const YARN_LINE = /^\[([^\]\s]+)\]: ?(.*)$/;
+
+interface Segment {
+  /** The package the part belongs to, as the output names it (a directory, a name, an absolute path). */
+  label: { dir?: string; name?: string; path?: string } | null;
+  lines: string[];
+}
+
+/**
+ * The output cut into one part per package, when a workspace tool ran several (or names the one
+ * it ran): pnpm's prefixed lines (interleaved when packages run in parallel: each package's
+ * lines are gathered, without the prefix), yarn's `[name]: ` lines, npm's and pnpm's banners.
+ * Lines outside any package (the tool's own) form an unlabelled part.
+ */
+function segmentOutput(lines: string[]): Segment[] {
+  const starts = new Set<string>();
+  for (const l of lines) {
+    const m = PNPM_START.exec(l);
+    if (m) starts.add(`${m[1]} ${m[2]}`);
+  }
+  if (starts.size > 0) {
+    const parts = new Map<string, string[]>();
+    const rest: string[] = [];
+    for (const l of lines) {
+      let hit = false;
+      for (const p of starts) {
+        if (l.startsWith(`${p}: `) || l === `${p}:`) {
+          const list = parts.get(p) ?? [];
+          list.push(l.slice(p.length + 2));
+          parts.set(p, list);
+          hit = true;
+          break;
+        }
+      }
+      if (!hit) rest.push(l);
+    }
+    if (parts.size > 0) return [{ label: null, lines: rest }, ...[...parts].map(([p, ls]) => ({ label: { dir: p.slice(0, p.lastIndexOf(' ')) }, lines: ls }))];
+  }
+  const yarn = new Map<string, string[]>();
+  const yrest: string[] = [];
+  for (const l of lines) {
+    const m = YARN_LINE.exec(l);
+    if (m) yarn.set(m[1], [...(yarn.get(m[1]) ?? []), m[2]]);
+    else yrest.push(l);
+  }
+  if ([...yarn.values()].some((ls) => ls.length >= 3)) return [{ label: null, lines: yrest }, ...[...yarn].map(([name, ls]) => ({ label: { name }, lines: ls }))];
+  const banners = lines.flatMap((l, i) => (WORKSPACE_BANNER.test(l) ? [i] : []));
+  if (banners.length === 0) return [{ label: null, lines }];
+  const out: Segment[] = banners[0] > 0 ? [{ label: null, lines: lines.slice(0, banners[0]) }] : [];
+  banners.forEach((b, k) => {
+    const m = WORKSPACE_BANNER.exec(lines[b])!;
+    out.push({ label: { name: m[1], path: m[2] }, lines: lines.slice(b, banners[k + 1] ?? lines.length) });
+  });
+  return out;
+}
+
+/**
+ * The repo-relative directory of the package a part belongs to: the workspaces known (a
+ * directory, a name or an absolute path ending in a package's directory), else the directory
+ * pnpm names. Null for the root or a name that cannot be resolved without the workspaces.
+ */
+function packageDir(label: Segment['label'], packages: readonly OutputPackage[] | undefined): string | null {
+  if (!label) return null;
+  if (packages?.length) {
+    let best: OutputPackage | null = null;
+    for (const p of packages) {
+      const hit = p.dir === label.dir || (label.name !== undefined && p.name === label.name && !label.path) || (label.path !== undefined && (label.path === `/${p.dir}` || label.path.endsWith(`/${p.dir}`)));
+      if (hit && (!best || p.dir.length > best.dir.length)) best = p;
+    }
+    return best?.dir ?? null;
+  }
+  return label.dir && label.dir !== '.' && !path.isAbsolute(label.dir) ? label.dir.replace(/^\.\//, '').replace(/\/+$/, '') : null;
+}
+
+/**
+ * A test of one package's output, its file made repo-relative (`test/a.test.ts` of
+ * `packages/a` is `packages/a/test/a.test.ts`): two packages' same-path tests stay two tests.
+ * A test the runner names without a file keeps its id.
+ */
+export function inPackage(t: TestCase, dir: string): TestCase {
+  const file = identityOf(t.id, t.file).file;
+  if (file === null || file.startsWith(`${dir}/`) || path.isAbsolute(file) || file.includes(' ')) return t;
+  const full = `${dir}/${file}`;
+  const lead = /^\.\//.test(t.id) ? t.id.slice(2) : t.id;
+  const id = lead.startsWith(file) ? `${full}${lead.slice(file.length)}` : `${full}${SEP}${t.id}`;
+  return { ...t, id, file: full };
+}
 
 /** One output (or one workspace's part of it): at most one tree parser, every line parser that recognises it. */
 function parseSegment(lines: string[]): ParserResult[] {
@@ -238,17 +340,20 @@ function parseSegment(lines: string[]): ParserResult[] {
  * `suite > nested > test`. Only leaves are reported; a parent (suite, test with subtests)
  * appears only when it failed without any failing child (hook failure, crash, file that
  * did not load).
+ *
+ * A workspace tool's output (pnpm `-r`/`--filter` with its `packages/a test: ` prefixes, yarn
+ * `workspaces foreach -v`, npm `--workspaces` banners) is read package by package, each part by
+ * its own runner's parser; a test of a package whose directory is known (from `packages`, the
+ * repository's workspaces, or from pnpm's prefix) carries it in its file.
  */
-export function parseTestOutput(output: string): ParsedOutput {
+export function parseTestOutput(output: string, packages?: readonly OutputPackage[]): ParsedOutput {
   const text = stripAnsi(output);
   const lines = toLines(text);
   const results: ParserResult[] = [];
-  // npm workspaces run each package's script under its banner (`> @mono/a@1.0.0 test`): each
-  // package's output is read on its own (one package on jest, another on vitest: both trees)
-  const banners = lines.flatMap((l, i) => (WORKSPACE_BANNER.test(l) ? [i] : []));
-  const segments = banners.length >= 2 ? banners.map((b, k) => lines.slice(b, banners[k + 1] ?? lines.length)) : [lines];
-  if (banners.length >= 2 && banners[0] > 0) segments.unshift(lines.slice(0, banners[0]));
-  for (const seg of segments) results.push(...parseSegment(seg));
+  for (const seg of segmentOutput(lines)) {
+    const dir = packageDir(seg.label, packages);
+    for (const r of parseSegment(seg.lines)) results.push(dir ? { ...r, tests: r.tests.map((t) => inPackage(t, dir)) } : r);
+  }
   const useful = results.filter((r) => r.tests.length > 0 || r.totals);
   if (useful.length === 0) return { tests: [], parsedFrom: 'none' };
 

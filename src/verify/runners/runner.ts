@@ -20,7 +20,7 @@ export interface RunnerInfo {
   /**
    * Prefix to which runner arguments can be appended: the command itself (`npx jest`) or,
    * when the command is a package script that is exactly one runner invocation,
-   * `npm test --` / `pnpm test` / `yarn test`. Null: arguments cannot be appended safely.
+   * `npm test --` / `pnpm test --` / `yarn test`. Null: arguments cannot be appended safely.
    */
   base: string | null;
   /** The runner invocation as written (the command, or the package script). */
