@@ -4,25 +4,17 @@
  * another package's files. Real typescript and eslint of this repository (the workspace's
  * node_modules is a symlink to ours), real shell.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { makeShell } from '../src/adapters/shell.js';
-import { childEnv } from '../src/verify/env.js';
 import { detectCheckers, nearestEslintConfig, nearestTsconfig } from '../src/diagnostics/checkers.js';
-import { createDiagnostics, type CheckExec, type DiagnosticsWatcher } from '../src/diagnostics/watch.js';
+import { createDiagnostics } from '../src/diagnostics/watch.js';
+import { edit, project as makeProject, realExec, removeProjects } from '../test-support/diagnostics-harness.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+afterAll(removeProjects);
 
 const OPTIONS = { target: 'es2022', module: 'nodenext', noEmit: true, types: [] as string[] };
 
 /** Two packages: `a` strict with eqeqeq, `b` loose without rules; the same code in both. */
 function workspace(rootTsconfig?: object): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'agent-fix-diag-mono-'));
-  dirs.push(dir);
   const files: Record<string, string> = {
     'package.json': JSON.stringify({ name: 'mono', private: true, type: 'module', workspaces: ['packages/*'] }),
     'packages/a/package.json': JSON.stringify({ name: 'a', type: 'module' }),
@@ -37,28 +29,7 @@ function workspace(rootTsconfig?: object): string {
     'packages/b/src/y.js': 'export const same = (p, q) => p === q;\n',
   };
   if (rootTsconfig) files['tsconfig.json'] = JSON.stringify(rootTsconfig);
-  for (const [rel, text] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
-    writeFileSync(path.join(dir, rel), text);
-  }
-  symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
-  return dir;
-}
-
-function realExec(dir: string): CheckExec & { commands: string[] } {
-  const shell = makeShell();
-  const commands: string[] = [];
-  const exec = (command: string, o: { timeoutMs: number; maxOutputChars: number }) => {
-    commands.push(command);
-    return shell.run(command, { cwd: dir, timeoutMs: o.timeoutMs, env: childEnv(process.env), maxOutputChars: o.maxOutputChars });
-  };
-  return Object.assign(exec, { commands });
-}
-
-async function edit(w: DiagnosticsWatcher, dir: string, rel: string, change: (text: string) => string): Promise<void> {
-  await w.beforeWrite(rel);
-  const abs = path.join(dir, rel);
-  writeFileSync(abs, change(readFileSync(abs, 'utf8')));
+  return makeProject(files, { prefix: 'agent-fix-diag-mono-', linkModules: true });
 }
 
 /** An implicit any (an error under `strict` only) and a `==` (an error under a's eqeqeq only). */

@@ -9,52 +9,17 @@
  * baseline, report file, comparison) on a stand-in `.venv/bin/ruff` that speaks ruff's JSON.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { makeShell } from '../src/adapters/shell.js';
-import { childEnv } from '../src/verify/env.js';
 import { parseMypyOutput, parsePyrightJson, parseRuffJson } from '../src/diagnostics/parse.js';
 import { configSection, detectCheckers, mypyCommand, mypyTargets } from '../src/diagnostics/checkers.js';
-import { createDiagnostics, type CheckExec, type DiagnosticsWatcher } from '../src/diagnostics/watch.js';
+import { createDiagnostics } from '../src/diagnostics/watch.js';
+import { edit, project as makeProject, realExec, removeProjects, ROOT } from '../test-support/diagnostics-harness.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PYRIGHT = path.join(ROOT, '.cache', 'pyright', 'node_modules', 'pyright');
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+afterAll(removeProjects);
+const project = (files: Record<string, string>): string => makeProject(files, { prefix: 'agent-fix-diag-py-' });
 
-function project(files: Record<string, string>): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'agent-fix-diag-py-'));
-  dirs.push(dir);
-  for (const [rel, text] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
-    writeFileSync(path.join(dir, rel), text);
-  }
-  return dir;
-}
-
-function realExec(dir: string): CheckExec & { commands: string[] } {
-  const shell = makeShell();
-  const commands: string[] = [];
-  const exec = (command: string, o: { timeoutMs: number; maxOutputChars: number }) => {
-    commands.push(command);
-    return shell.run(command, { cwd: dir, timeoutMs: o.timeoutMs, env: childEnv(process.env), maxOutputChars: o.maxOutputChars });
-  };
-  return Object.assign(exec, { commands });
-}
-
-async function edit(w: DiagnosticsWatcher, dir: string, rel: string, change: (text: string) => string): Promise<void> {
-  await w.beforeWrite(rel);
-  const abs = path.join(dir, rel);
-  let text = '';
-  try {
-    text = readFileSync(abs, 'utf8');
-  } catch {
-    mkdirSync(path.dirname(abs), { recursive: true });
-  }
-  writeFileSync(abs, change(text));
-}
 
 describe('parsing', () => {
   test("mypy's lines (with and without columns), errors only, codes in brackets, paths repo-relative", () => {

@@ -3,55 +3,16 @@
  * functions, then the watcher with the real typescript and eslint of this repository (fixture
  * projects whose node_modules is a symlink to ours), run through the real shell.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { makeShell } from '../src/adapters/shell.js';
-import { childEnv } from '../src/verify/env.js';
 import { parseEslintJson, parseTscOutput, type Diagnostic } from '../src/diagnostics/parse.js';
 import { newDiagnostics, renderNewDiagnostics } from '../src/diagnostics/compare.js';
 import { detectCheckers } from '../src/diagnostics/checkers.js';
-import { createDiagnostics, type CheckExec, type DiagnosticsWatcher } from '../src/diagnostics/watch.js';
+import { createDiagnostics } from '../src/diagnostics/watch.js';
+import { edit, project as makeProject, realExec, removeProjects } from '../test-support/diagnostics-harness.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+afterAll(removeProjects);
+const project = (files: Record<string, string>, linkModules = true): string => makeProject(files, { linkModules });
 
-function project(files: Record<string, string>, linkModules = true): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'agent-fix-diag-test-'));
-  dirs.push(dir);
-  for (const [rel, text] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
-    writeFileSync(path.join(dir, rel), text);
-  }
-  if (linkModules) symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
-  return dir;
-}
-
-/** The real shell, with the environment the test commands get; records every command. */
-function realExec(dir: string): CheckExec & { commands: string[] } {
-  const shell = makeShell();
-  const commands: string[] = [];
-  const exec = (command: string, o: { timeoutMs: number; maxOutputChars: number }) => {
-    commands.push(command);
-    return shell.run(command, { cwd: dir, timeoutMs: o.timeoutMs, env: childEnv(process.env), maxOutputChars: o.maxOutputChars });
-  };
-  return Object.assign(exec, { commands });
-}
-
-/** A model's edit as the ToolBox makes it: beforeWrite, then the write. */
-async function edit(w: DiagnosticsWatcher, dir: string, rel: string, change: (text: string) => string): Promise<void> {
-  await w.beforeWrite(rel);
-  const abs = path.join(dir, rel);
-  let text = '';
-  try {
-    text = readFileSync(abs, 'utf8');
-  } catch {
-    mkdirSync(path.dirname(abs), { recursive: true });
-  }
-  writeFileSync(abs, change(text));
-}
 
 const d = (over: Partial<Diagnostic>): Diagnostic => ({ checker: 'tsc', file: 'src/a.ts', line: 1, column: 1, code: 'TS2322', message: 'm', ...over });
 
