@@ -78,14 +78,18 @@ export async function preparePublication(p: PublicationInput): Promise<Publicati
   }
   const evidence = redactDeep(chosen.manifest.evidence, p.redactor);
   const baseTree = `${p.baseSha}^{tree}`;
-  const report: RunReport = { ...evidence, task: p.task, changes: [], diff: '' };
   if (selection.winner && chosen.tree) {
-    report.changes = await p.git.changes(baseTree, chosen.tree);
-    report.diff = p.redactor.redact(await p.git.diff(baseTree, chosen.tree));
-    report.detail = `${evidence.detail} (Candidate \`${chosen.manifest.candidate.id}\` of ${selection.lines.length}; its evidence comes from its propose job.)`;
+    const report: RunReport = {
+      ...evidence,
+      task: p.task,
+      changes: await p.git.changes(baseTree, chosen.tree),
+      diff: p.redactor.redact(await p.git.diff(baseTree, chosen.tree)),
+      detail: `${evidence.detail} (Candidate \`${chosen.manifest.candidate.id}\` of ${selection.lines.length}; its evidence comes from its propose job.)`,
+    };
     return { kind: 'publish', selection, report, tree: chosen.tree, candidatesMarkdown };
   }
-  report.detail = `No candidate produced a verified fix, so nothing was published. The best attempt was candidate \`${chosen.manifest.candidate.id}\`: ${evidence.detail}`;
+  const detail = `No candidate produced a verified fix, so nothing was published. The best attempt was candidate \`${chosen.manifest.candidate.id}\`: ${evidence.detail}`;
+  const report: RunReport = { ...evidence, task: p.task, changes: [], diff: '', detail };
   return { kind: 'none-verified', selection, report, candidatesMarkdown };
 }
 

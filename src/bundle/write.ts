@@ -74,18 +74,22 @@ export async function writeBundle(input: WriteBundleInput): Promise<WrittenBundl
   const { fix, settings, redactor } = input;
   const id = CandidateIdSchema.safeParse(input.candidate.id);
   if (!id.success) throw new Error(`The candidate id ${JSON.stringify(input.candidate.id)} ${id.error.issues[0]?.message ?? 'is invalid'}.`);
-  const report: RunReport = { ...fix.report };
   let patch: Buffer = Buffer.alloc(0);
-  if (report.status === 'fixed') {
+  let secret = false;
+  if (fix.report.status === 'fixed') {
     if (!fix.tree) throw new Error('A fixed run without a tree to publish cannot be bundled.');
     patch = await input.patches.binaryPatch(`${fix.baseSha}^{tree}`, fix.tree);
-    if (await carriesSecret(input.patches, `${fix.baseSha}^{tree}`, fix.tree, patch, redactor)) {
-      patch = Buffer.alloc(0);
-      report.status = 'not-fixed';
-      report.reason = 'secret-in-change';
-      report.detail = 'The change contains a secret value (a token or key of this run, possibly encoded); it was not put in the bundle.';
-    }
+    secret = await carriesSecret(input.patches, `${fix.baseSha}^{tree}`, fix.tree, patch, redactor);
+    if (secret) patch = Buffer.alloc(0);
   }
+  const report: RunReport = secret
+    ? {
+        ...fix.report,
+        status: 'not-fixed',
+        reason: 'secret-in-change',
+        detail: 'The change contains a secret value (a token or key of this run, possibly encoded); it was not put in the bundle.',
+      }
+    : fix.report;
   const { task, diff: _diff, ...rest } = report;
   const evidence: Evidence = redactDeep(rest, redactor);
   const manifest: Manifest = {
