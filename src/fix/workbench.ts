@@ -18,7 +18,16 @@ import type { ProgressSink } from './progress.js';
 import type { Wording } from '../settings/wording.js';
 import { stop, tail, type Stop } from './stop.js';
 
-const OUTPUT_CAP = 400_000;
+/** The setup command's output kept (its head and tail): what a reader of a failed setup needs. */
+export const SETUP_OUTPUT_CAP = 400_000;
+/**
+ * A test command's output kept for parsing (head and tail, the middle dropped beyond it). Test ids
+ * are read from the whole of it, so it must hold a large suite's verbose listing: a pnpm monorepo's
+ * vitest --reporter=verbose printed 486,229 characters (valibot, 3,980 tests), and a cap of 400,000
+ * dropped the fixed tests' lines from the middle, so the gate refused a real fix. The output lives
+ * only while it is parsed (a TestRun keeps a 4,000-character tail).
+ */
+export const TEST_OUTPUT_CAP = 8_000_000;
 
 type SandboxSettings = NonNullable<Settings['sandbox']>;
 type Isolation = ReturnType<typeof isolationFor>;
@@ -115,7 +124,7 @@ export function commandRunner(deps: FixDeps, settings: Settings, bench: Workbenc
       // never beyond the run's wall-time budget
       timeoutMs: Math.max(1000, Math.min(settings.commandTimeoutMs, bench.budget.remainingMs())),
       env: bench.env,
-      maxOutputChars: OUTPUT_CAP,
+      maxOutputChars: kind === 'setup' ? SETUP_OUTPUT_CAP : TEST_OUTPUT_CAP,
       wrapper: (kind === 'setup' ? bench.setupIso : bench.testIso).wrapper,
       memoryMb: bench.sandbox.memoryMb,
     });
