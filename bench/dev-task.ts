@@ -31,6 +31,26 @@ export function benchGit(cwd: string, ...args: string[]): string {
 }
 
 /**
+ * Every tracked file of a mirror at a commit, outside .github/ and up to 2 MB each (the fake remote
+ * of a CI-mode run is made from them): UTF-8 text, and the other files as bytes; `ignore` is added
+ * to the .gitignore (what the bench's install writes).
+ */
+export function treeAt(mirror: string, sha: string, ignore: string[]): { text: Record<string, string>; binary: Record<string, Buffer> } {
+  const text: Record<string, string> = {};
+  const binary: Record<string, Buffer> = {};
+  for (const f of benchGit(mirror, 'ls-tree', '-r', '--name-only', sha).split('\n')) {
+    if (!f || f.startsWith('.github/')) continue;
+    const buf = execFileSync('git', ['show', `${sha}:${f}`], { cwd: mirror, maxBuffer: 64 << 20 });
+    if (buf.length > 2_000_000) continue;
+    const asText = buf.toString('utf8');
+    if (buf.includes(0) || !Buffer.from(asText, 'utf8').equals(buf)) binary[f] = buf;
+    else text[f] = asText;
+  }
+  text['.gitignore'] = `${text['.gitignore'] ?? ''}\n${ignore.map((p) => `${p}\n`).join('')}`;
+  return { text, binary };
+}
+
+/**
  * A clone of the task's mirror at the buggy commit, installed by the task's own command. With
  * `withTest` (the default) the fix commit's tests are committed on top, as a maintainer's
  * reproduction would be; without, the issue alone, as filed (`dev-tasks.ts --variant no-test`).

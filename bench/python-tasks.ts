@@ -35,7 +35,7 @@ import { parseScript, type Script } from '../src/scripted/script.js';
 import { node24, ROOT } from '../test-support/run-action.js';
 import { jobLog, realRun, repairCiRun } from '../test-support/ci-repair.js';
 import { cleanupFixtures } from '../test-support/git-fixture.js';
-import { arg } from './dev-task.js';
+import { arg, treeAt } from './dev-task.js';
 
 interface RepoSpec {
   repo: string;
@@ -204,28 +204,11 @@ async function issueMode(t: PythonTask, dir: string, s: Script) {
   };
 }
 
-/** Every tracked file at a commit (the fake remote of the CI run is made from them): UTF-8 text, and the other files as bytes. */
-function treeAt(repo: string, sha: string): { text: Record<string, string>; binary: Record<string, Buffer> } {
-  const mirror = mirrorOf(repo);
-  const text: Record<string, string> = {};
-  const binary: Record<string, Buffer> = {};
-  for (const f of git(mirror, 'ls-tree', '-r', '--name-only', sha).split('\n')) {
-    if (!f || f.startsWith('.github/')) continue;
-    const buf = execFileSync('git', ['show', `${sha}:${f}`], { cwd: mirror, maxBuffer: 64 << 20 });
-    if (buf.length > 2_000_000) continue;
-    const asText = buf.toString('utf8');
-    if (buf.includes(0) || !Buffer.from(asText, 'utf8').equals(buf)) binary[f] = buf;
-    else text[f] = asText;
-  }
-  text['.gitignore'] = `${text['.gitignore'] ?? ''}\n.venv/\n__pycache__/\n.pytest_cache/\n`;
-  return { text, binary };
-}
-
 async function ciMode(t: PythonTask) {
   const open: { close(): Promise<void> }[] = [];
   const t0 = performance.now();
   try {
-    const { text: files, binary } = treeAt(t.repo, t.fix_sha);
+    const { text: files, binary } = treeAt(mirrorOf(t.repo), t.fix_sha, ['.venv/', '__pycache__/', '.pytest_cache/']);
     const broken = Object.fromEntries(t.fix_files.map((f) => [f, git(mirrorOf(t.repo), 'show', `${t.buggy_sha}:${f}`) + '\n']));
     let logLines = 0;
     const { r } = await repairCiRun(open, {
