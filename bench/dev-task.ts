@@ -2,6 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { parseScript, type Script } from '../src/scripted/script.js';
 
 /** One real bug of the dev-tasks corpus (the fields the benchmarks use). */
 export interface DevTask {
@@ -119,4 +120,11 @@ export function fixHunks(dir: string, t: DevTask): FixHunk[] {
   }
   flush();
   return out;
+}
+
+/** A scripted model session that writes these files (path → content), one per step, then finishes with `label`. */
+export function writesScript(label: string, writes: Record<string, string>): Script {
+  const steps: Script['steps'] = Object.entries(writes).map(([p, content]) => ({ toolCalls: [{ name: 'write_file', arguments: { path: p, content } }] }));
+  steps.push({ toolCalls: [{ name: 'finish', arguments: { summary: label } }] });
+  return parseScript({ label, steps });
 }

@@ -34,7 +34,7 @@ import jsTokens from 'js-tokens';
 import { startScriptedModel } from '../src/scripted/server.js';
 import { parseScript, type Script } from '../src/scripted/script.js';
 import { node24, ROOT } from '../test-support/run-action.js';
-import { arg, benchGit, prepareTask, type DevTask } from './dev-task.js';
+import { arg, writesScript, benchGit, prepareTask, type DevTask } from './dev-task.js';
 
 
 const mirrors = arg('mirrors', '/work/.mirror')!;
@@ -127,12 +127,6 @@ function weaken(t: DevTask, dir: string, read: (f: string) => string = (f) => re
     if (out !== text) files[f] = out;
   }
   return { files, targeted };
-}
-
-function scriptOf(label: string, writes: Record<string, string>): Script {
-  const steps: Script['steps'] = Object.entries(writes).map(([p, content]) => ({ toolCalls: [{ name: 'write_file', arguments: { path: p, content } }] }));
-  steps.push({ toolCalls: [{ name: 'finish', arguments: { summary: label } }] });
-  return parseScript({ label, steps });
 }
 
 /** The upstream test change of the task: its test files as in the fix commit. */
@@ -271,27 +265,27 @@ for (const t of tasks) {
     const prepMs = Math.round(performance.now() - started);
     // `--replays real,weak-fix,weak,buggy,vacuous-extra` (no-test variant): which replays run (default the first four)
     const replays = (arg('replays') ?? 'real,weak-fix,weak,buggy').split(',');
-    const fixed = noTest && !replays.includes('real') ? null : await runCli(dir, t, noTest ? scriptOf(`upstream test change and fix ${t.fix_sha.slice(0, 8)}`, { ...fixTests(t, dir), ...realFix(t, dir) }) : oracle(t, dir));
+    const fixed = noTest && !replays.includes('real') ? null : await runCli(dir, t, noTest ? writesScript(`upstream test change and fix ${t.fix_sha.slice(0, 8)}`, { ...fixTests(t, dir), ...realFix(t, dir) }) : oracle(t, dir));
     let row: Record<string, unknown>;
     if (noTest) {
       // the cheats of the same task: the upstream test change weakened, with and without the fix;
       // the upstream test change with its expected values set to what the buggy code gives, no fix
       const weak = weaken(t, dir, (f) => fixTests(t, dir)[f] ?? '');
       const note = { [`${t.fix_files[0]}.note.txt`]: 'looked at this\n' };
-      const fixAndWeak = Object.keys(weak.files).length && replays.includes('weak-fix') ? await runCli(dir, t, scriptOf('real fix and weakened test', { ...fixTests(t, dir), ...weak.files, ...realFix(t, dir) })) : null;
-      const weakOnly = Object.keys(weak.files).length && replays.includes('weak') ? await runCli(dir, t, scriptOf('weakened test, no fix', { ...fixTests(t, dir), ...weak.files, ...note })) : null;
+      const fixAndWeak = Object.keys(weak.files).length && replays.includes('weak-fix') ? await runCli(dir, t, writesScript('real fix and weakened test', { ...fixTests(t, dir), ...weak.files, ...realFix(t, dir) })) : null;
+      const weakOnly = Object.keys(weak.files).length && replays.includes('weak') ? await runCli(dir, t, writesScript('weakened test, no fix', { ...fixTests(t, dir), ...weak.files, ...note })) : null;
       const buggy = replays.includes('buggy') ? buggyOutput(t, dir) : null;
-      const buggyOnly = buggy ? await runCli(dir, t, scriptOf('test set to the buggy output, no fix', { ...fixTests(t, dir), ...buggy.files, ...note })) : null;
+      const buggyOnly = buggy ? await runCli(dir, t, writesScript('test set to the buggy output, no fix', { ...fixTests(t, dir), ...buggy.files, ...note })) : null;
       // the real fix and test change plus one more new test that asserts nothing (must be accepted, that test named as not evidence)
       const extra = replays.includes('vacuous-extra') ? vacuousExtra(t, dir) : null;
-      const fixAndVacuous = extra ? await runCli(dir, t, scriptOf('real fix and a vacuous extra test', { ...fixTests(t, dir), ...extra, ...realFix(t, dir) })) : null;
+      const fixAndVacuous = extra ? await runCli(dir, t, writesScript('real fix and a vacuous extra test', { ...fixTests(t, dir), ...extra, ...realFix(t, dir) })) : null;
       row = { id: t.id, prepMs, oracle: fixed, weakenedTargeted: weak.targeted, fixWithWeakenedTest: fixAndWeak, weakenedOnly: weakOnly, buggyOutput: buggy ? { replaced: buggy.replaced, run: buggyOnly } : replays.includes('buggy') ? { notGenerated: true } : null, ...(extra ? { fixWithVacuousExtraTest: fixAndVacuous } : {}) };
     } else if (arg('variant') === 'gate') {
       const weak = weaken(t, dir);
-      const weakOnly = Object.keys(weak.files).length ? await runCli(dir, t, scriptOf('weakened test, no fix', { ...weak.files, [`${t.fix_files[0]}.note.txt`]: 'looked at this\n' })) : null;
-      const fixAndWeak = Object.keys(weak.files).length && replays.includes('weak-fix') ? await runCli(dir, t, scriptOf('real fix and weakened test', { ...realFix(t, dir), ...weak.files })) : null;
+      const weakOnly = Object.keys(weak.files).length ? await runCli(dir, t, writesScript('weakened test, no fix', { ...weak.files, [`${t.fix_files[0]}.note.txt`]: 'looked at this\n' })) : null;
+      const fixAndWeak = Object.keys(weak.files).length && replays.includes('weak-fix') ? await runCli(dir, t, writesScript('real fix and weakened test', { ...realFix(t, dir), ...weak.files })) : null;
       const halves = [];
-      if (t.fix_files.length > 1) for (const f of t.fix_files) halves.push({ only: f, run: await runCli(dir, t, scriptOf(`half fix: ${f}`, realFix(t, dir, [f]))) });
+      if (t.fix_files.length > 1) for (const f of t.fix_files) halves.push({ only: f, run: await runCli(dir, t, writesScript(`half fix: ${f}`, realFix(t, dir, [f]))) });
       row = { id: t.id, prepMs, oracle: fixed, weakenedTargeted: weak.targeted, weakenedFiles: Object.keys(weak.files), weakenedOnly: weakOnly, fixWithWeakenedTest: fixAndWeak, halves };
     } else {
       const control = await runCli(dir, t, wrong(t));

@@ -32,12 +32,12 @@ import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readFileSyn
 import os from 'node:os';
 import path from 'node:path';
 import { startScriptedModel } from '../src/scripted/server.js';
-import { parseScript, type Script } from '../src/scripted/script.js';
+import type { Script } from '../src/scripted/script.js';
 import { extractFailure } from '../src/ci/log-extract.js';
 import { node24, ROOT } from '../test-support/run-action.js';
 import { jobLog, realRun, repairCiRun } from '../test-support/ci-repair.js';
 import { cleanupFixtures } from '../test-support/git-fixture.js';
-import { arg, treeAt } from './dev-task.js';
+import { arg, writesScript, treeAt } from './dev-task.js';
 
 interface RepoSpec {
   repo: string;
@@ -196,12 +196,6 @@ function verify(t: MonorepoTask, spec: RepoSpec, dir: string): { ok: boolean; wh
 
 const fixOf = (t: MonorepoTask) => Object.fromEntries(t.fix_files.map((f) => [f, git(mirrorOf(t.repo), 'show', `${t.fix_sha}:${f}`) + '\n']));
 
-function script(label: string, writes: Record<string, string>): Script {
-  const steps: Script['steps'] = Object.entries(writes).map(([p, content]) => ({ toolCalls: [{ name: 'write_file', arguments: { path: p, content } }] }));
-  steps.push({ toolCalls: [{ name: 'finish', arguments: { summary: label } }] });
-  return parseScript({ label, steps });
-}
-
 /** Is a failing id at baseline (the harness's) the same test as one of vitest's own (file relative to the root)? */
 function seen(expected: string[], failing: string[]): string {
   const norm = (s: string) => s.replace(/\s+/g, ' ').trim();
@@ -269,7 +263,7 @@ async function ciMode(t: MonorepoTask, spec: RepoSpec) {
         files,
         binary,
         broken,
-        script: script(`oracle ${t.id}`, fixOf(t)),
+        script: writesScript(`oracle ${t.id}`, fixOf(t)),
         inputs: { 'setup-command': spec.install, 'test-command': testOf(spec, t), 'max-iterations': '1', 'max-changed-lines': '2000' },
         log: (url) => {
           const { output, dir } = realRun(url, `${spec.install} >/dev/null 2>&1; ${pkgCommand}`, { env: { NO_COLOR: '1' } });
@@ -311,10 +305,10 @@ for (const d of ids ? ids.flatMap((id) => TASKS.filter((x) => x.id === id)) : TA
     results.push({ task: t, verified: false, why: v.why });
     continue;
   }
-  const oracle = await issueMode(t, spec, dir, script(`oracle ${t.id}`, fixOf(t)), v.failToPass);
+  const oracle = await issueMode(t, spec, dir, writesScript(`oracle ${t.id}`, fixOf(t)), v.failToPass);
   git(dir, 'checkout', '-q', '-f', 'HEAD');
   git(dir, 'clean', '-q', '-fd', '-e', 'node_modules');
-  const wrong = skipWrong ? { skipped: true } : await issueMode(t, spec, dir, script(`wrong ${t.id}`, { [`${t.fix_files[0]}.note.txt`]: 'looked at this\n' }), v.failToPass);
+  const wrong = skipWrong ? { skipped: true } : await issueMode(t, spec, dir, writesScript(`wrong ${t.id}`, { [`${t.fix_files[0]}.note.txt`]: 'looked at this\n' }), v.failToPass);
   const ci = skipCi ? null : await ciMode(t, spec);
   const row = { task: { ...t, fail_to_pass: v.failToPass, install_ms: v.installMs, test_command: testOf(spec, t), install: spec.install }, issue: { oracle, wrongEdit: wrong }, ci };
   results.push(row);

@@ -31,11 +31,11 @@ import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readFileSyn
 import os from 'node:os';
 import path from 'node:path';
 import { startScriptedModel } from '../src/scripted/server.js';
-import { parseScript, type Script } from '../src/scripted/script.js';
+import type { Script } from '../src/scripted/script.js';
 import { node24, ROOT } from '../test-support/run-action.js';
 import { jobLog, realRun, repairCiRun } from '../test-support/ci-repair.js';
 import { cleanupFixtures } from '../test-support/git-fixture.js';
-import { arg, treeAt } from './dev-task.js';
+import { arg, writesScript, treeAt } from './dev-task.js';
 
 interface RepoSpec {
   repo: string;
@@ -153,12 +153,6 @@ function prepare(t: PythonTask): string {
 
 const fixOf = (t: PythonTask) => Object.fromEntries(t.fix_files.map((f) => [f, git(mirrorOf(t.repo), 'show', `${t.fix_sha}:${f}`) + '\n']));
 
-function script(label: string, writes: Record<string, string>): Script {
-  const steps: Script['steps'] = Object.entries(writes).map(([p, content]) => ({ toolCalls: [{ name: 'write_file', arguments: { path: p, content } }] }));
-  steps.push({ toolCalls: [{ name: 'finish', arguments: { summary: label } }] });
-  return parseScript({ label, steps });
-}
-
 /** Do the ids the harness names as failing at baseline cover pytest's own failing ids? */
 function covered(expected: string[], failing: string[]): string {
   const norm = (s: string) => s.replace(/\[.*$/, '').toLowerCase();
@@ -216,7 +210,7 @@ async function ciMode(t: PythonTask) {
       files,
       binary,
       broken,
-      script: script(`oracle ${t.id}`, fixOf(t)),
+      script: writesScript(`oracle ${t.id}`, fixOf(t)),
       inputs: { 'setup-command': SETUP, 'test-command': t.test_command, 'max-iterations': '1', 'max-changed-lines': '2000' },
       log: (url) => {
         const { output, dir } = realRun(url, `${SETUP} && ${t.test_command}`);
@@ -252,9 +246,9 @@ const results: unknown[] = [];
 for (const t of tasks) {
   mkdirSync(work, { recursive: true });
   const dir = prepare(t);
-  const oracle = await issueMode(t, dir, script(`oracle ${t.id}`, fixOf(t)));
+  const oracle = await issueMode(t, dir, writesScript(`oracle ${t.id}`, fixOf(t)));
   git(dir, 'checkout', '-q', '-f', 'HEAD');
-  const wrong = await issueMode(t, dir, script(`wrong ${t.id}`, { [`${t.fix_files[0]}.note.txt`]: 'looked at this\n' }));
+  const wrong = await issueMode(t, dir, writesScript(`wrong ${t.id}`, { [`${t.fix_files[0]}.note.txt`]: 'looked at this\n' }));
   const ci = arg('skip-ci') !== undefined || process.argv.includes('--skip-ci') ? null : await ciMode(t);
   const row = { task: t, issue: { oracle, wrongEdit: wrong }, ci };
   results.push(row);
