@@ -23,7 +23,8 @@ const project = {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
-  transform: { '^.+\\.ts$': ['ts-jest', { useESM: true, diagnostics: false }] },
+  transform: { '^.+\\.ts$': ['ts-jest', { useESM: true, diagnostics: false }], '^.+\\.pl$': '<rootDir>/scripts/text-transform.cjs' },
+  moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json', 'pl'],
   setupFiles: ['<rootDir>/test-support/jest-env.cjs'],
 };
 

@@ -9,7 +9,8 @@ import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realp
 import os from 'node:os';
 import path from 'node:path';
 import { filesFromShowOrigin } from '../src/sandbox/credentials.js';
-import { chooseSandbox, homeToHide, toolchainDirs, isolationFor, openSandbox, probeSandbox, sandboxHolds, sandboxRefused, type ProbeEnv } from '../src/sandbox/sandbox.js';
+import { chooseSandbox, homeToHide, isolationFor, openSandbox, probeSandbox, sandboxHolds, sandboxRefused, type ProbeEnv } from '../src/sandbox/sandbox.js';
+import { keptDirs } from '../src/sandbox/home.js';
 import { makeShell } from '../src/adapters/shell.js';
 import { childEnv } from '../src/verify/env.js';
 import { mainWorld, FIX_STEPS, botComments } from '../test-support/run-main.js';
@@ -19,7 +20,7 @@ import { withConfig } from '../src/ports/git-filters.js';
 
 afterAll(() => cleanupFixtures());
 
-const HOLDS = 'CapEff:\t0000000000000000\nNoNewPrivs:\t1\nPID1 sh\nRO\nNET lo \n';
+const HOLDS = 'CapEff:\t0000000000000000\nNoNewPrivs:\t1\nPID1 sh\nRO\nNET lo \nLAYER\n';
 
 function env(works: { ns?: boolean; sudo?: boolean; sysctlFixes?: boolean }, over: Partial<ProbeEnv> = {}): ProbeEnv & { calls: string[][] } {
   const calls: string[][] = [];
@@ -43,24 +44,24 @@ function env(works: { ns?: boolean; sudo?: boolean; sysctlFixes?: boolean }, ove
 
 describe('choosing the sandbox (pure)', () => {
   test('namespaces when they work, as root and unprivileged', () => {
-    expect(chooseSandbox(env({ ns: true }, { isRoot: true }), [{ launcher: 'perl', wrapper: ['unshare'] }]).description).toMatch(/as root\)$/);
-    expect(chooseSandbox(env({ ns: true }), [{ launcher: 'perl', wrapper: ['unshare'] }]).mode).toBe('namespaces');
+    expect(chooseSandbox(env({ ns: true }, { isRoot: true }), ['unshare']).description).toMatch(/as root\)$/);
+    expect(chooseSandbox(env({ ns: true }), ['unshare']).mode).toBe('namespaces');
   });
   test('GitHub-hosted Ubuntu 24.04: sudo sysctl lifts the AppArmor restriction, then namespaces', () => {
     const e = env({ sudo: true, sysctlFixes: true }, { githubHosted: true });
-    expect(chooseSandbox(e, [{ launcher: 'perl', wrapper: ['unshare'] }]).mode).toBe('namespaces');
+    expect(chooseSandbox(e, ['unshare']).mode).toBe('namespaces');
     expect(e.calls.some((c) => c.join(' ') === 'sudo -n sysctl -w kernel.apparmor_restrict_unprivileged_userns=0')).toBe(true);
   });
   test('self-hosted runners are never reconfigured; no sandbox is said plainly', () => {
     const e = env({ sudo: true, sysctlFixes: true });
-    const p = chooseSandbox(e, [{ launcher: 'perl', wrapper: ['unshare'] }]);
+    const p = chooseSandbox(e, ['unshare']);
     expect(p.mode).toBe('none');
     expect(e.calls.some((c) => c[0] === 'sudo')).toBe(false);
     expect(p.description).toMatch(/^NOT sandboxed: .*agent-fix's own user/);
     expect(isolationFor('tests', false, p)).toMatchObject({ unavailable: true, line: expect.stringContaining('NOT sandboxed') });
   });
   test('AGENT_FIX_SANDBOX=off turns it off, and says so', () => {
-    expect(chooseSandbox(env({ ns: true }, { disabled: true }), [{ launcher: 'perl', wrapper: ['unshare'] }]).description).toContain('turned off by AGENT_FIX_SANDBOX=off');
+    expect(chooseSandbox(env({ ns: true }, { disabled: true }), ['unshare']).description).toContain('turned off by AGENT_FIX_SANDBOX=off');
   });
   test('a sandbox that starts but keeps a capability, a writable root or a network interface does not count', () => {
     expect(sandboxHolds(HOLDS)).toBe(true);
@@ -68,6 +69,7 @@ describe('choosing the sandbox (pure)', () => {
     expect(sandboxHolds(HOLDS.replace('RO', 'RW'))).toBe(false);
     expect(sandboxHolds(HOLDS.replace('NET lo ', 'NET lo eth0 '))).toBe(false);
     expect(sandboxHolds(HOLDS.replace('NoNewPrivs:\t1', 'NoNewPrivs:\t0'))).toBe(false);
+    expect(sandboxHolds(HOLDS.replace('LAYER\n', ''))).toBe(false);
   });
   test('the policy refuses where it must', () => {
     expect(sandboxRefused('github-hosted', 'none', true)).toBe(true);
@@ -84,11 +86,11 @@ describe('choosing the sandbox (pure)', () => {
     expect(homeToHide('/nonexistent', '/repo', () => false)).toBe('');
     expect(homeToHide(undefined, '/repo', dir)).toBe('');
   });
-  test('toolchains kept from HOME: the usual directories, the variables, PATH entries under HOME; none nested', () => {
-    const dirs = new Set(['/h/.cargo', '/h/.rustup', '/h/.cargo/bin', '/h/tools/bin', '/opt/x/bin', '/h/my dir']);
+  test('caches and toolchains kept from HOME: the usual directories, the variables, PATH entries under HOME; none nested, none holding a credential', () => {
+    const dirs = new Set(['/h/.cargo', '/h/.rustup', '/h/.cargo/bin', '/h/tools/bin', '/opt/x/bin', '/h/my dir', '/h/.cache', '/h/setup-pnpm', '/h/.ssh', '/h/.config']);
     const isDir = (p: string) => dirs.has(p);
-    expect(toolchainDirs('/h', { PATH: '/h/.cargo/bin:/h/tools/bin:/opt/x/bin:/usr/bin', RUSTUP_HOME: '/h/.rustup', X: '/h/my dir' }, isDir)).toEqual(['/h/.cargo', '/h/.rustup', '/h/tools/bin']);
-    expect(toolchainDirs('', { PATH: '/h/.cargo/bin' }, isDir)).toEqual([]);
+    expect(keptDirs('/h', { PATH: '/h/.cargo/bin:/h/tools/bin:/opt/x/bin:/usr/bin:/h/.ssh', RUSTUP_HOME: '/h/.rustup', PNPM_HOME: '/h/my dir', X: '/h/.config' }, isDir)).toEqual(['/h/.cache', '/h/.cargo', '/h/.rustup', '/h/my dir', '/h/setup-pnpm', '/h/tools/bin']);
+    expect(keptDirs('', { PATH: '/h/.cargo/bin' }, isDir)).toEqual([]);
   });
   test('git config --show-origin parsing', () => {
     expect(filesFromShowOrigin('file:.git/config\thttp.https://github.com/.extraheader AUTHORIZATION: basic x\nfile:/tmp/creds.config\thttp.https://github.com/.extraheader y\n')).toEqual(['.git/config', '/tmp/creds.config']);
@@ -142,7 +144,7 @@ describe('on this machine', () => {
   const shell = makeShell();
   const sandboxed = probe.mode === 'namespaces' ? test : test.skip;
 
-  function world(launcher: 'perl' | 'sh' = probe.launcher ?? 'sh') {
+  function world() {
     const base = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'agent-fix-sbx-')));
     const repo = path.join(base, 'repo');
     const home = path.join(base, 'home');
@@ -154,8 +156,8 @@ describe('on this machine', () => {
     writeFileSync(path.join(home, '.cargo', 'bin', 'tool'), 'TOOLCHAIN\n');
     writeFileSync(path.join(home, '.cargo', 'credentials.toml'), '[registry]\ntoken = "cio_CARGOSECRET"\n');
     writeFileSync(path.join(base, 'outside.txt'), 'trusted\n');
-    const box = openSandbox({ ...probe, launcher }, repo, [path.join(repo, '.git', 'config')], home);
-    const opts = (network: boolean, readOnlyRepo = false) => ({ cwd: repo, timeoutMs: 20_000, env: box.env(childEnv({ ...process.env, HOME: home })), maxOutputChars: 20_000, wrapper: box.wrapper(network, readOnlyRepo) });
+    const box = openSandbox(probe, repo, [path.join(repo, '.git', 'config')], home);
+    const opts = (kind: 'setup' | 'tests', network = kind === 'setup') => ({ cwd: repo, timeoutMs: 20_000, env: box.env(childEnv({ ...process.env, HOME: home })), maxOutputChars: 20_000, wrapper: box.wrapper(kind, network) });
     return { base, repo, home, opts };
   }
 
@@ -164,15 +166,15 @@ describe('on this machine', () => {
     expect(probe.description.length).toBeGreaterThan(5);
   });
 
-  sandboxed.each(['perl', 'sh'] as const)('%s launcher, inside: no capability, own PID namespace, read-only outside the repository, private HOME, credential covered; all of it readable without', async (launcher) => {
-    const w = world(launcher);
+  sandboxed('inside: no capability, own PID namespace, read-only outside the repository, private HOME, credential covered; all of it readable without', async () => {
+    const w = world();
     const script = [
       'grep CapEff /proc/self/status',
       'echo "pids $(ls /proc | grep -c "^[0-9]")"',
       `cat ${w.home}/.git-credentials 2>/dev/null || echo "no home secret"`,
       'cat .git/config 2>/dev/null | grep -c extraheader || true',
       `echo hacked >> ${w.base}/outside.txt 2>/dev/null || echo "outside read-only"`,
-      'echo hacked > .git/pre-push 2>/dev/null || echo "git read-only"',
+      'echo hacked > .git/pre-push && echo "git layer writable"',
       'echo built > build.txt && echo "repo writable"',
       'echo x > "$TMPDIR/t" && echo "temp writable"',
       'umount .git/config 2>/dev/null || echo "no umount"',
@@ -180,33 +182,35 @@ describe('on this machine', () => {
       'echo "devices: $(ls /dev | tr "\\n" " ")"',
       'echo "run: $(ls /run 2>/dev/null | tr "\\n" " ")"',
       `cat ${w.home}/.cargo/bin/tool; cat ${w.home}/.cargo/credentials.toml`,
-      `echo x >> ${w.home}/.cargo/bin/tool 2>/dev/null || echo "toolchain read-only"`,
+      `echo x >> ${w.home}/.cargo/bin/tool && echo "toolchain layer writable"`,
       'exit 3',
     ].join('; ');
-    const r = await shell.run(script, w.opts(false));
+    const r = await shell.run(script, w.opts('setup', false));
     expect(r.exitCode).toBe(3);
     expect(r.output).toMatch(/CapEff:\s*0+\n/);
     expect(Number(/pids (\d+)/.exec(r.output)?.[1])).toBeLessThan(6);
     expect(r.output).toContain('no home secret');
     expect(r.output).toMatch(/^0$/m);
-    expect(r.output).toContain('git read-only');
+    expect(r.output).toContain('git layer writable');
+    expect(existsSync(path.join(w.repo, '.git', 'pre-push'))).toBe(false);
     expect(r.output).toContain('repo writable');
     expect(r.output).toContain('temp writable');
     expect(r.output).toContain('no umount');
     expect(r.output).toContain('sysctl read-only');
     expect(r.output).toContain('TOOLCHAIN');
-    expect(r.output).toContain('toolchain read-only');
+    expect(r.output).toContain('toolchain layer writable');
+    expect(readFileSync(path.join(w.home, '.cargo', 'bin', 'tool'), 'utf8')).toBe('TOOLCHAIN\n');
     expect(r.output).not.toContain('cio_CARGOSECRET');
     expect(r.output).toContain('devices: fd full null pts random shm stderr stdin stdout tty urandom zero');
     expect(r.output).not.toMatch(/run: .*(dbus|docker|user)/);
     expect(readFileSync(path.join(w.base, 'outside.txt'), 'utf8')).toBe('trusted\n');
     expect(readFileSync(path.join(w.repo, 'build.txt'), 'utf8')).toBe('built\n');
-    // the type and lint checkers get the checkout read-only as well (they have no reason to write it)
-    const checker = await shell.run('echo x >> build.txt 2>/dev/null || echo "checkout read-only"; echo y > "$TMPDIR/report.json" && echo "temp writable"', w.opts(false, true));
-    expect(checker.output).toContain('checkout read-only');
-    expect(checker.output).toContain('temp writable');
+    // a test run (or checker) writes its own copy-on-write layer: gone when it ends
+    const checker = await shell.run('echo x >> build.txt && echo y > "$TMPDIR/report.json" && echo "layer writable"', w.opts('tests'));
+    expect(checker.output).toContain('layer writable');
+    expect(readFileSync(path.join(w.repo, 'build.txt'), 'utf8')).toBe('built\n');
     // control: the same script without the sandbox reads and writes all of it
-    const open = await shell.run(script, { ...w.opts(false), wrapper: undefined, env: childEnv({ ...process.env, HOME: w.home }) });
+    const open = await shell.run(script, { ...w.opts('setup', false), wrapper: undefined, env: childEnv({ ...process.env, HOME: w.home }) });
     expect(open.output).toContain('ghp_HOMESECRET');
     expect(open.output).toMatch(/^1$/m);
     if (process.getuid?.() === 0) expect(open.output).toContain('sysctl writable');
@@ -215,7 +219,7 @@ describe('on this machine', () => {
   });
 
   sandboxed('AGENT_FIX_SANDBOX_READ: a directory outside the checkout (a node_modules it links to, under /tmp) is read-only and readable only when listed', async () => {
-    const w = world('perl');
+    const w = world();
     const shared = path.join(w.base, 'shared-modules');
     mkdirSync(path.join(shared, 'dep'), { recursive: true });
     writeFileSync(path.join(shared, 'dep', 'index.js'), 'SHARED\n');
@@ -225,12 +229,12 @@ describe('on this machine', () => {
     const logs: string[] = [];
     try {
       process.env.AGENT_FIX_SANDBOX_READ = `${shared}:relative/dir:${path.join(w.base, 'missing')}:${w.home}:${w.base}`;
-      const box = openSandbox({ ...probe, launcher: 'perl' }, w.repo, [], w.home, (m) => logs.push(m));
-      const r = await shell.run(script, { ...w.opts(false), wrapper: box.wrapper(false), env: box.env(childEnv({ ...process.env, HOME: w.home })) });
+      const box = openSandbox(probe, w.repo, [], w.home, (m) => logs.push(m));
+      const r = await shell.run(script, { ...w.opts('tests'), wrapper: box.wrapper('tests', false), env: box.env(childEnv({ ...process.env, HOME: w.home })) });
       expect(r.output).toContain('SHARED');
       expect(r.output).toContain('read-only');
       // HOME, and a directory holding it, are refused: the home secret stays hidden
-      const home = await shell.run(`cat ${w.home}/.git-credentials 2>/dev/null || echo "no home secret"`, { ...w.opts(false), wrapper: box.wrapper(false), env: box.env(childEnv({ ...process.env, HOME: w.home })) });
+      const home = await shell.run(`cat ${w.home}/.git-credentials 2>/dev/null || echo "no home secret"`, { ...w.opts('tests'), wrapper: box.wrapper('tests', false), env: box.env(childEnv({ ...process.env, HOME: w.home })) });
       expect(home.output).toContain('no home secret');
     } finally {
       if (saved === undefined) delete process.env.AGENT_FIX_SANDBOX_READ;
@@ -241,32 +245,32 @@ describe('on this machine', () => {
     expect(logs.join('\n')).toContain(`${w.base} (holds HOME`);
     expect(readFileSync(path.join(shared, 'dep', 'index.js'), 'utf8')).toBe('SHARED\n');
     // control: not listed, the sandbox's empty /tmp hides it
-    const hidden = await shell.run(script, w.opts(false));
+    const hidden = await shell.run(script, w.opts('tests'));
     expect(hidden.output).toContain('not visible');
   });
 
   sandboxed('nothing outlives the command: a setsid daemon dies with it; a timeout kills the namespace', async () => {
     const w = world();
     const marker = path.join(w.repo, 'daemon.txt');
-    const r = await shell.run(`setsid sh -c 'sleep 1; echo alive > ${marker}' >/dev/null 2>&1 < /dev/null & sleep 0.3; echo started`, w.opts(false));
+    const r = await shell.run(`setsid sh -c 'sleep 1; echo alive > ${marker}' >/dev/null 2>&1 < /dev/null & sleep 0.3; echo started`, w.opts('tests'));
     expect(r.output).toContain('started');
-    const hang = await shell.run('sleep 30 & sleep 30', { ...w.opts(false), timeoutMs: 300 });
+    const hang = await shell.run('sleep 30 & sleep 30', { ...w.opts('tests'), timeoutMs: 300 });
     expect(hang.timedOut).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(() => readFileSync(marker)).toThrow();
     // control: without the sandbox the daemon survives the command
-    await shell.run(`setsid sh -c 'sleep 1; echo alive > ${marker}' >/dev/null 2>&1 < /dev/null & sleep 0.3; echo started`, { ...w.opts(false), wrapper: undefined });
+    await shell.run(`setsid sh -c 'sleep 1; echo alive > ${marker}' >/dev/null 2>&1 < /dev/null & sleep 0.3; echo started`, { ...w.opts('tests'), wrapper: undefined });
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(readFileSync(marker, 'utf8')).toBe('alive\n');
   });
 
   sandboxed('the network: none for tests (loopback works), kept for setup', async () => {
     const w = world();
-    const out = await shell.run('tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d " " | sort | tr "\\n" " "', w.opts(false));
+    const out = await shell.run('tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d " " | sort | tr "\\n" " "', w.opts('tests'));
     expect(out.output.trim()).toBe('lo');
-    const loop = await shell.run(`node -e "const s=require('http').createServer((q,r)=>r.end('in')).listen(0,'127.0.0.1',()=>fetch('http://127.0.0.1:'+s.address().port).then(r=>r.text()).then(t=>{console.log('LOOPBACK '+t);s.close()}))"`, w.opts(false));
+    const loop = await shell.run(`node -e "const s=require('http').createServer((q,r)=>r.end('in')).listen(0,'127.0.0.1',()=>fetch('http://127.0.0.1:'+s.address().port).then(r=>r.text()).then(t=>{console.log('LOOPBACK '+t);s.close()}))"`, w.opts('tests'));
     expect(loop.output).toContain('LOOPBACK in');
-    const setup = await shell.run('tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d " " | sort | tr "\\n" " "', w.opts(true));
+    const setup = await shell.run('tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d " " | sort | tr "\\n" " "', w.opts('setup'));
     expect(setup.output.trim()).not.toBe('lo');
   });
 });
@@ -276,7 +280,7 @@ describe('require-isolation', () => {
     const w = await mainWorld({ steps: FIX_STEPS });
     try {
       w.github.setFile('.github/agent-fix.yml', 'sandbox:\n  require-isolation: true\n');
-      const r = await w.run({ overrides: { sandbox: { mode: 'none', wrapper: [], description: 'NOT sandboxed (test)' } } });
+      const r = await w.run({ overrides: { sandbox: { mode: 'none', description: 'NOT sandboxed (test)' } } });
       expect(r.rt.outputs.status).toBe('error');
       expect(w.model.requests).toHaveLength(0);
       expect(botComments(w.github)[0].body).toContain('requires network isolation (sandbox.require-isolation) but none is available here');
@@ -288,7 +292,7 @@ describe('require-isolation', () => {
     const w = await mainWorld({ steps: FIX_STEPS });
     try {
       w.github.setFile('.github/agent-fix.yml', 'sandbox:\n  require-sandbox: always\n');
-      const r = await w.run({ overrides: { sandbox: { mode: 'none', wrapper: [], description: 'NOT sandboxed: test' } } });
+      const r = await w.run({ overrides: { sandbox: { mode: 'none', description: 'NOT sandboxed: test' } } });
       expect(r.rt.outputs.status).toBe('error');
       expect(w.model.requests).toHaveLength(0);
       expect(botComments(w.github)[0].body).toContain('sandbox.require-sandbox: always');

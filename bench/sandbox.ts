@@ -29,8 +29,7 @@ mkdirSync(path.join(repo, '.git'), { recursive: true });
 writeFileSync(path.join(repo, '.git', 'config'), '[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic eA==\n');
 const probe = probeSandbox();
 if (probe.mode === 'none') throw new Error(`no sandbox on this machine: ${probe.description}`);
-const box = openSandbox({ ...probe, launcher: 'perl' }, repo, [path.join(repo, '.git', 'config')], path.join(base, 'home'));
-const shBox = openSandbox({ ...probe, launcher: 'sh' }, repo, [path.join(repo, '.git', 'config')], path.join(base, 'home'));
+const box = openSandbox(probe, repo, [path.join(repo, '.git', 'config')], path.join(base, 'home'));
 
 const OLD_LO = 'ip link set lo up 2>/dev/null || ifconfig lo up 2>/dev/null || true; exec "$@"';
 const OLD_HIDE =
@@ -41,9 +40,8 @@ const variants: Record<string, string[]> = {
   none: [],
   'before: network namespace': [...oldNs, '--', 'sh', '-c', OLD_LO, 'agent-fix-sandbox'],
   'before: network + mount (credential covered)': [...oldNs, '--mount', '--propagation', 'private', '--', 'sh', '-c', OLD_HIDE, 'agent-fix-sandbox', path.join(repo, '.git', 'config'), '--'],
-  'now: sandbox, tests (no network)': box.wrapper(false) as string[],
-  'now: sandbox, setup (network)': box.wrapper(true) as string[],
-  'now, sh launcher (no perl): tests': shBox.wrapper(false) as string[],
+  'now: sandbox, tests (no network, copy-on-write layers)': box.wrapper('tests', false) as string[],
+  'now: sandbox, setup (network, .git layer)': box.wrapper('setup', true) as string[],
 };
 
 const samples: Record<string, number[]> = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));

@@ -28,6 +28,8 @@ for (const [entry, out, banner] of [
     banner: { js: banner },
     legalComments: 'none',
     plugins: [jsonRanksPlugin],
+    // the sandbox's launcher (src/sandbox/launch.pl), a real file bundled as text
+    loader: { '.pl': 'text' },
     logLevel: 'warning',
   });
 }

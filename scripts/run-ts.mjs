@@ -25,7 +25,7 @@ const keepLocation = {
     });
   },
 };
-await build({ plugins: [keepLocation], entryPoints: [entry], outfile: out, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'warning', absWorkingDir: process.cwd() });
+await build({ plugins: [keepLocation], entryPoints: [entry], outfile: out, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', loader: { '.pl': 'text' }, logLevel: 'warning', absWorkingDir: process.cwd() });
 process.argv = [process.argv[0], path.resolve(entry), ...rest];
 try {
   await import(pathToFileURL(out).href);

@@ -88,7 +88,7 @@ export async function proposeCandidate(o: ProposeOptions): Promise<Proposed> {
       parentEnv: { PATH: process.env.PATH, HOME: process.env.HOME },
       log: () => undefined,
       scripted: true,
-      sandbox: { mode: 'none', wrapper: [], description: 'no isolation (test)' },
+      sandbox: { mode: 'none', description: 'no isolation (test)' },
     });
     const bundle = await writeBundle({ fix, candidate: { id: o.candidate, ...sampling }, settings, redactor, patches, outDir: o.outDir });
     await git.restore(fix.pristineTree);

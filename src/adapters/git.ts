@@ -525,6 +525,10 @@ class CliGit implements GitPort {
     return [...set].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   }
 
+  async isIgnored(rel: string): Promise<boolean> {
+    return (await this.run(['check-ignore', '-q', '--', rel], { ok: [0, 1] })).exitCode === 0;
+  }
+
   async commitTree(tree: string, parent: string | string[], message: string, author: Identity): Promise<string> {
     const env = {
       GIT_AUTHOR_NAME: author.name,

@@ -362,6 +362,8 @@ export interface ToolBoxOptions {
   focus?: (rel: string) => { start: number; end: number; label: string }[];
   /** Awaited right before the model's change to a file is written (src/diagnostics keeps the baseline and the original content). */
   beforeWrite?: (rel: string) => Promise<void>;
+  /** Is the path ignored by git (and untracked)? Such a file is never part of the change, so it is never written. */
+  isIgnored?: (rel: string) => Promise<boolean>;
 }
 
 export class ToolBox {
@@ -371,10 +373,12 @@ export class ToolBox {
   private readonly maxFileBytes: number;
   private readonly focus?: ToolBoxOptions['focus'];
   private readonly beforeWrite?: ToolBoxOptions['beforeWrite'];
+  private readonly isIgnored?: ToolBoxOptions['isIgnored'];
 
   constructor(opts: ToolBoxOptions) {
     this.focus = opts.focus;
     this.beforeWrite = opts.beforeWrite;
+    this.isIgnored = opts.isIgnored;
     this.root = opts.root;
     this.listFilesFn = opts.listFiles;
     this.protectedPaths = opts.protectedPaths;
@@ -412,6 +416,18 @@ export class ToolBox {
       const msg = e instanceof Error ? e.message : String(e);
       return fail(`${name} failed: ${msg}. Nothing else was changed; check the arguments and try again.`, `${name}: error ${short(msg)}`);
     }
+  }
+
+  /**
+   * A git-ignored file (`node_modules/`, `.venv/`, build output) is never part of the change: an
+   * edit there would make the tests run on something the pull request does not hold.
+   */
+  private async ignoredRefusal(rel: string, label: string): Promise<ToolResult | null> {
+    if (!this.isIgnored || !(await this.isIgnored(rel))) return null;
+    return fail(
+      `"${rel}" is ignored by git (.gitignore): a change there is not part of the fix, and the tests must pass on the repository's files alone. Nothing was written; change the repository's own source instead.`,
+      `${label}: refused (git-ignored)`,
+    );
   }
 
   /** Normalizes an optional directory/file scope; null path means the whole repository. */
@@ -704,6 +720,8 @@ export class ToolBox {
     // The syntax check warns, never refuses: an edit is often one step of a change the model's next
     // edit completes (a block opened here, closed there), and a file left broken fails the tests at
     // finish. The warning says where, so a real slip is fixed at once.
+    const ignored = await this.ignoredRefusal(r.rel, label);
+    if (ignored) return ignored;
     const syntax = await syntaxGate(r.rel, before, res.content, res.line);
     await this.beforeWrite?.(r.rel);
     await fsp.writeFile(r.abs, res.content);
@@ -766,6 +784,8 @@ export class ToolBox {
     if (syntax.problem) {
       return fail(`write_file "${r.rel}": the content ${syntax.problem}\nNothing was written. Fix the content (balanced brackets, quotes, indentation) and send it again.`, `${label}: refused (syntax error)`);
     }
+    const ignored = await this.ignoredRefusal(r.rel, label);
+    if (ignored) return ignored;
     await this.beforeWrite?.(r.rel);
     await fsp.mkdir(path.dirname(r.abs), { recursive: true });
     await fsp.writeFile(r.abs, args.content);

@@ -48,6 +48,8 @@ export type CheckExec = (command: string, opts: { timeoutMs: number; maxOutputCh
 
 export interface DiagnosticsOptions {
   root: string;
+  /** Where the checkers write what agent-fix reads (the sandbox's scratch: writable inside it); the temp directory when absent. */
+  scratch?: string;
   exec: CheckExec;
   /** Per checker run (default 90 s). */
   timeoutMs?: number;
@@ -124,7 +126,7 @@ export class DiagnosticsWatcher {
     private readonly opts: DiagnosticsOptions,
     private readonly setup: CheckerSetup,
   ) {
-    this.tmp = mkdtempSync(path.join(os.tmpdir(), 'agent-fix-diag-'));
+    this.tmp = mkdtempSync(path.join(opts.scratch ?? os.tmpdir(), 'agent-fix-diag-'));
     this.stats = { checkers: CHECKERS.filter((c) => setup[c]), checks: 0, fedBack: 0, off: [], ms: 0 };
     for (const project of setup.tsc?.projects ?? []) this.jobs.push(this.tscJob(setup.tsc!.bin, project));
     if (setup.mypy) this.jobs.push({ checker: 'mypy', key: 'mypy', run: () => this.runMypy(), before: null });

@@ -45,6 +45,7 @@ export async function prepareFixContext(task: Task, plan: FixPlan, deps: FixDeps
   const tools = new ToolBox({
     root: git.root,
     listFiles: () => git.listFiles(),
+    isIgnored: (rel: string) => git.isIgnored(rel),
     protectedPaths: [...settings.protectedPaths, ...extraProtected],
     focus,
     ...(diagnostics ? { beforeWrite: (rel: string) => diagnostics.beforeWrite(rel) } : {}),
@@ -78,13 +79,14 @@ function typeAndLintFeedback(deps: FixDeps, bench: Workbench): DiagnosticsWatche
   const { git, shell } = deps;
   return createDiagnostics({
     root: git.root,
+    scratch: bench.box.scratch,
     exec: (command, o) =>
       shell.run(command, {
         cwd: git.root,
         timeoutMs: Math.max(1000, Math.min(o.timeoutMs, bench.budget.remainingMs())),
         env: bench.env,
         maxOutputChars: o.maxOutputChars,
-        wrapper: bench.box.wrapper(bench.sandbox.testNetwork, true) ?? bench.testIso.wrapper,
+        wrapper: bench.testIso.wrapper,
         memoryMb: bench.sandbox.memoryMb,
       }),
   });

@@ -58,6 +58,8 @@ export interface Commands {
   detection?: string;
   /** Runs a repository command in the sandbox; after a test run the working tree is put back (workspace/tree-guard.ts). */
   run: (command: string, kind?: 'setup' | 'tests') => Promise<CommandResult>;
+  /** Where agent-fix puts files the commands write for it (RunSandbox.scratch). */
+  scratch: string;
 }
 
 export async function openWorkbench(deps: FixDeps, settings: Settings): Promise<Workbench> {

@@ -46,6 +46,8 @@ export interface GitPort {
   changes(fromTree: string, toTree: string): Promise<FileChange[]>;
   /** Tracked plus untracked-not-ignored files, repo-relative with '/' separators, sorted. */
   listFiles(): Promise<string[]>;
+  /** Is `rel` (repo-relative) ignored by git and not tracked: a file no change of the checkout can carry? */
+  isIgnored(rel: string): Promise<boolean>;
   /** Creates a commit object for `tree` on top of `parent` (several: a merge commit, first parent first); does not move any ref. */
   commitTree(tree: string, parent: string | string[], message: string, author: Identity): Promise<string>;
   /** Fetches refs/heads/<branch> from the remote; returns its sha or null when the branch does not exist there. */

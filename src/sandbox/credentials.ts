@@ -28,3 +28,13 @@ export function credentialFiles(root: string): string[] {
   if (r.status !== 0 || !r.stdout) return [];
   return filesFromShowOrigin(r.stdout).map((f) => (f.startsWith('/') ? f : `${root}/${f}`));
 }
+
+/** Removes every HTTP extraheader from the git config file `file` (a copy the commands see instead of the original). */
+export function stripCredential(file: string): void {
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/nonexistent', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
+  const r = spawnSync('git', ['config', '--file', file, '--name-only', '--get-regexp', '^http\\..*extraheader$'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], env });
+  for (const key of new Set((r.stdout ?? '').split('\n').filter(Boolean))) {
+    const u = spawnSync('git', ['config', '--file', file, '--unset-all', key], { stdio: 'ignore', env });
+    if (u.status !== 0) throw new Error(`could not remove ${key} from the commands' copy of ${file}`);
+  }
+}

@@ -42,6 +42,8 @@ export interface IntelDeps {
   detection?: string;
   baselineTree: string;
   exec: (command: string) => Promise<CommandResult>;
+  /** Where the runner's report is written (Commands.scratch). */
+  scratch?: string;
 }
 
 export interface Intel {
@@ -89,6 +91,7 @@ export async function createTestIntel(deps: IntelDeps): Promise<Intel> {
     root: git.root,
     testCommand: deps.testCommand,
     exec: deps.exec,
+    scratch: deps.scratch,
     redactor: deps.redactor,
     relatedFirst: settings.relatedTestsFirst !== false,
     changedFiles: async () =>

@@ -49,6 +49,8 @@ export interface SessionDeps {
   relatedFirst?: boolean;
   /** Ask the runner for a machine-readable report (default true). */
   structured?: boolean;
+  /** Where the runner writes its report for agent-fix (the sandbox's scratch: writable inside it); the temp directory when absent. */
+  scratch?: string;
 }
 
 /** One entry per command the harness ran, for the report. */
@@ -153,7 +155,7 @@ export class TestSession {
     } catch {
       // not a node project
     }
-    const tmp = await mkdtemp(path.join(os.tmpdir(), 'agent-fix-tests-'));
+    const tmp = await mkdtemp(path.join(deps.scratch ?? os.tmpdir(), 'agent-fix-tests-'));
     const info = await loadRunner(identifyRunner(deps.testCommand, script), deps.root, pkg);
     return new TestSession(deps, info, tmp);
   }

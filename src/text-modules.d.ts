@@ -1,0 +1,4 @@
+declare module '*.pl' {
+  const text: string;
+  export default text;
+}
