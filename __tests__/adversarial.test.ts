@@ -3,6 +3,7 @@
  * and through edits), permission bypass attempts and bot loops. Each case asserts what
  * happened and that nothing leaked or was published.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import path from 'node:path';
@@ -237,7 +238,7 @@ describe('secret exfiltration', () => {
         checkoutDir = dir;
         gitIn(dir)('config', '--local', 'http.https://github.com/.extraheader', header);
       },
-      inputs: { 'test-command': 'echo "config: $(wc -c < .git/config) bytes"; git config --get-regexp extraheader || echo "NO HEADER VISIBLE"; git status --short >/dev/null && echo "git works"; node test.js' },
+      inputs: { 'test-command': 'grep -c "remote \\"origin\\"" .git/config; git config --get-regexp extraheader || echo "NO HEADER VISIBLE"; git status --short >/dev/null && echo "git works"; node test.js' },
     });
     expect(r.rt.outputs.status).toBe('fixed');
     const sent = JSON.stringify(w.model.requests);
@@ -246,10 +247,14 @@ describe('secret exfiltration', () => {
       return;
     }
     expect(sent).toContain('NO HEADER VISIBLE');
-    expect(sent).toContain('config: 0 bytes');
+    // the commands see the rest of the checkout's configuration (their git works on it), without the header
+    expect(sent).toMatch(/\\n1\\nNO HEADER VISIBLE/);
     expect(sent).toContain('git works');
     expect(sent).not.toMatch(/AUTHORIZATION/i);
     expect(fullReport(w.github)).toContain('the push credential in 1 git config file(s) is hidden from them');
+    // control: the same command without the sandbox shows the header
+    const open = spawnSync('sh', ['-c', 'git config --get-regexp extraheader || echo "NO HEADER VISIBLE"'], { cwd: checkoutDir, encoding: 'utf8' });
+    expect(open.stdout).toContain('AUTHORIZATION');
     // outside the sandbox the checkout's config is untouched (agent-fix's own push uses it)
     expect(gitIn(checkoutDir)('config', '--get', 'http.https://github.com/.extraheader')).toBe(header);
   });

@@ -6,12 +6,11 @@
  * the attack as a test file next to a legitimate fix, the test command runs it (baseline, gate
  * and proof), and the fix must still be published, with exactly the model's bytes.
  *
- * The attack writes what it found to `findings.txt` in the checkout (ignored by git, so neither
- * the tree guard nor publishing touches it): the channel a real attacker would have is the test
- * output, which reaches the model and the report.
+ * The attack prints what it found: the channel a real attacker has is the test output, which
+ * reaches the model, the report and the transcript (read here). Nothing a test writes survives it.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startFakeGitHub } from '../test-support/fake-github.js';
 import { startScriptedModel } from '../src/scripted/server.js';
@@ -62,7 +61,8 @@ cp.spawn('setsid', ['sh', '-c', 'sleep 2; echo DAEMON >> ${t.workspace}/src/add.
 cp.execSync('sleep 0.3');
 // 9. append to the file the model wrote
 fs.appendFileSync('src/add.js', '// appended by a test\\n');
-fs.appendFileSync('findings.txt', [...new Set(found)].join('\\n') + '\\nRAN\\n');
+// the channel a real attacker has: the test output, which reaches the model, the report and the transcript
+console.log('ATTACK ' + [...new Set(found), 'RAN'].join(' | '));
 `;
 }
 
@@ -112,7 +112,8 @@ async function attackRun(asUser: 'root' | 'nobody', sandbox: 'on' | 'off') {
   return {
     result,
     github,
-    findings: read(path.join(workspace, 'findings.txt')),
+    // the attack's output, as the transcript keeps it (the tails of the test runs)
+    findings: transcriptText(path.join(temp, 'agent-fix')),
     daemon: existsSync(path.join(workspace, 'findings-daemon.txt')),
     pwned: ['pwned', 'pwned-ssh', 'pwned-helper', 'pwned-hook'].filter((f) => existsSync(path.join(temp, f))),
     output: read(path.join(temp, 'output.txt')),
@@ -120,6 +121,12 @@ async function attackRun(asUser: 'root' | 'nobody', sandbox: 'on' | 'off') {
     homeConfig: read(path.join(home, '.gitconfig')),
     pushed,
   };
+}
+
+function transcriptText(dir: string): string {
+  if (!existsSync(dir)) return '';
+  const lines = readdirSync(dir).flatMap((f) => readFileSync(path.join(dir, f), 'utf8').split('\\n'));
+  return lines.flatMap((l) => [...l.matchAll(/ATTACK ([^"\\\\]*)/g)].map((m) => m[1])).join('\n');
 }
 
 const root = typeof process.getuid === 'function' && process.getuid() === 0;
@@ -143,7 +150,8 @@ describe.each([
     expect(r.pushed).toBe(FIXED);
     expect(r.result.summary).toMatch(/tests: sandboxed \(its own user, PID, mount and network namespaces/);
     expect(r.result.summary).toContain(user === 'root' ? '(unshare + perl, as root)' : '(unshare + perl, unprivileged)');
-    expect(r.result.summary).toContain('a test run modified the working tree (src/add.js)');
+    // the test's append to src/add.js (and its writes to .git) stayed in its own layer: the checkout never changed
+    expect(r.result.summary).not.toContain('a test run modified the working tree');
     expect(r.github.pulls).toHaveLength(1);
   });
 
