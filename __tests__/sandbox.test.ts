@@ -10,7 +10,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { filesFromShowOrigin } from '../src/sandbox/credentials.js';
 import { chooseSandbox, homeToHide, isolationFor, openSandbox, probeSandbox, sandboxHolds, sandboxRefused, type ProbeEnv } from '../src/sandbox/sandbox.js';
-import { keptDirs } from '../src/sandbox/home.js';
+import { keptDirs, keptSecrets } from '../src/sandbox/home.js';
+import { inContainer, platformWithoutSandbox, type PlatformFacts } from '../src/sandbox/platform.js';
+import { launchPlan, type SandboxLayout } from '../src/sandbox/plan.js';
 import { makeShell } from '../src/adapters/shell.js';
 import { childEnv } from '../src/verify/env.js';
 import { mainWorld, FIX_STEPS, botComments } from '../test-support/run-main.js';
@@ -91,6 +93,45 @@ describe('choosing the sandbox (pure)', () => {
     const isDir = (p: string) => dirs.has(p);
     expect(keptDirs('/h', { PATH: '/h/.cargo/bin:/h/tools/bin:/opt/x/bin:/usr/bin:/h/.ssh', RUSTUP_HOME: '/h/.rustup', PNPM_HOME: '/h/my dir', X: '/h/.config' }, isDir)).toEqual(['/h/.cache', '/h/.cargo', '/h/.rustup', '/h/my dir', '/h/setup-pnpm', '/h/tools/bin']);
     expect(keptDirs('', { PATH: '/h/.cargo/bin' }, isDir)).toEqual([]);
+  });
+  test('credentials inside kept directories are covered', () => {
+    expect(keptSecrets('/h', ['/h/.cargo', '/h/.cache'], (f) => f !== '/h/.cargo/credentials')).toEqual(['/h/.cargo/credentials.toml', '/h/.cache/huggingface/token', '/h/.cache/huggingface/stored_tokens']);
+    expect(keptSecrets('/h', ['/h/.rustup'], () => true)).toEqual([]);
+  });
+  test('each platform without a sandbox says why and what to change', () => {
+    const facts = (over: Partial<PlatformFacts>): PlatformFacts => ({ platform: 'linux', arch: 'x64', env: {}, exists: () => false, read: () => '', ...over });
+    expect(platformWithoutSandbox(facts({}))).toBe('');
+    expect(platformWithoutSandbox(facts({ platform: 'darwin' }))).toMatch(/^this is macOS.*`ubuntu-latest`.*require-sandbox: never.*the job's user, its files, its network/);
+    expect(platformWithoutSandbox(facts({ platform: 'win32' }))).toMatch(/^this is Windows/);
+    expect(platformWithoutSandbox(facts({ arch: 'ia32' }))).toContain('not ia32');
+    const docker = platformWithoutSandbox(facts({ exists: (p) => p === '/.dockerenv' }));
+    expect(docker).toMatch(/runs in a container \(docker\).*`options: --privileged`.*run the job on the runner itself.*require-sandbox: never/);
+    expect(inContainer(facts({ read: () => '0::/kubepods/burstable/pod1' }))).toBe('container');
+    expect(inContainer(facts({ exists: (p) => p === '/run/.containerenv' }))).toBe('podman');
+    expect(platformWithoutSandbox(facts({ env: { ACT: 'true' }, exists: () => true }))).toMatch(/^this job runs under act.*--container-options "--privileged"/);
+  });
+  test('the reason of the platform reaches the refusal', () => {
+    const p = chooseSandbox(env({ ns: false }, { githubHosted: true, platform: 'this job runs in a container (docker) whose ...: add `options: --privileged`' }), ['unshare']);
+    expect(p.mode).toBe('none');
+    expect(p.description).toMatch(/^NOT sandboxed: this job runs in a container \(docker\).*--privileged`\. The repository's commands run/);
+  });
+  test('the launcher plan: setup writes the checkout and its own .git layer; a test run gets fresh layers over everything writable', () => {
+    const layout: SandboxLayout = { repo: '/w/r', git: 'dir', state: '/s', home: '/h', kept: ['/h/.cache'], readable: ['/opt/shared'], coverFiles: ['/rt/git-credentials.config'], resolver: false };
+    const setup = launchPlan(layout, 'setup', true);
+    expect(setup).toEqual(expect.arrayContaining(['bind\t@repo\t/w/r', 'overlay\t/w/r/.git\t@repo/.git\t@setup/layer/.git\t@setup/work', 'bind\t@home\t/h', 'overlay\t/h/.cache\t@k0\t@ku0/upper\t@ku0/work', 'bind\t@r0\t/opt/shared', 'cover-file\t/rt/git-credentials.config', 'readonly']));
+    expect(setup).not.toContain('loopback');
+    expect(setup).not.toContain('stage');
+    const tests = launchPlan(layout, 'tests', false);
+    expect(tests).toEqual(expect.arrayContaining(['stage', 'overlay\t/w/r\t@setup/layer,@repo\t-\t-', 'overlay\t/h\t@home\t-\t-', 'overlay\t/h/.cache\t@ku0/upper,@k0\t-\t-', 'unstage', 'loopback']));
+    expect(tests.some((t) => t.startsWith('bind\t@repo'))).toBe(false);
+    // the checkout is mounted after HOME (it may live under it), the covers after both, then read-only
+    const at = (x: string) => tests.findIndex((t) => t.startsWith(x));
+    expect(at('overlay\t/h\t')).toBeLessThan(at('overlay\t/w/r\t'));
+    expect(at('overlay\t/w/r\t')).toBeLessThan(at('cover-file'));
+    expect(at('cover-file')).toBeLessThan(at('readonly'));
+    // a worktree's .git file stays read-only for setup
+    expect(launchPlan({ ...layout, git: 'file' }, 'setup', true)).toContain('bind\t/w/r/.git\t/w/r/.git');
+    expect(launchPlan({ ...layout, git: 'file' }, 'tests', false)).toContain('overlay\t/w/r\t@repo\t-\t-');
   });
   test('git config --show-origin parsing', () => {
     expect(filesFromShowOrigin('file:.git/config\thttp.https://github.com/.extraheader AUTHORIZATION: basic x\nfile:/tmp/creds.config\thttp.https://github.com/.extraheader y\n')).toEqual(['.git/config', '/tmp/creds.config']);
