@@ -69,7 +69,8 @@ async function run(c: Case) {
     for (const d of [path.dirname(repo.remoteDir), path.dirname(workspace), temp, ...owned]) chmodSync(d, 0o755);
   }
   const github = await startFakeGitHub({ owner: OWNER, repo: REPO, token: GH_TOKEN, gitDir: repo.remoteDir });
-  const model = await startScriptedModel({ steps: c.steps });
+  // a run that is not fixed ends before the script does
+  const model = await startScriptedModel({ steps: c.steps }, { allowExhaustion: true });
   open.push(github, model);
   github.setPermission('maintainer', 'write');
   github.addIssue({ number: 7, title: 'add is wrong', body: 'add(2, 3) returns -1', author: 'reporter', labels: ['agent-fix'] });
@@ -83,9 +84,11 @@ async function run(c: Case) {
     repository: `${OWNER}/${REPO}`,
     apiUrl: github.url,
     inputs: { 'github-token': GH_TOKEN, 'api-key': API_KEY, 'base-url': model.url, model: 'gpt-4.1-mini', 'test-command': c.test, ...(c.setup ? { 'setup-command': c.setup } : {}), 'max-iterations': '3' },
-    extraEnv: { HOME: home, ...(c.extraEnv?.({ home, temp }) ?? {}), ...(c.sandbox === 'off' ? { AGENT_FIX_SANDBOX: 'off' } : {}) },
+    // TMPDIR of the job's own (what a test run without the sandbox leaves in the temp stays in this test)
+    extraEnv: { HOME: home, TMPDIR: temp, ...(c.extraEnv?.({ home, temp }) ?? {}), ...(c.sandbox === 'off' ? { AGENT_FIX_SANDBOX: 'off' } : {}) },
     ...(c.user === 'nobody' ? { asUser: c.user } : {}),
   });
+  if (process.env.ISO_DEBUG) console.log(c.sandbox, c.test, result.outputs.status, result.summary.slice(0, 3000), result.stdout.slice(-3000));
   const pushed = spawnSync('git', ['--git-dir', repo.remoteDir, 'diff', '--name-only', base, 'agent-fix/issue-7'], { encoding: 'utf8' }).stdout.trim();
   return {
     result,
@@ -127,7 +130,8 @@ function stagingSteps(stage: string): Script['steps'] {
     { toolCalls: [{ name: 'write_file', arguments: { path: 'node_modules/runner/index.cjs', content: "console.log('ok add'); process.exit(0);\n" } }] },
     { toolCalls: [{ name: 'write_file', arguments: { path: 'src/add.js', content: staged } }] },
     { toolCalls: [{ name: 'run_tests', arguments: {} }] },
-    { toolCalls: [{ name: 'write_file', arguments: { path: 'src/add.js', content: ADD_JS } }] },
+    // the staging code removed: what is left is a change that fixes nothing
+    { toolCalls: [{ name: 'write_file', arguments: { path: 'src/add.js', content: `// adds two numbers\n${ADD_JS}` } }] },
     { toolCalls: [{ name: 'finish', arguments: { summary: 'add is fixed.' } }] },
   ];
 }
@@ -148,7 +152,7 @@ describe.each(USERS)('a test run stages the verdict, as %s', (user, possible) =>
     (possible ? test : test.skip)('sandbox off (control): the same script is published as fixed', async () => {
       const r = await run({ files: JS_REPO, setup: JS_SETUP, test: JS_TEST, steps: stagingSteps(stage), user, sandbox: 'off' });
       expect(r.result.outputs.status).toBe('fixed');
-      expect(r.pushed).toBe('');
+      expect(r.pushed).toBe('src/add.js');
     });
   });
 });
@@ -168,7 +172,7 @@ function pthSteps(): Script['steps'] {
   return [
     { toolCalls: [{ name: 'write_file', arguments: { path: 'calc.py', content: `${PTH_STAGE}\n\n${CALC}` } }] },
     { toolCalls: [{ name: 'run_tests', arguments: {} }] },
-    { toolCalls: [{ name: 'write_file', arguments: { path: 'calc.py', content: CALC } }] },
+    { toolCalls: [{ name: 'write_file', arguments: { path: 'calc.py', content: `# adds two numbers\n${CALC}` } }] },
     { toolCalls: [{ name: 'finish', arguments: { summary: 'add is fixed.' } }] },
   ];
 }
@@ -182,7 +186,7 @@ describe.each(USERS)('a .pth file planted in .venv, as %s', (user, possible) => 
   (possible && pyVenv ? test : test.skip)('sandbox off (control): published as fixed', async () => {
     const r = await run({ ...py, sandbox: 'off' });
     expect(r.result.outputs.status).toBe('fixed');
-    expect(r.pushed).toBe('');
+    expect(r.pushed).toBe('calc.py');
   });
 });
 

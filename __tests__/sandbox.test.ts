@@ -116,7 +116,7 @@ describe('choosing the sandbox (pure)', () => {
     expect(p.description).toMatch(/^NOT sandboxed: this job runs in a container \(docker\).*--privileged`\. The repository's commands run/);
   });
   test('the launcher plan: setup writes the checkout and its own .git layer; a test run gets fresh layers over everything writable', () => {
-    const layout: SandboxLayout = { repo: '/w/r', git: 'dir', state: '/s', home: '/h', kept: ['/h/.cache'], readable: ['/opt/shared'], coverFiles: ['/rt/git-credentials.config'], resolver: false };
+    const layout: SandboxLayout = { repo: '/w/r', git: 'dir', state: '/s', home: '/h', kept: ['/h/.cache'], readable: ['/opt/shared'], coverFiles: ['/rt/git-credentials.config'], resolver: false, exports: ['.jest-result.json'] };
     const setup = launchPlan(layout, 'setup', true);
     expect(setup).toEqual(expect.arrayContaining(['bind\t@repo\t/w/r', 'overlay\t/w/r/.git\t@repo/.git\t@setup/layer/.git\t@setup/work', 'bind\t@home\t/h', 'overlay\t/h/.cache\t@k0\t@ku0/upper\t@ku0/work', 'bind\t@r0\t/opt/shared', 'cover-file\t/rt/git-credentials.config', 'readonly']));
     expect(setup).not.toContain('loopback');
@@ -124,6 +124,9 @@ describe('choosing the sandbox (pure)', () => {
     const tests = launchPlan(layout, 'tests', false);
     expect(tests).toEqual(expect.arrayContaining(['stage', 'overlay\t/w/r\t@setup/layer,@repo\t-\t-', 'overlay\t/h\t@home\t-\t-', 'overlay\t/h/.cache\t@ku0/upper,@k0\t-\t-', 'unstage', 'loopback']));
     expect(tests.some((t) => t.startsWith('bind\t@repo'))).toBe(false);
+    // a runner's own report file in the checkout outlives the layer, writable, and only that file
+    expect(tests).toEqual(expect.arrayContaining(['bind-file\t@out/exports/0\t/w/r/.jest-result.json', 'writable\t/w/r/.jest-result.json']));
+    expect(setup.some((t) => t.startsWith('bind-file'))).toBe(false);
     // the checkout is mounted after HOME (it may live under it), the covers after both, then read-only
     const at = (x: string) => tests.findIndex((t) => t.startsWith(x));
     expect(at('overlay\t/h\t')).toBeLessThan(at('overlay\t/w/r\t'));

@@ -56,7 +56,7 @@ export function treeAt(mirror: string, sha: string, ignore: string[]): { text: R
  * `withTest` (the default) the fix commit's tests are committed on top, as a maintainer's
  * reproduction would be; without, the issue alone, as filed (`dev-tasks.ts --variant no-test`).
  */
-export function prepareTask(t: DevTask, mirrors: string, work: string, withTest = true): string {
+export function prepareTask(t: DevTask, mirrors: string, work: string, withTest = true, install = true): string {
   const mirror = path.join(mirrors, t.repo.replace('/', '+'), 'repo');
   if (!existsSync(mirror)) throw new Error(`no mirror for ${t.repo} at ${mirror}`);
   const dir = path.join(work, t.id);
@@ -68,6 +68,8 @@ export function prepareTask(t: DevTask, mirrors: string, work: string, withTest 
     benchGit(dir, 'checkout', t.fix_sha, '--', ...t.test_files);
     benchGit(dir, '-c', 'user.name=bench', '-c', 'user.email=bench@example.com', 'commit', '-q', '-m', 'bench: failing test from the fix commit');
   }
+  // `install = false`: the run's own setup command installs (in its sandbox), as a workflow would
+  if (!install) return dir;
   execFileSync('bash', ['-c', t.install_command], { cwd: dir, stdio: 'ignore', env: { ...process.env, CI: 'true' } });
   // the install may leave untracked files (lockfiles); the CLI refuses a dirty checkout, so
   // commit them on a throwaway local commit the way a CI checkout would already contain them

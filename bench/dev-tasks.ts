@@ -18,6 +18,10 @@
  * `--replays …,vacuous-extra` adds the real fix and test change plus one more new test that asserts
  * nothing (a swallowing try/catch, a constant): accepted, with that test named as not evidence.
  *
+ * `--setup-in-run` (issue 27): the checkout is not installed beforehand; the task's install command
+ * is the run's `--setup-command`, so setup, baseline, fix and verdict all run end to end in the
+ * sandbox (`--sandbox off` runs the same without it, for comparison).
+ *
  * `--variant gate` (the verification gate, issue 10) replays instead, per task: the real fix
  * (must be verified: no false refusal); the failing test weakened with no fix (an unrelated
  * file touched); the real fix with the failing test weakened; and, for multi-file fixes, each
@@ -46,6 +50,8 @@ const ids = arg('ids')?.split(',');
 const tasks = ids ? ids.map((id) => all.find((t) => t.id === id)).filter((t): t is DevTask => t !== undefined) : all;
 
 const git = benchGit;
+const setupInRun = process.argv.includes('--setup-in-run');
+const sandboxOff = arg('sandbox') === 'off';
 
 function oracle(t: DevTask, dir: string): Script {
   const steps: Script['steps'] = t.fix_files.map((f) => ({ toolCalls: [{ name: 'write_file', arguments: { path: f, content: git(dir, 'show', `${t.fix_sha}:${f}`) + '\n' } }] }));
@@ -217,8 +223,9 @@ const realFix = (t: DevTask, dir: string, only?: string[]) => Object.fromEntries
 async function runCli(dir: string, t: DevTask, script: Script) {
   const model = await startScriptedModel(script);
   const t0 = performance.now();
-  const child = spawn(node24(), [arg('cli', path.join(ROOT, 'dist', 'cli.js'))!, 'fix', `${t.issue_title}\n\n${t.issue_body}`, '--repo', dir, '--test-command', t.test_command, '--base-url', model.url, '--model', 'scripted-oracle', '--max-iterations', '1', '--json'], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', OPENAI_API_KEY: 'bench-key-123456' },
+  const setup = setupInRun ? ['--setup-command', t.install_command] : [];
+  const child = spawn(node24(), [arg('cli', path.join(ROOT, 'dist', 'cli.js'))!, 'fix', `${t.issue_title}\n\n${t.issue_body}`, '--repo', dir, '--test-command', t.test_command, ...setup, '--base-url', model.url, '--model', 'scripted-oracle', '--max-iterations', '1', '--json'], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', OPENAI_API_KEY: 'bench-key-123456', ...(sandboxOff ? { AGENT_FIX_SANDBOX: 'off' } : {}) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -240,6 +247,7 @@ async function runCli(dir: string, t: DevTask, script: Script) {
   return {
     code,
     wallMs: Math.round(wallMs),
+    sandbox: String(report.safety?.sandbox ?? report.sandbox ?? '').slice(0, 120),
     status: report.status,
     reason: report.reason,
     baseline: { exit: report.baseline?.exitCode, ...report.baseline?.counts, parsedFrom: report.baseline?.parsedFrom, ms: Math.round(report.baseline?.durationMs ?? 0) },
@@ -261,7 +269,7 @@ for (const t of tasks) {
   const started = performance.now();
   try {
     const noTest = arg('variant') === 'no-test';
-    const dir = prepareTask(t, mirrors, work, !noTest);
+    const dir = prepareTask(t, mirrors, work, !noTest, !setupInRun);
     const prepMs = Math.round(performance.now() - started);
     // `--replays real,weak-fix,weak,buggy,vacuous-extra` (no-test variant): which replays run (default the first four)
     const replays = (arg('replays') ?? 'real,weak-fix,weak,buggy').split(',');

@@ -39,7 +39,7 @@ export async function runFix(task: Task, deps: FixDeps, plan: FixPlan = FIX_FROM
   if (refused) return end({ bench }, { outcome: refused.stop });
   const found = await findCommands(deps.git.root, settings, words, deps.log);
   if (isStop(found)) return end({ bench }, { outcome: found.stop });
-  const commands = { ...found, run: commandRunner(deps, settings, bench), scratch: bench.box.scratch };
+  const commands = { ...found, run: commandRunner(deps, settings, bench), scratch: bench.box.scratch, exportFile: bench.box.exportFile };
   const noModel = await checkModel(deps, progress);
   if (noModel) return end({ bench, commands }, { outcome: noModel.stop });
   const setupFailed = await runSetup(commands.setup, commands.run, deps, progress, emit);

@@ -356,7 +356,7 @@ class CliGit implements GitPort {
   async snapshot(): Promise<string> {
     await this.refreshFilters();
     const env = await this.snapshotIndex();
-    await this.run(['add', '-A', '--', '.'], { env });
+    await this.run(['add', '-A', '--', '.', ...(await this.gitlinkExcludes(env))], { env });
     const tree = await this.out(['write-tree'], { env });
     this.knownTrees.add(tree);
     return tree;
@@ -401,6 +401,21 @@ class CliGit implements GitPort {
   private snapshotEnv: Record<string, string> | null = null;
   /** Trees this object wrote: restore() need not verify them. */
   private readonly knownTrees = new Set<string>();
+
+  /**
+   * Submodules stay as HEAD records them: a setup's `git submodule update --init` checks one out
+   * with its git directory in the sandbox's layer over `.git` (sandbox/plan.ts), which agent-fix's
+   * own git never reads, so `add` would fail on it; and no change of agent-fix's moves a submodule.
+   */
+  private async gitlinkExcludes(env: Record<string, string>): Promise<string[]> {
+    if (this.gitlinks === null) {
+      const staged = (await this.run(['ls-files', '-s', '-z'], { env })).stdout.split('\0');
+      this.gitlinks = staged.filter((e) => e.startsWith('160000 ')).map((e) => e.slice(e.indexOf('\t') + 1));
+    }
+    return this.gitlinks.map((p) => `:(exclude,literal,top)${p}`);
+  }
+
+  private gitlinks: string[] | null = null;
 
   private async snapshotIndex(): Promise<Record<string, string>> {
     if (this.snapshotEnv) return this.snapshotEnv;

@@ -60,7 +60,7 @@ export async function trackedFiles(root: string): Promise<TrackedFile[]> {
   const opts = { cwd: root, maxBuffer: 256 << 20, encoding: 'utf8' as const, env: { ...process.env, ...filterOverrides(drivers.stdout) } };
   const [staged, status] = await Promise.all([
     run('git', [...safe, 'ls-files', '-s', '-z'], opts),
-    run('git', [...safe, 'status', '--porcelain', '-z', '--untracked-files=no'], opts),
+    run('git', [...safe, 'status', '--porcelain', '-z', '--untracked-files=no', '--ignore-submodules=all'], opts),
   ]);
   const modified = new Set(
     status.stdout

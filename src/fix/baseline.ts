@@ -29,7 +29,7 @@ export async function runBaseline(task: Task, commands: Commands, deps: FixDeps,
   progress({ type: 'phase', phase: { kind: 'baseline' }, state: 'running', detail: commands.test });
   progress({ type: 'waiting', on: 'the tests (baseline, untouched code)' });
   const baselineTree = await git.snapshot();
-  const intel = await createTestIntel({ git, task, settings, redactor, testCommand: commands.test, detection: commands.detection, baselineTree, exec: commands.run, scratch: commands.scratch });
+  const intel = await createTestIntel({ git, task, settings, redactor, testCommand: commands.test, detection: commands.detection, baselineTree, exec: commands.run, scratch: commands.scratch, exportFile: commands.exportFile });
   const baseline = await intel.session.runBaseline();
   emit({ type: 'test-run', purpose: 'verify', iteration: 0, run: baseline });
   progress({ type: 'phase', phase: { kind: 'baseline' }, state: notRunnable(baseline) ? 'failed' : 'done', detail: `${commands.test}: ${runLine(baseline)}` });

@@ -86,7 +86,7 @@ function typeAndLintFeedback(deps: FixDeps, bench: Workbench): DiagnosticsWatche
         timeoutMs: Math.max(1000, Math.min(o.timeoutMs, bench.budget.remainingMs())),
         env: bench.env,
         maxOutputChars: o.maxOutputChars,
-        wrapper: bench.testIso.wrapper,
+        wrapper: bench.box.wrapper('tests', bench.sandbox.testNetwork),
         memoryMb: bench.sandbox.memoryMb,
       }),
   });

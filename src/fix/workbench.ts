@@ -60,6 +60,8 @@ export interface Commands {
   run: (command: string, kind?: 'setup' | 'tests') => Promise<CommandResult>;
   /** Where agent-fix puts files the commands write for it (RunSandbox.scratch). */
   scratch: string;
+  /** Where a file of the checkout that test runs write for agent-fix is read (RunSandbox.exportFile). */
+  exportFile: (rel: string) => string;
 }
 
 export async function openWorkbench(deps: FixDeps, settings: Settings): Promise<Workbench> {
@@ -127,7 +129,8 @@ export function commandRunner(deps: FixDeps, settings: Settings, bench: Workbenc
       timeoutMs: Math.max(1000, Math.min(settings.commandTimeoutMs, bench.budget.remainingMs())),
       env: bench.env,
       maxOutputChars: kind === 'setup' ? SETUP_OUTPUT_CAP : TEST_OUTPUT_CAP,
-      wrapper: (kind === 'setup' ? bench.setupIso : bench.testIso).wrapper,
+      // made per command: the plan holds the files test runs export (RunSandbox.exportFile)
+      wrapper: bench.box.wrapper(kind, kind === 'setup' ? bench.sandbox.setupNetwork : bench.sandbox.testNetwork),
       memoryMb: bench.sandbox.memoryMb,
     });
   return (command, kind = 'tests') => (kind === 'setup' ? runIn(command, kind) : treeKept(git, () => runIn(command, kind), bench.touchedByTests));

@@ -12,6 +12,7 @@
 #   dev                        a tmpfs /dev holding only null zero full random urandom tty, shm
 #   stage                      a private tmpfs for the fresh upper layers of `overlay ... -`
 #   bind SRC DST               SRC (a path or @NAME) bound over DST (made when missing)
+#   bind-file SRC DST          the file SRC (@NAME/sub) bound over the file DST (made empty when missing)
 #   overlay DST LOWERS UP WORK copy-on-write view at DST: LOWERS (comma-separated, topmost first)
 #                              under the upper layer UP; UP and WORK `-` means a fresh layer in the
 #                              stage, gone when the command ends
@@ -105,6 +106,13 @@ my %STEP = (
   bind => sub {
     my ($src, $dst) = @_;
     mkp($dst);
+    mnt(at($src), $dst, undef, $MS{bind}) or fail("bind $dst");
+  },
+  'bind-file' => sub {
+    my ($src, $dst) = @_;
+    (my $dir = $dst) =~ s{/[^/]*$}{};
+    mkp($dir);
+    unless (-e $dst) { open(my $f, '>>', $dst) or fail("create $dst"); close $f }
     mnt(at($src), $dst, undef, $MS{bind}) or fail("bind $dst");
   },
   overlay => sub {

@@ -40,12 +40,19 @@ export interface SandboxLayout {
   coverFiles: string[];
   /** `/run/systemd/resolve` exists (the resolver's stub file, bound back into the empty /run). */
   resolver: boolean;
+  /**
+   * Files of the checkout a test run writes for agent-fix (a runner's own report file, e.g. jest's
+   * `--outputFile=.jest-result.json`): repo-relative, each bound to out/exports/<i> so it outlives the
+   * layer that holds everything else the command writes.
+   */
+  exports: string[];
 }
 
 /** The state's parts, by the layout above. */
 export const statePaths = (state: string) => ({
   home: path.join(state, 'home'),
   out: path.join(state, 'out'),
+  exported: (i: number) => path.join(state, 'out', 'exports', String(i)),
   setup: path.join(state, 'setup'),
   gitLayer: path.join(state, 'setup', 'layer', '.git'),
   keep: (i: number) => path.join(state, 'keep', String(i)),
@@ -85,6 +92,10 @@ export function launchPlan(l: SandboxLayout, kind: CommandKind, network: boolean
   // the checkout last: it may live under HOME or the temp
   if (fresh) {
     steps.push(step('overlay', l.repo, l.git === 'dir' ? '@setup/layer,@repo' : '@repo', '-', '-'), step('writable', l.repo));
+    l.exports.forEach((rel, i) => {
+      const at = path.join(l.repo, rel);
+      steps.push(step('bind-file', `@out/exports/${i}`, at), step('writable', at));
+    });
   } else {
     steps.push(step('bind', '@repo', l.repo), step('writable', l.repo));
     const git = path.join(l.repo, '.git');

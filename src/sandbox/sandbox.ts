@@ -34,7 +34,7 @@
  * there: the VM is thrown away after the job; self-hosted runners are never reconfigured).
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import LAUNCHER from './launch.pl';
@@ -195,7 +195,7 @@ export function probeSandbox(log?: (m: string) => void): SandboxProbe {
     cached = { mode: 'none', description: `NOT sandboxed: ${env.platform}. The repository's commands run with agent-fix's own user, processes, files and network` };
     return cached;
   }
-  const layout: SandboxLayout = { repo, git: 'dir', state, home: '', kept: [], readable: [], coverFiles: [], resolver: false };
+  const layout: SandboxLayout = { repo, git: 'dir', state, home: '', kept: [], readable: [], coverFiles: [], resolver: false, exports: [] };
   const { notes: _notes, ...probe } = chooseSandbox(env, sandboxArgv(LAUNCHER, launchPlan(layout, 'tests', false), false, process.arch));
   // the probe's write stayed in its layer
   if (probe.mode === 'namespaces' && existsSync(path.join(repo, 'probe-layer'))) {
@@ -227,11 +227,17 @@ export interface RunSandbox {
   covered: number;
   /** The directories of the real HOME the commands see (copy-on-write). */
   kept: string[];
+  /**
+   * A file of the checkout that test runs write for agent-fix (a runner's own report file): where it
+   * is to be read after a run. Sandboxed, the file outlives the run's layer at that host path; else
+   * it is the file in the checkout.
+   */
+  exportFile(rel: string): string;
 }
 
 /** Sets up the per-run state of the sandbox for the repository at `root`, hiding `cover` and HOME. */
 export function openSandbox(probe: SandboxProbe, root: string, cover: string[], home = process.env.HOME, log?: (m: string) => void): RunSandbox {
-  if (probe.mode === 'none') return { mode: 'none', wrapper: () => undefined, env: (b) => b, scratch: os.tmpdir(), covered: 0, kept: [] };
+  if (probe.mode === 'none') return { mode: 'none', wrapper: () => undefined, env: (b) => b, scratch: os.tmpdir(), covered: 0, kept: [], exportFile: (rel) => path.resolve(root, rel) };
   const repo = realpathSync(root);
   const git = gitKind(repo);
   const state = stateDir(git === 'dir');
@@ -267,6 +273,7 @@ export function openSandbox(probe: SandboxProbe, root: string, cover: string[], 
     readable,
     coverFiles: [...covers.filter((f) => !inGit.includes(f)), ...keptSecrets(hidden, kept, existsSync)],
     resolver: isDir('/run/systemd/resolve'),
+    exports: [],
   };
   return {
     mode: probe.mode,
@@ -275,6 +282,18 @@ export function openSandbox(probe: SandboxProbe, root: string, cover: string[], 
     scratch: statePaths(state).out,
     covered: covers.length,
     kept: layout.kept,
+    exportFile(rel) {
+      const abs = path.resolve(repo, rel);
+      const inside = path.relative(repo, abs);
+      if (inside.startsWith('..') || path.isAbsolute(inside) || inside.split(path.sep).includes('.git') || unsafePath(inside)) return abs;
+      let i = layout.exports.indexOf(inside);
+      if (i < 0) {
+        i = layout.exports.push(inside) - 1;
+        mkdirSync(path.dirname(statePaths(state).exported(i)), { recursive: true });
+        writeFileSync(statePaths(state).exported(i), '');
+      }
+      return statePaths(state).exported(i);
+    },
   };
 }
 

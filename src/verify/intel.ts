@@ -44,6 +44,8 @@ export interface IntelDeps {
   exec: (command: string) => Promise<CommandResult>;
   /** Where the runner's report is written (Commands.scratch). */
   scratch?: string;
+  /** Where the runner's own report file in the checkout is read after a run (Commands.exportFile). */
+  exportFile?: (rel: string) => string;
 }
 
 export interface Intel {
@@ -92,6 +94,7 @@ export async function createTestIntel(deps: IntelDeps): Promise<Intel> {
     testCommand: deps.testCommand,
     exec: deps.exec,
     scratch: deps.scratch,
+    exportFile: deps.exportFile,
     redactor: deps.redactor,
     relatedFirst: settings.relatedTestsFirst !== false,
     changedFiles: async () =>

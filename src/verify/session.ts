@@ -51,6 +51,12 @@ export interface SessionDeps {
   structured?: boolean;
   /** Where the runner writes its report for agent-fix (the sandbox's scratch: writable inside it); the temp directory when absent. */
   scratch?: string;
+  /**
+   * Where the runner's own report file in the checkout (jest's `--outputFile=x`) is read after a run:
+   * in the sandbox a test run's writes to the checkout are thrown away, but for this file
+   * (RunSandbox.exportFile). The checkout's file when absent.
+   */
+  exportFile?: (rel: string) => string;
 }
 
 /** One entry per command the harness ran, for the report. */
@@ -196,7 +202,7 @@ export class TestSession {
   /** Runs one planned command and turns it into a reconciled TestRun. */
   async execute(plan: PlannedRun, scope: 'full' | 'related', purpose: CommandRecord['purpose']): Promise<TestRun> {
     const { redactor, root } = this.deps;
-    const reportPath = plan.reportFile && plan.ownReport ? path.resolve(root, plan.reportFile) : plan.reportFile;
+    const reportPath = plan.reportFile && plan.ownReport ? (this.deps.exportFile?.(plan.reportFile) ?? path.resolve(root, plan.reportFile)) : plan.reportFile;
     // The user's own report file is never deleted: it counts only when this run wrote it.
     const before = reportPath && plan.ownReport ? await mtime(reportPath) : null;
     if (reportPath && !plan.ownReport) await rm(reportPath, { force: true });
