@@ -26,6 +26,7 @@ import {
   planStructured,
   reportAsOutput,
   reportExtension,
+  type OutputContext,
   type PlannedRun,
   type RunnerInfo,
 } from './runners/index.js';
@@ -154,7 +155,7 @@ export class TestSession {
       // not a node project
     }
     const tmp = await mkdtemp(path.join(os.tmpdir(), 'agent-fix-tests-'));
-    const info = await loadRunner(identifyRunner(deps.testCommand, script), deps.root, pkg);
+    const info = await loadRunner(identifyRunner(deps.testCommand, script), deps.root, pkg, deps.testCommand);
     return new TestSession(deps, info, tmp);
   }
 
@@ -191,6 +192,20 @@ export class TestSession {
     return planStructured(this.deps.testCommand, this.info, this.reportPath());
   }
 
+  /**
+   * What the output parser needs beyond the workspaces: the repository's path (vitest's root line)
+   * and, for a command that runs one package (a filtered workspace command, or a selection run in
+   * the package's directory), that package: an output without prefixes is its.
+   */
+  private outputContext(plan: PlannedRun): OutputContext {
+    const ctx: OutputContext = { root: this.deps.root };
+    const pkgs = this.info.target?.packages ?? [];
+    const cd = /^cd (\S+) && /.exec(plan.command)?.[1]?.replace(/^'|'$/g, '');
+    const one = cd ? (this.info.workspace?.packages.find((p) => p.dir === cd) ?? pkgs.find((p) => p.dir === cd)) : pkgs.length === 1 ? pkgs[0] : undefined;
+    if (one) ctx.only = { dir: one.dir, name: one.name, testRoot: one.testRoot };
+    return ctx;
+  }
+
   /** Runs one planned command and turns it into a reconciled TestRun. */
   async execute(plan: PlannedRun, scope: 'full' | 'related', purpose: CommandRecord['purpose']): Promise<TestRun> {
     const { redactor, root } = this.deps;
@@ -217,7 +232,7 @@ export class TestSession {
     }
     let output = r.output;
     if (plan.stdoutIsReport) output = `${content ? reportAsOutput(plan.format, content) : ''}${output}`;
-    let run = toTestRun({ ...r, output, command: this.deps.testCommand }, redactor, undefined, this.info.workspace?.packages);
+    let run = toTestRun({ ...r, output, command: this.deps.testCommand }, redactor, undefined, this.info.workspace?.packages, this.outputContext(plan));
     // go -json: build failures are plain lines on stdout (in the report) and stderr (in the output).
     const reportText = plan.stdoutIsReport && content !== null ? `${content}\n${r.output}` : content;
     const parsed = reportText && plan.format ? parseStructured(plan.format, reportText, root, plan.flavour) : null;

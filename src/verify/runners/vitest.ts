@@ -28,6 +28,8 @@ function parseVitest(lines: string[]): ParserResult {
   let lastFailed = '';
   /** Ids from the tree listing, where vitest 4's default reporter leaves out describe levels. */
   const treeIds = new Set<string>();
+  /** Files the default reporter shows as passing whole, their tests not named. */
+  const passedFiles = new Set<string>();
 
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
@@ -57,6 +59,8 @@ function parseVitest(lines: string[]): ParserResult {
     const f = VITEST_FILE.exec(line);
     if (f) {
       file = f[3];
+      // `✓ a.test.ts (17 tests)`: every test of the file passed (none skipped, none failed)
+      if ((f[2] === '✓' || f[2] === '√') && !/\|\s*\d+\s+(?:failed|skipped|todo)/.test(line)) passedFiles.add(file);
       fileIndent = f[1].length;
       lastFailed = '';
       continue;
@@ -88,7 +92,7 @@ function parseVitest(lines: string[]): ParserResult {
     if (full && !full.message && t.message) full.message = t.message;
     return !full;
   });
-  return { tests, parsedFrom: 'vitest', totals };
+  return { tests, parsedFrom: 'vitest', totals, ...(passedFiles.size ? { passedFiles: [...passedFiles] } : {}) };
 }
 
 const VITEST_JSON = /(?:^|\s)--reporter(?:=|\s+)json(?=\s|$)/;
