@@ -398,6 +398,8 @@ function segmentOutput(lines: string[]): Segment[] {
     }
     if (parts.size > 0) return [{ label: null, lines: rest }, ...[...parts].map(([p, ls]) => ({ label: { dir: p.slice(0, p.lastIndexOf(' ')) }, lines: ls }))];
   }
+  const turbo = turboSegments(lines);
+  if (turbo) return turbo;
   const yarn = new Map<string, string[]>();
   const yrest: string[] = [];
   for (const l of lines) {
@@ -414,6 +416,28 @@ function segmentOutput(lines: string[]): Segment[] {
     out.push({ label: { name: m[1], path: m[2] }, lines: lines.slice(b, banners[k + 1] ?? lines.length) });
   });
   return out;
+}
+
+/** turbo's task lines: `@scope/a:test: <line>`; each task announces itself with `@scope/a:test: cache miss|bypass|hit…`. */
+const TURBO_TASK = /^(\S+?):([\w:.-]*[A-Za-z][\w:.-]*): cache (?:miss|bypass|hit)/;
+
+/** turbo's output cut by task (`<package>:<task>: ` prefixes, interleaved when tasks run in parallel), or null. */
+function turboSegments(lines: string[]): Segment[] | null {
+  const tasks = new Map<string, string>();
+  for (const l of lines) {
+    const m = TURBO_TASK.exec(l);
+    if (m) tasks.set(`${m[1]}:${m[2]}`, m[1]);
+  }
+  if (tasks.size === 0) return null;
+  const parts = new Map<string, string[]>();
+  const rest: string[] = [];
+  for (const l of lines) {
+    const colon = l.indexOf(': ');
+    const key = colon > 0 ? l.slice(0, colon) : l.endsWith(':') ? l.slice(0, -1) : '';
+    if (tasks.has(key)) parts.set(key, [...(parts.get(key) ?? []), colon > 0 ? l.slice(colon + 2) : '']);
+    else rest.push(l);
+  }
+  return [{ label: null, lines: rest }, ...[...parts].map(([key, ls]) => ({ label: { name: tasks.get(key)! }, lines: ls }))];
 }
 
 /**
