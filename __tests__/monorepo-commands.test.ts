@@ -13,6 +13,7 @@ import { identifyRunner, loadRunner, parseTestOutput, planFiles, planRelated, pl
 import type { TestRun, TestStatus } from '../src/verify/types.js';
 import { parseWorkspaceCommand, resolveTargets, rootScriptCommand, selects } from '../src/verify/workspace-command.js';
 import { extractFailure } from '../src/ci/log-extract.js';
+import { resolveFrames } from '../src/verify/session.js';
 
 describe('parseWorkspaceCommand: each form a maintainer writes', () => {
   const cases: [string, Partial<ReturnType<typeof parseWorkspaceCommand>>][] = [
@@ -297,5 +298,13 @@ describe('CI: the failing job of a workspace command names its package', () => {
     const x = extractFailure(framed('pnpm -r --no-bail test', ['packages/dom test$ vitest run', ...dom.map((l) => `packages/dom test: ${l}`), 'Summary: 1 fails, 1 passes', '', '/home/runner/work/mono/mono/packages/dom:', ' ERROR  @x/dom@1.0.0 test: `vitest run`', 'Exit status 1']), { repoName: 'mono' });
     expect(x.failingPackages).toEqual(['@x/dom']);
     expect(x.failingTests).toEqual([id]);
+  });
+});
+
+describe("a failure's frame printed from the runner's root", () => {
+  test('is made repo-relative beside the test file (vitest root test/unit)', () => {
+    const files = ['packages/dom/test/unit/rect.test.ts', 'packages/dom/src/rect.ts', 'packages/core/test/rect.test.ts'];
+    const [t] = resolveFrames([{ id: 'packages/dom/test/unit/rect.test.ts > subtracts', status: 'failed', frame: 'rect.test.ts:12:22' }], files);
+    expect(t.frame).toBe('packages/dom/test/unit/rect.test.ts:12:22');
   });
 });

@@ -80,6 +80,10 @@ export function resolveFrames(tests: TestCase[], allFiles: string[]): TestCase[]
     if (!t.frame) return t;
     const m = t.frame.match(/^(.+?)(:\d+(?::\d+)?)$/);
     if (!m || known.has(m[1])) return t;
+    // a runner printing from its root (vitest `root: 'test/unit'`): the frame beside the test's own file
+    const testFile = t.file ?? t.id.split(' > ')[0];
+    const beside = testFile.includes('/') ? path.posix.join(path.posix.dirname(testFile), m[1]) : null;
+    if (beside && known.has(beside)) return { ...t, frame: `${beside}${m[2]}` };
     const hits = allFiles.filter((f) => f.endsWith(`/${m[1]}`));
     return hits.length === 1 ? { ...t, frame: `${hits[0]}${m[2]}` } : t;
   });
@@ -258,6 +262,8 @@ export class TestSession {
     // Plain output: the first in-repo frame of a failure's text (evidence for tolerance.ts).
     if (!run.structured && run.tests.some((t) => t.status === 'failed' && !t.frame && t.details)) {
       run = { ...run, tests: run.tests.map((t) => (t.status === 'failed' && !t.frame && t.details ? { ...t, frame: firstRepoFrame(t.details.replace(/['"`]/g, ' '), root) } : t)) };
+      // frames printed from a runner's root (a package's vitest root) made repo-relative
+      if (this.deps.listFiles && run.tests.some((t) => t.frame)) run = { ...run, tests: resolveFrames(run.tests, await this.deps.listFiles()) };
     }
     run.executed = redactor.redact(plan.command);
     run.scope = scope;
