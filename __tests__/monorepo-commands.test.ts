@@ -14,6 +14,7 @@ import type { TestRun, TestStatus } from '../src/verify/types.js';
 import { parseWorkspaceCommand, resolveTargets, rootScriptCommand, selects } from '../src/verify/workspace-command.js';
 import { extractFailure } from '../src/ci/log-extract.js';
 import { resolveFrames } from '../src/verify/session.js';
+import { selectionOptions } from '../src/verify/runners/vitest.js';
 
 describe('parseWorkspaceCommand: each form a maintainer writes', () => {
   const cases: [string, Partial<ReturnType<typeof parseWorkspaceCommand>>][] = [
@@ -306,5 +307,35 @@ describe("a failure's frame printed from the runner's root", () => {
     const files = ['packages/dom/test/unit/rect.test.ts', 'packages/dom/src/rect.ts', 'packages/core/test/rect.test.ts'];
     const [t] = resolveFrames([{ id: 'packages/dom/test/unit/rect.test.ts > subtracts', status: 'failed', frame: 'rect.test.ts:12:22' }], files);
     expect(t.frame).toBe('packages/dom/test/unit/rect.test.ts:12:22');
+  });
+});
+
+describe('vitest selections from a script with options (`vitest --coverage run`)', () => {
+  test('the configuration options are kept, the full run’s dropped; file filters or separate values: no selection', () => {
+    expect(selectionOptions('vitest run')).toEqual([]);
+    expect(selectionOptions('vitest --coverage run')).toEqual([]);
+    expect(selectionOptions('vitest run --typecheck --project=unit --config=vitest.unit.ts')).toEqual(['--project=unit', '--config=vitest.unit.ts']);
+    expect(selectionOptions('vitest run test/a.test.ts')).toBeNull();
+    expect(selectionOptions('vitest run --project unit')).toBeNull();
+    expect(selectionOptions('jest')).toBeNull();
+  });
+  test('related tests of `pnpm run -r test:unit` whose one package runs `vitest --coverage run`', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-fix-mono-'));
+    try {
+      writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ private: true, scripts: { test: 'pnpm run -r test:unit' } }));
+      writeFileSync(path.join(dir, 'pnpm-workspace.yaml'), 'packages:\n  - packages/*\n');
+      mkdirSync(path.join(dir, 'packages', 'router'), { recursive: true });
+      mkdirSync(path.join(dir, 'packages', 'docs'), { recursive: true });
+      writeFileSync(path.join(dir, 'packages', 'router', 'package.json'), JSON.stringify({ name: 'router', scripts: { 'test:unit': 'vitest --coverage run' } }));
+      writeFileSync(path.join(dir, 'packages', 'docs', 'package.json'), JSON.stringify({ name: 'docs', scripts: { build: 'x' } }));
+      const info = await loadRunner(identifyRunner('pnpm run -r test:unit', null), dir, null, 'pnpm run -r test:unit');
+      expect(info.runner).toBe('vitest');
+      expect(planStructured('pnpm run -r test:unit', info, '/tmp/r.json').command).toBe('pnpm run -r test:unit -- --reporter=default --reporter=json --outputFile.json=/tmp/r.json');
+      expect(planRelated(info, ['packages/router/src/a.ts'], ['packages/router/src/a.ts'], '/tmp/r.json')?.command).toBe(
+        'cd packages/router && npx --no-install vitest related --run src/a.ts --passWithNoTests --reporter=default --reporter=json --outputFile.json=/tmp/r.json',
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
