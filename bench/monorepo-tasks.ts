@@ -2,7 +2,7 @@
  * Real bugs of real TypeScript monorepos (pnpm workspaces; issue 22 §3), through the bundles, in
  * issue and CI mode.
  *
- *   node scripts/run-ts.mjs bench/monorepo-tasks.ts [--mirrors /work/.mirror] [--ids a,b] [--work DIR] [--skip-ci] [--skip-wrong]
+ *   node scripts/run-ts.mjs bench/monorepo-tasks.ts [--mirrors /work/.mirror] [--ids a,b] [--work DIR] [--skip-ci] [--skip-wrong] [--skip-issue]
  *
  * The tasks are descriptors (below): repository, buggy and fix commits, the package the fix
  * belongs to, the install and test commands. Nothing of the repositories is committed: each task
@@ -144,6 +144,8 @@ const work = arg('work', path.join(os.tmpdir(), 'agent-fix-monorepo-tasks'))!;
 const ids = arg('ids')?.split(',');
 const skipCi = process.argv.includes('--skip-ci');
 const skipWrong = process.argv.includes('--skip-wrong');
+/** CI mode only (a task's issue mode measured by an earlier run). */
+const skipIssue = process.argv.includes('--skip-issue');
 const ENV = { ...process.env, PATH: `${PNPM}:${process.env.PATH ?? ''}`, NO_COLOR: '1', FORCE_COLOR: '0' };
 
 const git = (cwd: string, ...args: string[]) =>
@@ -338,10 +340,10 @@ for (const d of ids ? ids.flatMap((id) => TASKS.filter((x) => x.id === id)) : TA
     results.push({ task: t, verified: false, why: v.why });
     continue;
   }
-  const oracle = await issueMode(t, spec, dir, writesScript(`oracle ${t.id}`, fixOf(t)), v.failToPass);
+  const oracle = skipIssue ? { skipped: true as const } : await issueMode(t, spec, dir, writesScript(`oracle ${t.id}`, fixOf(t)), v.failToPass);
   git(dir, 'checkout', '-q', '-f', 'HEAD');
   git(dir, 'clean', '-q', '-fd', '-e', 'node_modules');
-  const wrong = skipWrong ? { skipped: true } : await issueMode(t, spec, dir, writesScript(`wrong ${t.id}`, { [`${t.fix_files[0]}.note.txt`]: 'looked at this\n' }), v.failToPass);
+  const wrong = skipWrong || skipIssue ? { skipped: true } : await issueMode(t, spec, dir, writesScript(`wrong ${t.id}`, { [`${t.fix_files[0]}.note.txt`]: 'looked at this\n' }), v.failToPass);
   const ci = skipCi ? null : await ciMode(t, spec);
   const row = { task: { ...t, fail_to_pass: v.failToPass, install_ms: v.installMs, test_command: testOf(spec, t), install: spec.install }, issue: { oracle, wrongEdit: wrong }, ci };
   results.push(row);
