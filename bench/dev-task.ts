@@ -39,7 +39,8 @@ export function benchGit(cwd: string, ...args: string[]): string {
 export function treeAt(mirror: string, sha: string, ignore: string[]): { text: Record<string, string>; binary: Record<string, Buffer> } {
   const text: Record<string, string> = {};
   const binary: Record<string, Buffer> = {};
-  for (const f of benchGit(mirror, 'ls-tree', '-r', '--name-only', sha).split('\n')) {
+  // -z: names as they are (a quoted, escaped `emoji-\360….vue` is no path `git show` knows)
+  for (const f of benchGit(mirror, 'ls-tree', '-r', '-z', '--name-only', sha).split('\0')) {
     if (!f || f.startsWith('.github/')) continue;
     const buf = execFileSync('git', ['show', `${sha}:${f}`], { cwd: mirror, maxBuffer: 64 << 20 });
     if (buf.length > 2_000_000) continue;

@@ -2,7 +2,7 @@
  * Real bugs of real TypeScript monorepos (pnpm workspaces; issue 22 §3), through the bundles, in
  * issue and CI mode.
  *
- *   node scripts/run-ts.mjs bench/monorepo-tasks.ts [--mirrors /work/.mirror] [--ids a,b] [--work DIR] [--skip-ci] [--skip-wrong]
+ *   node scripts/run-ts.mjs bench/monorepo-tasks.ts [--mirrors /work/.mirror] [--ids a,b] [--work DIR] [--skip-ci] [--skip-wrong] [--skip-issue]
  *
  * The tasks are descriptors (below): repository, buggy and fix commits, the package the fix
  * belongs to, the install and test commands. Nothing of the repositories is committed: each task
@@ -49,6 +49,12 @@ interface RepoSpec {
   packageTest: string;
   /** Verification from the root (`{files}` the fix's test files) when the packages have no vitest configuration of their own. */
   verifyAtRoot?: string;
+  /** The package's vitest `root` (package-relative): the verification names the test files from it. */
+  testRoot?: string;
+  /** Extra vitest options of the verification only (not of the harness's commands): `--typecheck.enabled=false`. */
+  verifyOptions?: string;
+  /** The test command of CI mode (the harness's `test-command`), when it is not `test`. */
+  ciTest?: string;
 }
 
 export interface MonorepoTask {
@@ -86,6 +92,29 @@ const REPOS: Record<string, RepoSpec> = {
     packageTest: 'CI=true pnpm vitest run --project unit {dir}',
     verifyAtRoot: 'CI=true pnpm vitest run --project unit {files}',
   },
+  // floating-ui/floating-ui (issue 31): pnpm workspace, each package's own vitest (`vitest run`), default
+  // reporter; @floating-ui/dom's vitest `root: './test/unit'` (and a vite `root` elsewhere). Setup is CI's
+  // (.github/actions/setup + unit: `pnpm install`, `pnpm run build`; scripts ignored here). Issue mode: the
+  // maintainers' filtered form (`pnpm --filter @floating-ui/dom run test:browser` in their CI, `test` here:
+  // no browser); CI mode: the unit job's own `pnpm run test` (the root script `turbo test`).
+  'floating-ui/floating-ui': {
+    repo: 'floating-ui/floating-ui',
+    install: 'pnpm install --frozen-lockfile --ignore-scripts && pnpm run build',
+    test: 'pnpm --filter {pkg} test',
+    packageTest: 'pnpm run test',
+    ciTest: 'pnpm run test',
+    testRoot: 'test/unit',
+  },
+  // vuejs/router (issue 31): pnpm workspace, CI `pnpm run -r test:unit` (packages/router's `vitest --coverage
+  // run`, default reporter, pnpm's prefixed output), unmodified in both modes. Setup: `pnpm install` only
+  // (CI also runs `pnpm run -r build`; the unit tests run from the sources, measured without it for time).
+  'vuejs/router': {
+    repo: 'vuejs/router',
+    install: 'pnpm install --frozen-lockfile --ignore-scripts',
+    test: 'pnpm run -r test:unit',
+    packageTest: 'pnpm run -r test:unit',
+    verifyOptions: '--typecheck.enabled=false',
+  },
   // colinhacks/zod is NOT runnable here (measured 2026-11-27 by the previous helper): its vitest did not
   // exit within 120 s (results printed, process left running; with or without
   // `--typecheck.enabled=false`), and the package's own `test` script fails at startup. Its descriptors
@@ -103,6 +132,10 @@ const TASKS: Omit<MonorepoTask, 'buggy_sha'>[] = [
   { id: 'vue-5953c9ff', repo: 'vuejs/core', fix_sha: '5953c9ff90090e128372f645d377bd99137a5fb4', package: { dir: 'packages/compiler-core', name: '@vue/compiler-core' }, fix_files: ['packages/compiler-core/src/babelUtils.ts'], test_files: ['packages/compiler-core/__tests__/transforms/transformExpressions.spec.ts'] },
   { id: 'vue-9b029239', repo: 'vuejs/core', fix_sha: '9b029239edf88558465b941e1e4c085f92b1ebff', package: { dir: 'packages/compiler-core', name: '@vue/compiler-core' }, fix_files: ['packages/compiler-core/src/babelUtils.ts'], test_files: ['packages/compiler-core/__tests__/utils.spec.ts'] },
   { id: 'vue-f05a8d61', repo: 'vuejs/core', fix_sha: 'f05a8d613bd873b811cfdb9979ccac8382dba322', package: { dir: 'packages/compiler-core', name: '@vue/compiler-core' }, fix_files: ['packages/compiler-core/src/tokenizer.ts'], test_files: ['packages/compiler-core/__tests__/parse.spec.ts'] },
+  { id: 'floating-ad0a73f1', repo: 'floating-ui/floating-ui', fix_sha: 'ad0a73f1f13a9a03fc68c41bbf6fe7fc6142a451', package: { dir: 'packages/dom', name: '@floating-ui/dom' }, fix_files: ['packages/dom/src/utils/getViewportRect.ts'], test_files: ['packages/dom/test/unit/getViewportRect.test.ts'] },
+  { id: 'floating-705a03cb', repo: 'floating-ui/floating-ui', fix_sha: '705a03cb8f32b9af228a1f112a6009fb2c54c088', package: { dir: 'packages/dom', name: '@floating-ui/dom' }, fix_files: ['packages/dom/src/platform/getClientRects.ts'], test_files: ['packages/dom/test/unit/getClientRects.test.ts'] },
+  { id: 'router-20521b03', repo: 'vuejs/router', fix_sha: '20521b033352223f898cdb17505c520a5646e812', package: { dir: 'packages/router', name: 'vue-router' }, fix_files: ['packages/router/src/matcher/pathTokenizer.ts'], test_files: ['packages/router/__tests__/matcher/pathParser.spec.ts'] },
+  { id: 'router-846640e4', repo: 'vuejs/router', fix_sha: '846640e4b50030223ca909b4f1f6d8179b833c1d', package: { dir: 'packages/router', name: 'vue-router' }, fix_files: ['packages/router/src/experimental/route-resolver/matchers/matcher-pattern.ts'], test_files: ['packages/router/src/experimental/route-resolver/matchers/matcher-pattern.spec.ts'] },
   { id: 'vue-295b5ec1', repo: 'vuejs/core', fix_sha: '295b5ec19b6a52c4a56652cc4d6e93a4ea7c14ed', package: { dir: 'packages/reactivity', name: '@vue/reactivity' }, fix_files: ['packages/reactivity/src/reactive.ts'], test_files: ['packages/reactivity/__tests__/reactive.spec.ts'] },
 ];
 
@@ -111,6 +144,8 @@ const work = arg('work', path.join(os.tmpdir(), 'agent-fix-monorepo-tasks'))!;
 const ids = arg('ids')?.split(',');
 const skipCi = process.argv.includes('--skip-ci');
 const skipWrong = process.argv.includes('--skip-wrong');
+/** CI mode only (a task's issue mode measured by an earlier run). */
+const skipIssue = process.argv.includes('--skip-issue');
 const ENV = { ...process.env, PATH: `${PNPM}:${process.env.PATH ?? ''}`, NO_COLOR: '1', FORCE_COLOR: '0' };
 
 const git = (cwd: string, ...args: string[]) =>
@@ -118,7 +153,7 @@ const git = (cwd: string, ...args: string[]) =>
 const mirrorOf = (repo: string) => path.join(mirrors, repo.replace('/', '+'), 'repo');
 const runnable = (t: MonorepoTask) => t.test_files.filter((f) => !f.endsWith('.test-d.ts'));
 const cmdFor = (spec: RepoSpec, t: MonorepoTask) => spec.packageTest.replace('{pkg}', t.package.name).replace('{dir}', t.package.dir).replace('{files}', runnable(t).join(' '));
-const testOf = (spec: RepoSpec, t: MonorepoTask) => spec.test.replace('{files}', runnable(t).join(' '));
+const testOf = (spec: RepoSpec, t: MonorepoTask) => spec.test.replace('{files}', runnable(t).join(' ')).replace('{pkg}', t.package.name);
 
 function sh(cwd: string, command: string, timeout = 600_000): { code: number | null; out: string } {
   const r = spawnSync('bash', ['-c', `${command} 2>&1`], { cwd, encoding: 'utf8', timeout, maxBuffer: 64 << 20, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -175,7 +210,7 @@ function verify(t: MonorepoTask, spec: RepoSpec, dir: string): { ok: boolean; wh
     // the package's vitest on the fix's test files, in the package's directory (its own configuration)
     const inPkg = spec.verifyAtRoot
       ? `${spec.verifyAtRoot.replace('{files}', files.join(' '))} --reporter=json --outputFile=${report}`
-      : `cd ${t.package.dir} && CI=true pnpm exec vitest run ${files.map((f) => f.slice(t.package.dir.length + 1)).join(' ')} --reporter=json --outputFile=${report}`;
+      : `cd ${t.package.dir} && CI=true pnpm exec vitest run ${files.map((f) => path.posix.relative(spec.testRoot ?? '', f.slice(t.package.dir.length + 1))).join(' ')} ${spec.verifyOptions ?? ''} --reporter=json --outputFile=${report}`;
     const r = sh(dir, inPkg);
     return { code: r.code, parsed: vitestJson(report, dir), out: r.out };
   };
@@ -264,7 +299,7 @@ async function ciMode(t: MonorepoTask, spec: RepoSpec) {
         binary,
         broken,
         script: writesScript(`oracle ${t.id}`, fixOf(t)),
-        inputs: { 'setup-command': spec.install, 'test-command': testOf(spec, t), 'max-iterations': '1', 'max-changed-lines': '2000' },
+        inputs: { 'setup-command': spec.install, 'test-command': spec.ciTest ?? testOf(spec, t), 'max-iterations': '1', 'max-changed-lines': '2000' },
         log: (url) => {
           const { output, dir } = realRun(url, `${spec.install} >/dev/null 2>&1; ${pkgCommand}`, { env: { NO_COLOR: '1' } });
           const log = jobLog(t.repo.split('/')[1], pkgCommand, output, dir);
@@ -305,10 +340,10 @@ for (const d of ids ? ids.flatMap((id) => TASKS.filter((x) => x.id === id)) : TA
     results.push({ task: t, verified: false, why: v.why });
     continue;
   }
-  const oracle = await issueMode(t, spec, dir, writesScript(`oracle ${t.id}`, fixOf(t)), v.failToPass);
+  const oracle = skipIssue ? { skipped: true as const } : await issueMode(t, spec, dir, writesScript(`oracle ${t.id}`, fixOf(t)), v.failToPass);
   git(dir, 'checkout', '-q', '-f', 'HEAD');
   git(dir, 'clean', '-q', '-fd', '-e', 'node_modules');
-  const wrong = skipWrong ? { skipped: true } : await issueMode(t, spec, dir, writesScript(`wrong ${t.id}`, { [`${t.fix_files[0]}.note.txt`]: 'looked at this\n' }), v.failToPass);
+  const wrong = skipWrong || skipIssue ? { skipped: true } : await issueMode(t, spec, dir, writesScript(`wrong ${t.id}`, { [`${t.fix_files[0]}.note.txt`]: 'looked at this\n' }), v.failToPass);
   const ci = skipCi ? null : await ciMode(t, spec);
   const row = { task: { ...t, fail_to_pass: v.failToPass, install_ms: v.installMs, test_command: testOf(spec, t), install: spec.install }, issue: { oracle, wrongEdit: wrong }, ci };
   results.push(row);

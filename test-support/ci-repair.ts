@@ -46,7 +46,7 @@ type Closable = { close(): Promise<void> };
 /** The broken commit is pushed on top of `files`; the CI run of that commit failed with `log`. */
 export async function repairCiRun(
   open: Closable[],
-  p: { repo: string; files: Record<string, string>; broken: Record<string, string>; script: Script; log: (remoteUrl: string) => string; inputs?: Record<string, string>; binary?: Record<string, Buffer> },
+  p: { repo: string; files: Record<string, string>; broken: Record<string, string>; script: Script; log: (remoteUrl: string) => string; inputs?: Record<string, string>; binary?: Record<string, Buffer>; env?: Record<string, string> },
 ): Promise<Repaired> {
   const repo = makeRepo(p.files, { message: 'Initial' });
   if (p.binary && Object.keys(p.binary).length) {
@@ -102,6 +102,7 @@ export async function repairCiRun(
     repository: full,
     apiUrl: github.url,
     inputs: actionInputs({ token: GH_TOKEN, apiKey: API_KEY, baseUrl: model.url }, { workflows: '', ...p.inputs }),
+    ...(p.env ? { extraEnv: p.env } : {}),
   });
   return { r, github, model, repo, brokenSha };
 }
@@ -109,7 +110,7 @@ export async function repairCiRun(
 /** An issue labelled `agent-fix` on a repository whose `main` is `files` then `broken`. */
 export async function repairIssue(
   open: Closable[],
-  p: { repo: string; files: Record<string, string>; broken?: Record<string, string>; script: Script; title: string; body: string; inputs?: Record<string, string> },
+  p: { repo: string; files: Record<string, string>; broken?: Record<string, string>; script: Script; title: string; body: string; inputs?: Record<string, string>; env?: Record<string, string> },
 ): Promise<Repaired> {
   const repo = makeRepo(p.files, { message: 'Initial' });
   const brokenSha = p.broken ? commitAs(repo.dir, HUMAN, p.broken, 'Refactor') : repo.git('rev-parse', 'HEAD').trim();
@@ -136,6 +137,7 @@ export async function repairIssue(
     repository: full,
     apiUrl: github.url,
     inputs: actionInputs({ token: GH_TOKEN, apiKey: API_KEY, baseUrl: model.url }, p.inputs ?? {}),
+    ...(p.env ? { extraEnv: p.env } : {}),
   });
   return { r, github, model, repo, brokenSha };
 }

@@ -83,6 +83,7 @@ const TestRunSchema = z.object({
     .optional(),
   scope: z.enum(['full', 'related']).optional(),
   flaky: z.array(z.string()).optional(),
+  passedFiles: z.array(z.string()).optional(),
 }) satisfies z.ZodType<TestRun>;
 
 const VerdictSchema = z.object({
@@ -94,6 +95,7 @@ const VerdictSchema = z.object({
   preexisting: z.array(z.string()).optional(),
   taskFailures: z.array(z.string()).optional(),
   tolerance: z.array(z.object({ id: z.string(), file: z.string().optional(), excused: z.boolean(), evidence: z.string() })).optional(),
+  unseen: z.array(z.string()).optional(),
   summary: z.string(),
 }) satisfies z.ZodType<Verdict>;
 

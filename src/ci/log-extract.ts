@@ -531,6 +531,8 @@ export function extractFailure(log: string, opts: ExtractOptions = {}): LogExtra
       if (w) packages.add(w[1]);
       if (line0.startsWith('##[group]Run ')) for (const p of filteredPackages(line0.slice(13))) filtered.add(p);
     }
+    const failedPackage = failedPackageOf(line0);
+    if (failedPackage) packages.add(failedPackage);
     const framed = /^(?:##\[(?:error|warning|notice)\]|::(?:error|warning|notice)[^:]*::)/.exec(line0);
     const forParser = stripWorkspace(framed ? line0.slice(framed[0].length) : line0, opts.repoName);
     if (framed || (!line0.startsWith('##[') && !line0.startsWith('::') && !line0.startsWith('[command]'))) cleaned.push(forParser);
@@ -584,6 +586,19 @@ export function extractFailure(log: string, opts: ExtractOptions = {}): LogExtra
     tokens: estimateTokens(result.text),
     stats: { lines, chars: n, noiseLines: noise, blocks: blocks.length, blocksShown: result.blocksShown, testsShown: result.testsShown },
   };
+}
+
+/**
+ * The package a workspace tool names as failed: turbo `Failed:    @scope/a#test`, `ERROR  @scope/a#test:
+ * command … exited (1)`, pnpm `ERR_PNPM_RECURSIVE_RUN_FIRST_FAIL  @scope/a@1.0.0 test: …` or its
+ * recursive summary `ERROR  @scope/a@1.0.0 test: \`vitest run\``.
+ */
+function failedPackageOf(line: string): string | null {
+  if (!line.includes('#') && !line.includes('ERR_PNPM_') && !line.includes('ERROR')) return null;
+  const failed =
+    /^\s*(?:Failed:|ERROR)\s+(\S+?)#[\w:.-]*[A-Za-z][\w:.-]*(?::\s+command\b|\s*$)/.exec(line) ??
+    /(?:ERR_PNPM_RECURSIVE_RUN_FIRST_FAIL|^\s*ERROR)\s+(\S+?)@[^\s@]*\s+test[\w:.-]*: `/.exec(line);
+  return failed?.[1] ?? null;
 }
 
 /** The failing tests the local-run parsers (verify/runners/) find in the cleaned log. */

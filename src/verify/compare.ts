@@ -9,7 +9,12 @@
  * - newlyFailing: failing now, and passed, was skipped or did not exist at baseline.
  * - nowPassing: failed at baseline and passes now; also failed at baseline and no longer
  *   listed while the current run succeeded (runners such as jest or go list only failures
- *   unless verbose).
+ *   unless verbose), or while its file is reported passing whole (vitest's default reporter
+ *   `✓ a.test.ts (17 tests)`, jest's `PASS a.test.js`).
+ * - unseen: failed at baseline, not named now, its file not reported passing, and the run
+ *   failed (for other tests): no evidence either way; the summary says what is missing.
+ * - "no tests recognised in the new run" only when the new run names no test, counts no passing
+ *   test in its own summary and reports no passing file.
  * - stillFailing: failed in both runs.
  * When neither run yielded tests, the decision rests on the exit codes alone.
  * - flaky: tests whose result differed between two runs of the same code (`flaky` of
@@ -57,14 +62,19 @@ export function compareRuns(baseline: TestRun, current: TestRun, rule: GateRule 
     else if (before.get(id) === 'failed') stillFailing.push(id);
     else newlyFailing.push(id);
   }
-  for (const [id, status] of before) {
-    if (status !== 'failed') continue;
-    const now = after.get(id);
-    if (now === 'passed' || (now === undefined && current.succeeded)) nowPassing.push(id);
+  // plain output that names a file's result and not its tests (vitest's default reporter, jest's PASS)
+  const passedFiles = new Set(current.passedFiles ?? []);
+  const unseen: string[] = [];
+  for (const t of baseline.tests) {
+    if (t.status !== 'failed') continue;
+    const now = after.get(t.id);
+    if (now === 'passed' || (now === undefined && (current.succeeded || filesOf(t).some((f) => passedFiles.has(f))))) nowPassing.push(t.id);
+    else if (now === undefined) unseen.push(t.id);
   }
 
   const baselinePassing = baseline.tests.some((t) => t.status === 'passed');
-  const lostTests = baselinePassing && current.tests.length === 0;
+  // the runner's own summary (or its passing files) counts tests it did not name: they ran
+  const lostTests = baselinePassing && current.tests.length === 0 && current.counts.passed === 0 && passedFiles.size === 0;
   const onlyFlakyFailures =
     flaky.length > 0 &&
     stillFailing.length === 0 &&
@@ -90,6 +100,8 @@ export function compareRuns(baseline: TestRun, current: TestRun, rule: GateRule 
   let summary = `${parts.join('')}; exit ${exitLabel(baseline)} → ${exitLabel(current)}`;
   if (newlyFailing.length) summary += `; ${newlyFailing.length} newly failing`;
   if (lostTests) summary += '; no tests recognised in the new run';
+  if (!ok && unseen.length)
+    summary += `; ${unseen.length} test${unseen.length === 1 ? '' : 's'} failing before ${unseen.length === 1 ? 'is' : 'are'} not named by the new run and ${unseen.length === 1 ? 'its file is' : 'their files are'} not reported passing (the output names only failures, and no structured report was had): result unknown`;
   if (flaky.length) summary += `; ${flaky.length} flaky (not blocking)`;
   if (ok && preexisting) summary += `; ${preexisting.length} already failing before any edit (not this change's job, not blocking)`;
   const verdict: Verdict = { ok, newlyFailing, nowPassing, stillFailing, summary };
@@ -97,6 +109,7 @@ export function compareRuns(baseline: TestRun, current: TestRun, rule: GateRule 
   if (ok && preexisting) verdict.preexisting = preexisting;
   if (!ok && blocking.length) verdict.taskFailures = blocking;
   if (tolerance.length) verdict.tolerance = tolerance;
+  if (unseen.length && !ok) verdict.unseen = unseen;
   return verdict;
 }
 

@@ -26,6 +26,7 @@ import {
   planStructured,
   reportAsOutput,
   reportExtension,
+  type OutputContext,
   type PlannedRun,
   type RunnerInfo,
 } from './runners/index.js';
@@ -87,6 +88,10 @@ export function resolveFrames(tests: TestCase[], allFiles: string[]): TestCase[]
     if (!t.frame) return t;
     const m = t.frame.match(/^(.+?)(:\d+(?::\d+)?)$/);
     if (!m || known.has(m[1])) return t;
+    // a runner printing from its root (vitest `root: 'test/unit'`): the frame beside the test's own file
+    const testFile = t.file ?? t.id.split(' > ')[0];
+    const beside = testFile.includes('/') ? path.posix.join(path.posix.dirname(testFile), m[1]) : null;
+    if (beside && known.has(beside)) return { ...t, frame: `${beside}${m[2]}` };
     const hits = allFiles.filter((f) => f.endsWith(`/${m[1]}`));
     return hits.length === 1 ? { ...t, frame: `${hits[0]}${m[2]}` } : t;
   });
@@ -162,7 +167,7 @@ export class TestSession {
       // not a node project
     }
     const tmp = await mkdtemp(path.join(deps.scratch ?? os.tmpdir(), 'agent-fix-tests-'));
-    const info = await loadRunner(identifyRunner(deps.testCommand, script), deps.root, pkg);
+    const info = await loadRunner(identifyRunner(deps.testCommand, script), deps.root, pkg, deps.testCommand);
     return new TestSession(deps, info, tmp);
   }
 
@@ -199,6 +204,20 @@ export class TestSession {
     return planStructured(this.deps.testCommand, this.info, this.reportPath());
   }
 
+  /**
+   * What the output parser needs beyond the workspaces: the repository's path (vitest's root line)
+   * and, for a command that runs one package (a filtered workspace command, or a selection run in
+   * the package's directory), that package: an output without prefixes is its.
+   */
+  private outputContext(plan: PlannedRun): OutputContext {
+    const ctx: OutputContext = { root: this.deps.root };
+    const pkgs = this.info.target?.packages ?? [];
+    const cd = /^cd (\S+) && /.exec(plan.command)?.[1]?.replace(/^'|'$/g, '');
+    const one = cd ? (this.info.workspace?.packages.find((p) => p.dir === cd) ?? pkgs.find((p) => p.dir === cd)) : pkgs.length === 1 ? pkgs[0] : undefined;
+    if (one) ctx.only = { dir: one.dir, name: one.name, testRoot: one.testRoot };
+    return ctx;
+  }
+
   /** Runs one planned command and turns it into a reconciled TestRun. */
   async execute(plan: PlannedRun, scope: 'full' | 'related', purpose: CommandRecord['purpose']): Promise<TestRun> {
     const { redactor, root } = this.deps;
@@ -225,7 +244,7 @@ export class TestSession {
     }
     let output = r.output;
     if (plan.stdoutIsReport) output = `${content ? reportAsOutput(plan.format, content) : ''}${output}`;
-    let run = toTestRun({ ...r, output, command: this.deps.testCommand }, redactor, undefined, this.info.workspace?.packages);
+    let run = toTestRun({ ...r, output, command: this.deps.testCommand }, redactor, undefined, this.info.workspace?.packages, this.outputContext(plan));
     // go -json: build failures are plain lines on stdout (in the report) and stderr (in the output).
     const reportText = plan.stdoutIsReport && content !== null ? `${content}\n${r.output}` : content;
     const parsed = reportText && plan.format ? parseStructured(plan.format, reportText, root, plan.flavour) : null;
@@ -251,6 +270,8 @@ export class TestSession {
     // Plain output: the first in-repo frame of a failure's text (evidence for tolerance.ts).
     if (!run.structured && run.tests.some((t) => t.status === 'failed' && !t.frame && t.details)) {
       run = { ...run, tests: run.tests.map((t) => (t.status === 'failed' && !t.frame && t.details ? { ...t, frame: firstRepoFrame(t.details.replace(/['"`]/g, ' '), root) } : t)) };
+      // frames printed from a runner's root (a package's vitest root) made repo-relative
+      if (this.deps.listFiles && run.tests.some((t) => t.frame)) run = { ...run, tests: resolveFrames(run.tests, await this.deps.listFiles()) };
     }
     run.executed = redactor.redact(plan.command);
     run.scope = scope;

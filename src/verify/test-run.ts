@@ -5,18 +5,18 @@
 import type { CommandResult } from '../ports/shell.js';
 import type { Redactor } from '../redact.js';
 import type { TestCase, TestRun } from './types.js';
-import { parseTestOutput, type OutputPackage } from './runners/index.js';
+import { parseTestOutput, type OutputContext, type OutputPackage } from './runners/index.js';
 import { stripAnsi } from './runners/text.js';
 import { packFeedback, type FeedbackOptions } from './feedback.js';
 
 const DEFAULT_TAIL = 4000;
 
 /** `packages`: a monorepo's workspaces, so that each package's tests carry its directory (verify/runners/). */
-export function toTestRun(result: CommandResult, redactor: Redactor, tailChars = DEFAULT_TAIL, packages?: readonly OutputPackage[]): TestRun {
+export function toTestRun(result: CommandResult, redactor: Redactor, tailChars = DEFAULT_TAIL, packages?: readonly OutputPackage[], ctx: OutputContext = {}): TestRun {
   let output = result.output;
   if (result.spawnError) output += `${output && !output.endsWith('\n') ? '\n' : ''}[could not start the command: ${result.spawnError}]`;
   output = redactor.redact(output);
-  const parsed = parseTestOutput(output, packages);
+  const parsed = parseTestOutput(output, packages, ctx);
   parsed.tests = attachDetails(parsed.tests, output);
   const fromTests = { passed: 0, failed: 0, skipped: 0 };
   for (const t of parsed.tests) fromTests[t.status]++;
@@ -42,6 +42,7 @@ export function toTestRun(result: CommandResult, redactor: Redactor, tailChars =
     counts,
     parsedFrom: parsed.parsedFrom,
     outputTail: outputTail(output, tail),
+    ...(parsed.passedFiles ? { passedFiles: parsed.passedFiles } : {}),
   };
 }
 

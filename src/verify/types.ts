@@ -47,6 +47,11 @@ export interface TestRun {
   scope?: 'full' | 'related';
   /** Tests whose result differed between two runs of the same code. */
   flaky?: string[];
+  /**
+   * Plain output: test files the runner reported as passing whole without naming their tests
+   * (vitest's default reporter, jest's `PASS`), repo-relative. A test of such a file passed.
+   */
+  passedFiles?: string[];
 }
 
 export interface Verdict {
@@ -63,6 +68,12 @@ export interface Verdict {
   taskFailures?: string[];
   /** Rule `allow`: for each test still failing since the baseline, the evidence that excused or blocked it. */
   tolerance?: ToleranceDecision[];
+  /**
+   * Failing at baseline, and the new run gives no result for them: not named, their file not
+   * reported passing, and its exit code failing for other tests. The verdict says so rather than
+   * taking them for fixed or failing.
+   */
+  unseen?: string[];
   /** One line for humans. */
   summary: string;
 }

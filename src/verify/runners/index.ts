@@ -8,6 +8,7 @@
  * cargo, make; of the plain-output parsers that draw trees the first that recognises an
  * output applies, the line parsers (TAP, pytest, go, cargo) all apply.
  */
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { identityOf, SEP } from '../identity.js';
 import type { ParsedFrom, TestCase } from '../types.js';
@@ -22,7 +23,9 @@ import { pytest } from './pytest.js';
 import type { StructuredFormat, StructuredResult } from './report.js';
 import { COMPOUND, core, quote, type Appendable, type PackageJson, type PlannedRun, type RunnerId, type RunnerInfo, type TestRunner } from './runner.js';
 import { tap } from './tap.js';
-import { owningPackages, readWorkspaces } from '../workspaces.js';
+import { owningPackages, readWorkspaces, type Workspaces } from '../workspaces.js';
+import { parseWorkspaceCommand, resolveTargets, rootScriptCommand } from '../workspace-command.js';
+import { runnerRoot } from '../runner-root.js';
 import { addTotals, Collector, countsOf, stripAnsi, toLines, type ParserResult, type TestTotals } from './text.js';
 import { vitest } from './vitest.js';
 
@@ -82,12 +85,73 @@ export function identifyRunner(testCommand: string, testScript: string | null): 
   return { runner, base: COMPOUND.test(cmd) || !appendable ? null : cmd, invocation: cmd };
 }
 
-/** What the runner needs to know of the project to compose commands (mocha: its configuration), added to `info`. */
-export async function loadRunner(info: RunnerInfo, root: string, pkg: PackageJson | null): Promise<RunnerInfo> {
-  const load = runnerById(info.runner)?.load;
-  const loaded = load ? { ...info, ...(await load(root, pkg)) } : info;
+/**
+ * What the runner needs to know of the project to compose commands (mocha: its configuration),
+ * added to `info`; in a monorepo, its packages with their runners' roots, and the packages a
+ * workspace command (`testCommand`: `pnpm --filter a test`, `turbo run test`, …) runs, whose runner
+ * then decides (one package: its runner, reporter flags passed through the workspace tool).
+ */
+export async function loadRunner(info: RunnerInfo, root: string, pkg: PackageJson | null, testCommand?: string): Promise<RunnerInfo> {
   const ws = await readWorkspaces(root);
-  return ws ? { ...loaded, workspace: { root, ...ws } } : loaded;
+  const target = ws && testCommand ? await workspaceTarget(testCommand, root, pkg, ws) : null;
+  if (target) info = target;
+  const load = runnerById(info.runner)?.load;
+  const loaded = load ? { ...info, ...(await load(target?.target?.packages.length === 1 ? path.join(root, target.target.packages[0].dir) : root, pkg)) } : info;
+  if (!ws) return loaded;
+  const packages = await Promise.all(
+    ws.packages.map(async (p) => {
+      const runner = p.testScript ? runnerOf(p.testScript) : 'unknown';
+      const testRoot = runner === 'vitest' || runner === 'jest' ? await runnerRoot(runner, path.join(root, p.dir)) : '';
+      return testRoot ? { ...p, testRoot } : p;
+    }),
+  );
+  return { ...loaded, workspace: { root, tool: ws.tool, packages } };
+}
+
+async function readScripts(file: string): Promise<Record<string, unknown> | undefined> {
+  try {
+    const pkg = JSON.parse(await readFile(file, 'utf8')) as { scripts?: Record<string, unknown> };
+    return pkg.scripts && typeof pkg.scripts === 'object' ? pkg.scripts : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The RunnerInfo of a workspace command (verify/workspace-command.ts): null when the command is
+ * not one. One package with a script that is one runner call: that runner, arguments appended
+ * through the tool (`pnpm --filter a test --`), or none when the tool cannot pass them (nx, a root
+ * script that calls the tool). Several packages: their common runner, no appending (each would
+ * write the same report file): their outputs are read package by package.
+ */
+async function workspaceTarget(testCommand: string, root: string, pkg: PackageJson | null, ws: Workspaces): Promise<RunnerInfo | null> {
+  let wc = parseWorkspaceCommand(testCommand);
+  let viaScript = false;
+  if (!wc) {
+    const inner = rootScriptCommand(testCommand, pkg?.scripts);
+    wc = inner ? parseWorkspaceCommand(inner) : null;
+    viaScript = wc !== null;
+  }
+  if (!wc) return null;
+  const scripts = new Map<string, Record<string, unknown> | undefined>();
+  for (const p of ws.packages) scripts.set(p.dir, await readScripts(path.join(root, p.dir, 'package.json')));
+  const found = resolveTargets(wc, ws.packages, (d) => scripts.get(d));
+  if (found.length === 0) return null;
+  const packages = await Promise.all(
+    found.map(async (p) => {
+      const runner = runnerOf(p.script ?? wc.exec ?? '');
+      const testRoot = runner === 'vitest' || runner === 'jest' ? await runnerRoot(runner, path.join(root, p.dir)) : '';
+      return { ...p, runner, testRoot };
+    }),
+  );
+  const target = { tool: wc.tool, packages };
+  const runners = new Set(packages.map((p) => p.runner));
+  const runner: RunnerId = runners.size === 1 ? packages[0].runner : 'unknown';
+  if (packages.length !== 1 || runner === 'unknown') return { runner, base: null, invocation: testCommand, target };
+  const inner = (packages[0].script ?? wc.exec ?? '').trim();
+  const appendable = !COMPOUND.test(inner) && (runnerById(runner)?.appendable?.(core(inner)) ?? true);
+  const base = appendable && !viaScript && wc.appendBase ? wc.appendBase : null;
+  return { runner, base, invocation: inner, target };
 }
 
 const parsedFromOf = (id: RunnerId): ParsedFrom => runnerById(id)?.parsedFrom ?? 'none';
@@ -150,33 +214,80 @@ function selectable(info: RunnerInfo): Appendable | null {
  * nothing related was found (then the full command runs).
  */
 export function planRelated(info: RunnerInfo, changed: string[], allFiles: string[], reportFile: string): PlannedRun | null {
-  const on = selectable(info);
   if (changed.length === 0) return null;
+  // a workspace command: the package's own runner in the package's directory, never the root's
+  if (info.target) return planPackageRelated(inPackages(info), changed, allFiles, reportFile, info.workspace?.tool ?? 'npm');
+  const on = selectable(info);
   const own = on ? (runnerById(on.runner)?.related?.(on, changed, allFiles, reportFile) ?? null) : null;
-  return own ?? (info.workspace ? planPackageRelated(info.workspace, changed, allFiles, reportFile) : null);
+  return own ?? (info.workspace ? planPackageRelated(inPackages(info), changed, allFiles, reportFile, info.workspace.tool) : null);
+}
+
+/** A package whose own runner can run a selection in its directory: its script and the runner's root. */
+interface SelectablePackage {
+  dir: string;
+  name: string;
+  script: string | null;
+  testRoot: string;
+}
+
+/** The packages the related selection may run in: the workspace command's targets, else every workspace package's `test`. */
+function inPackages(info: RunnerInfo): SelectablePackage[] {
+  if (info.target) return info.target.packages.map((p) => ({ dir: p.dir, name: p.name, script: p.script, testRoot: p.testRoot }));
+  return (info.workspace?.packages ?? []).map((p) => ({ dir: p.dir, name: p.name, script: p.testScript, testRoot: p.testRoot ?? '' }));
 }
 
 /**
- * A monorepo whose root command cannot select tests: when the changed files lie in one package,
- * that package's runner selects the related tests, run in the package's directory (its own
- * configuration applies). Null for changes in several packages or at the root (the full command
- * runs), or a package whose runner cannot select.
+ * Paths as the package's runner resolves them, from its directory: vitest resolves the files given
+ * to `related` and `run` from its `root` (`test/unit`: `../../src/x.ts`), jest from the directory.
  */
-function planPackageRelated(ws: NonNullable<RunnerInfo['workspace']>, changed: string[], allFiles: string[], reportFile: string): PlannedRun | null {
-  const owners = owningPackages({ tool: ws.tool, packages: ws.packages }, changed);
-  if (owners.length !== 1 || changed.some((f) => !f.startsWith(`${owners[0].dir}/`)) || owners[0].testScript === null) return null;
-  const p = owners[0];
-  const inner = selectable(identifyRunner(`${ws.tool} test`, p.testScript));
+function forRunner(runner: RunnerId, testRoot: string, files: string[]): string[] {
+  if (runner !== 'vitest' || !testRoot) return files;
+  return files.map((f) => path.posix.relative(testRoot, f));
+}
+
+/**
+ * A monorepo whose root command cannot select tests (or a workspace command): when the changed
+ * files lie in one package, that package's runner selects the related tests, run in the
+ * package's directory (its own configuration applies), paths as its runner resolves them (its
+ * root). Null for changes in several packages or at the root (the full command runs), or a
+ * package whose runner cannot select.
+ */
+function planPackageRelated(packages: SelectablePackage[], changed: string[], allFiles: string[], reportFile: string, tool: string): PlannedRun | null {
+  const owners = owningPackages({ tool: 'npm', packages: packages.map((p) => ({ dir: p.dir, name: p.name, testScript: p.script })) }, changed);
+  if (owners.length !== 1 || changed.some((f) => !f.startsWith(`${owners[0].dir}/`))) return null;
+  const p = packages.find((x) => x.dir === owners[0].dir)!;
+  const inner = packageSelectable(p, tool);
   if (!inner) return null;
-  const rel = (files: string[]) => files.filter((f) => f.startsWith(`${p.dir}/`)).map((f) => f.slice(p.dir.length + 1));
+  const rel = (files: string[]) => forRunner(inner.runner, p.testRoot, files.filter((f) => f.startsWith(`${p.dir}/`)).map((f) => f.slice(p.dir.length + 1)));
   const plan = runnerById(inner.runner)?.related?.(inner, rel(changed), rel(allFiles), reportFile) ?? null;
   return plan ? { ...plan, command: `cd ${quote(p.dir)} && ${plan.command}` } : null;
 }
 
+/** The package's runner as called in its directory (`pnpm test --`, or its direct call out of a compound script). */
+function packageSelectable(p: SelectablePackage, tool: string): Appendable | null {
+  if (p.script === null) return null;
+  const manager = tool === 'yarn' || tool === 'pnpm' ? tool : 'npm';
+  const exec = p.script.trim();
+  // `pnpm --filter a exec vitest run`: the exec'd command is the runner call itself
+  const viaScript = identifyRunner(`${manager} test`, exec);
+  return selectable(viaScript.runner !== 'unknown' ? viaScript : identifyRunner(exec, null));
+}
+
 /** A command that runs only the given test files (for the fail-to-pass proof); null when not possible. */
 export function planFiles(info: RunnerInfo, testFiles: string[], reportFile: string): PlannedRun | null {
+  if (testFiles.length === 0) return null;
+  if (info.target) {
+    const owners = owningPackages({ tool: 'npm', packages: info.target.packages.map((p) => ({ dir: p.dir, name: p.name, testScript: p.script })) }, testFiles);
+    if (owners.length !== 1 || testFiles.some((f) => !f.startsWith(`${owners[0].dir}/`))) return null;
+    const p = info.target.packages.find((x) => x.dir === owners[0].dir)!;
+    const inner = packageSelectable({ ...p }, info.workspace?.tool ?? 'npm');
+    if (!inner) return null;
+    const files = forRunner(inner.runner, p.testRoot, testFiles.map((f) => f.slice(p.dir.length + 1)));
+    const plan = runnerById(inner.runner)?.files?.(inner, files, reportFile) ?? null;
+    return plan ? { ...plan, command: `cd ${quote(p.dir)} && ${plan.command}` } : null;
+  }
   const on = selectable(info);
-  if (!on || testFiles.length === 0) return null;
+  if (!on) return null;
   return runnerById(on.runner)?.files?.(on, testFiles, reportFile) ?? null;
 }
 
@@ -217,12 +328,28 @@ export interface ParsedOutput {
    * pytest) — more complete than `tests` when the runner does not list passing tests.
    */
   totals?: TestTotals;
+  /**
+   * Test files the runner reports as passing whole without naming their tests (vitest's default
+   * reporter `✓ a.test.ts (17 tests)`, jest's `PASS a.test.js`), repo-relative where the package
+   * and the runner's root are known: a test of such a file passed.
+   */
+  passedFiles?: string[];
 }
 
 /** A workspace package as the output parser needs it (verify/workspaces.ts). */
 export interface OutputPackage {
   dir: string;
   name: string;
+  /** The runner's root, package-relative (vitest `root: 'test/unit'`): the runner prints files from it. */
+  testRoot?: string;
+}
+
+/** What else the output parser may know of the run. */
+export interface OutputContext {
+  /** The repository's absolute path: the root vitest names (`RUN  v4 /abs/packages/dom/test/unit`) becomes repo-relative. */
+  root?: string;
+  /** The one package the command ran (a workspace command filtered to it): an output without banners or prefixes is its. */
+  only?: OutputPackage;
 }
 
 /**
@@ -271,6 +398,8 @@ function segmentOutput(lines: string[]): Segment[] {
     }
     if (parts.size > 0) return [{ label: null, lines: rest }, ...[...parts].map(([p, ls]) => ({ label: { dir: p.slice(0, p.lastIndexOf(' ')) }, lines: ls }))];
   }
+  const turbo = turboSegments(lines);
+  if (turbo) return turbo;
   const yarn = new Map<string, string[]>();
   const yrest: string[] = [];
   for (const l of lines) {
@@ -289,12 +418,34 @@ function segmentOutput(lines: string[]): Segment[] {
   return out;
 }
 
+/** turbo's task lines: `@scope/a:test: <line>`; each task announces itself with `@scope/a:test: cache miss|bypass|hit…`. */
+const TURBO_TASK = /^(\S+?):([\w:.-]*[A-Za-z][\w:.-]*): cache (?:miss|bypass|hit)/;
+
+/** turbo's output cut by task (`<package>:<task>: ` prefixes, interleaved when tasks run in parallel), or null. */
+function turboSegments(lines: string[]): Segment[] | null {
+  const tasks = new Map<string, string>();
+  for (const l of lines) {
+    const m = TURBO_TASK.exec(l);
+    if (m) tasks.set(`${m[1]}:${m[2]}`, m[1]);
+  }
+  if (tasks.size === 0) return null;
+  const parts = new Map<string, string[]>();
+  const rest: string[] = [];
+  for (const l of lines) {
+    const colon = l.indexOf(': ');
+    const key = colon > 0 ? l.slice(0, colon) : l.endsWith(':') ? l.slice(0, -1) : '';
+    if (tasks.has(key)) parts.set(key, [...(parts.get(key) ?? []), colon > 0 ? l.slice(colon + 2) : '']);
+    else rest.push(l);
+  }
+  return [{ label: null, lines: rest }, ...[...parts].map(([key, ls]) => ({ label: { name: tasks.get(key)! }, lines: ls }))];
+}
+
 /**
  * The repo-relative directory of the package a part belongs to: the workspaces known (a
  * directory, a name or an absolute path ending in a package's directory), else the directory
  * pnpm names. Null for the root or a name that cannot be resolved without the workspaces.
  */
-function packageDir(label: Segment['label'], packages: readonly OutputPackage[] | undefined): string | null {
+function packageOf(label: Segment['label'], packages: readonly OutputPackage[] | undefined): OutputPackage | null {
   if (!label) return null;
   if (packages?.length) {
     let best: OutputPackage | null = null;
@@ -302,9 +453,40 @@ function packageDir(label: Segment['label'], packages: readonly OutputPackage[] 
       const hit = p.dir === label.dir || (label.name !== undefined && p.name === label.name && !label.path) || (label.path !== undefined && (label.path === `/${p.dir}` || label.path.endsWith(`/${p.dir}`)));
       if (hit && (!best || p.dir.length > best.dir.length)) best = p;
     }
-    return best?.dir ?? null;
+    return best;
   }
-  return label.dir && label.dir !== '.' && !path.isAbsolute(label.dir) ? label.dir.replace(/^\.\//, '').replace(/\/+$/, '') : null;
+  const dir = label.dir && label.dir !== '.' && !path.isAbsolute(label.dir) ? label.dir.replace(/^\.\//, '').replace(/\/+$/, '') : null;
+  return dir ? { dir, name: dir } : null;
+}
+
+/** vitest's first line: `RUN  v4.1.9 /abs/root` (CI logs: the runner's workspace prefix already removed). */
+const VITEST_RUN = /^\s*RUN\s+v\d[\w.-]*\s+(\S.*?)\s*$/;
+
+/**
+ * The repo-relative directory the runner prints a part's files from: the root vitest names
+ * (absolute under the repository, relative in a CI log, or ending in a known package's
+ * directory), else the part's package and its runner's configured root. Null: the files are
+ * repo-relative already (or not known to be anything else).
+ */
+function fileBase(lines: string[], pkg: OutputPackage | null, packages: readonly OutputPackage[] | undefined, ctx: OutputContext): string | null {
+  const run = lines.slice(0, 80).map((l) => VITEST_RUN.exec(l)?.[1]).find((x) => x !== undefined);
+  if (run !== undefined) {
+    const named = run.replace(/\\/g, '/').replace(/\/+$/, '');
+    const root = ctx.root?.replace(/\\/g, '/').replace(/\/+$/, '');
+    if (root && (named === root || named.startsWith(`${root}/`))) return named === root ? null : named.slice(root.length + 1);
+    if (!path.isAbsolute(named) && !/^[A-Za-z]:\//.test(named)) return named === '.' || named === '' ? null : named.replace(/^\.\//, '');
+    // an absolute root elsewhere (a CI runner's checkout): from the package directory it ends in
+    const candidates = [...(packages ?? []), ...(pkg ? [pkg] : [])];
+    let best: { dir: string; rest: string } | null = null;
+    for (const p of candidates) {
+      const at = named.lastIndexOf(`/${p.dir}`);
+      const end = at + p.dir.length + 1;
+      if (at >= 0 && (end === named.length || named[end] === '/') && (!best || p.dir.length > best.dir.length)) best = { dir: p.dir, rest: named.slice(end + 1) };
+    }
+    if (best) return best.rest ? `${best.dir}/${best.rest}` : best.dir;
+  }
+  if (!pkg) return null;
+  return pkg.testRoot ? `${pkg.dir}/${pkg.testRoot}` : pkg.dir;
 }
 
 /**
@@ -315,7 +497,7 @@ function packageDir(label: Segment['label'], packages: readonly OutputPackage[] 
 export function inPackage(t: TestCase, dir: string): TestCase {
   const file = identityOf(t.id, t.file).file;
   if (file === null || file.startsWith(`${dir}/`) || path.isAbsolute(file) || file.includes(' ')) return t;
-  const full = `${dir}/${file}`;
+  const full = path.posix.normalize(`${dir}/${file}`);
   const lead = /^\.\//.test(t.id) ? t.id.slice(2) : t.id;
   const id = lead.startsWith(file) ? `${full}${lead.slice(file.length)}` : `${full}${SEP}${t.id}`;
   return { ...t, id, file: full };
@@ -346,16 +528,23 @@ function parseSegment(lines: string[]): ParserResult[] {
  * its own runner's parser; a test of a package whose directory is known (from `packages`, the
  * repository's workspaces, or from pnpm's prefix) carries it in its file.
  */
-export function parseTestOutput(output: string, packages?: readonly OutputPackage[]): ParsedOutput {
+export function parseTestOutput(output: string, packages?: readonly OutputPackage[], ctx: OutputContext = {}): ParsedOutput {
   const text = stripAnsi(output);
   const lines = toLines(text);
   const results: ParserResult[] = [];
-  for (const seg of segmentOutput(lines)) {
-    const dir = packageDir(seg.label, packages);
-    for (const r of parseSegment(seg.lines)) results.push(dir ? { ...r, tests: r.tests.map((t) => inPackage(t, dir)) } : r);
+  const passedFiles = new Set<string>();
+  const segments = segmentOutput(lines);
+  const labelled = segments.some((seg) => seg.label !== null);
+  for (const seg of segments) {
+    const pkg = packageOf(seg.label, packages) ?? (!labelled && ctx.only ? ctx.only : null);
+    const dir = fileBase(seg.lines, pkg, packages, ctx);
+    for (const r of parseSegment(seg.lines)) {
+      for (const f of r.passedFiles ?? []) passedFiles.add(dir ? inPackage({ id: f, status: 'passed', file: f }, dir).file! : f);
+      results.push(dir ? { ...r, tests: r.tests.map((t) => inPackage(t, dir)) } : r);
+    }
   }
   const useful = results.filter((r) => r.tests.length > 0 || r.totals);
-  if (useful.length === 0) return { tests: [], parsedFrom: 'none' };
+  if (useful.length === 0) return { tests: [], parsedFrom: 'none', ...(passedFiles.size ? { passedFiles: [...passedFiles] } : {}) };
 
   const merged = new Collector();
   let best = useful[0];
@@ -369,5 +558,6 @@ export function parseTestOutput(output: string, packages?: readonly OutputPackag
     for (const r of useful) totals = addTotals(totals, r.totals ?? countsOf(r.tests));
     result.totals = totals;
   }
+  if (passedFiles.size) result.passedFiles = [...passedFiles];
   return result;
 }

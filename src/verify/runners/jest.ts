@@ -23,12 +23,15 @@ function parseJest(lines: string[]): ParserResult {
   let listing = false;
   const suites: string[] = [];
   let totals: TestTotals | undefined;
+  /** `PASS file`: every test of it passed (the default reporter names none of them). */
+  const passedFiles = new Set<string>();
 
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
     const f = JEST_FILE.exec(line);
     if (f && !/^\s*FAIL\s.* > /.test(line)) {
       file = f[2].trim();
+      if (f[1] === 'PASS') passedFiles.add(file);
       listing = true;
       suites.length = 0;
       continue;
@@ -78,7 +81,7 @@ function parseJest(lines: string[]): ParserResult {
       suites.push(line.trim());
     }
   }
-  return { tests: out.list(), parsedFrom: 'jest', totals };
+  return { tests: out.list(), parsedFrom: 'jest', totals, ...(passedFiles.size ? { passedFiles: [...passedFiles] } : {}) };
 }
 
 // ------------------------------------------------------------------------- JSON report (also vitest's)

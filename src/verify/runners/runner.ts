@@ -43,7 +43,14 @@ export interface RunnerInfo {
    * packages with their test scripts, read by `loadRunner`. Related tests of a change inside one
    * package run through that package's own runner, in its directory.
    */
-  workspace?: { root: string; tool: 'npm' | 'yarn' | 'pnpm'; packages: { dir: string; name: string; testScript: string | null }[] };
+  workspace?: { root: string; tool: 'npm' | 'yarn' | 'pnpm'; packages: { dir: string; name: string; testScript: string | null; testRoot?: string }[] };
+  /**
+   * The command runs workspace packages' scripts through a workspace tool (`pnpm --filter a test`,
+   * `turbo run test`, verify/workspace-command.ts): the packages it runs, each with its script, its
+   * runner and the runner's root (package-relative, verify/runner-root.ts). With one package whose
+   * script is one runner call, `runner`, `base` and `direct` are that package's.
+   */
+  target?: { tool: string; packages: { dir: string; name: string; script: string | null; runner: RunnerId; testRoot: string }[] };
 }
 
 /** A RunnerInfo whose runner arguments can be appended (`base` set). */

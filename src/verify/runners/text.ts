@@ -22,6 +22,8 @@ export interface ParserResult {
    * pytest) — more complete than `tests` when the runner does not list passing tests.
    */
   totals?: TestTotals;
+  /** Test files reported as passing whole, their tests not named (vitest's default reporter, jest's `PASS`). */
+  passedFiles?: string[];
 }
 
 export const MAX_MESSAGE = 300;

@@ -28,6 +28,8 @@ function parseVitest(lines: string[]): ParserResult {
   let lastFailed = '';
   /** Ids from the tree listing, where vitest 4's default reporter leaves out describe levels. */
   const treeIds = new Set<string>();
+  /** Files the default reporter shows as passing whole, their tests not named. */
+  const passedFiles = new Set<string>();
 
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
@@ -57,6 +59,8 @@ function parseVitest(lines: string[]): ParserResult {
     const f = VITEST_FILE.exec(line);
     if (f) {
       file = f[3];
+      // `✓ a.test.ts (17 tests)`: every test of the file passed (none skipped, none failed)
+      if ((f[2] === '✓' || f[2] === '√') && !/\|\s*\d+\s+(?:failed|skipped|todo)/.test(line)) passedFiles.add(file);
       fileIndent = f[1].length;
       lastFailed = '';
       continue;
@@ -88,13 +92,36 @@ function parseVitest(lines: string[]): ParserResult {
     if (full && !full.message && t.message) full.message = t.message;
     return !full;
   });
-  return { tests, parsedFrom: 'vitest', totals };
+  return { tests, parsedFrom: 'vitest', totals, ...(passedFiles.size ? { passedFiles: [...passedFiles] } : {}) };
 }
 
 const VITEST_JSON = /(?:^|\s)--reporter(?:=|\s+)json(?=\s|$)/;
 /** A plain `vitest [run]` invocation: the only one whose files the harness replaces. */
 const PLAIN_VITEST = /^(?:npx\s+(?:--no-install\s+)?)?vitest(?:\s+run|\s+--run)?\s*$/;
 const REPORT_FLAGS = '--reporter=default --reporter=json --outputFile.json=';
+/** Options of an invocation that decide which configuration (and so which tests) a selection runs with. */
+const KEPT = /^(?:--config|-c|--project|--root|-r|--dir)=/;
+
+/**
+ * A `vitest [run] [--option…]` invocation (no file filters, no option taking a separate value):
+ * the options a selection keeps (configuration, project, root, dir); the others (`--coverage`,
+ * `--typecheck`, reporters) are the full run's. Null when the invocation names files or values
+ * the harness cannot read.
+ */
+export function selectionOptions(invocation: string): string[] | null {
+  const c = invocation.trim().replace(/^npx\s+(?:--no-install\s+)?/, '');
+  if (PLAIN_VITEST.test(c)) return [];
+  const words = c.split(/\s+/);
+  if (words[0] !== 'vitest') return null;
+  const kept: string[] = [];
+  for (const w of words.slice(1)) {
+    if (w === 'run' || w === '--run') continue;
+    if (!w.startsWith('-')) return null;
+    if (KEPT.test(w)) kept.push(w);
+    else if (/^(?:--config|-c|--project|--root|-r|--dir|--reporter|--outputFile\S*|--environment|--pool|-t|--testNamePattern)$/.test(w)) return null;
+  }
+  return kept;
+}
 
 export const vitest: TestRunner = {
   id: 'vitest',
@@ -124,11 +151,12 @@ export const vitest: TestRunner = {
     parsedFrom: 'vitest',
   }),
   related(info, changed, _allFiles, reportFile) {
-    if (!PLAIN_VITEST.test(info.invocation.trim())) return null;
+    const options = selectionOptions(info.invocation);
+    if (!options) return null;
     const files = changed.filter((p) => SOURCE.test(p));
     if (files.length === 0) return null;
     return {
-      command: `npx --no-install vitest related --run ${files.map(quote).join(' ')} --passWithNoTests ${REPORT_FLAGS}${quote(reportFile)}`,
+      command: `npx --no-install vitest related --run ${files.map(quote).join(' ')} --passWithNoTests ${options.map((o) => `${o} `).join('')}${REPORT_FLAGS}${quote(reportFile)}`,
       reportFile,
       format: 'jest-json',
       flavour: 'generic',
@@ -137,9 +165,10 @@ export const vitest: TestRunner = {
   },
   findsRelated: true,
   files(info, testFiles, reportFile) {
-    if (!PLAIN_VITEST.test(info.invocation.trim())) return null;
+    const options = selectionOptions(info.invocation);
+    if (!options) return null;
     return {
-      command: `npx --no-install vitest run ${testFiles.map(quote).join(' ')} ${REPORT_FLAGS}${quote(reportFile)}`,
+      command: `npx --no-install vitest run ${testFiles.map(quote).join(' ')} ${options.map((o) => `${o} `).join('')}${REPORT_FLAGS}${quote(reportFile)}`,
       reportFile,
       format: 'jest-json',
       flavour: 'generic',
