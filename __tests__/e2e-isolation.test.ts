@@ -54,6 +54,10 @@ interface Case {
   /** Prepares the HOME before the run. */
   prepare?: (p: { workspace: string; home: string; temp: string }) => void;
   extraEnv?: (p: { home: string; temp: string }) => Record<string, string>;
+  /** argv before node: where the action itself runs. */
+  prefix?: string[];
+  /** The policy file on the default branch. */
+  policy?: string;
 }
 
 async function run(c: Case) {
@@ -74,6 +78,7 @@ async function run(c: Case) {
   const model = await startScriptedModel({ steps: c.steps }, { allowExhaustion: true });
   open.push(github, model);
   github.setPermission('maintainer', 'write');
+  if (c.policy) github.setFile('.github/agent-fix.yml', c.policy);
   github.addIssue({ number: 7, title: 'add is wrong', body: 'add(2, 3) returns -1', author: 'reporter', labels: ['agent-fix'] });
   const gitConfigBefore = readFileSync(path.join(workspace, '.git', 'config'), 'utf8');
   const hooksBefore = readdirSync(path.join(workspace, '.git', 'hooks')).sort();
@@ -88,6 +93,7 @@ async function run(c: Case) {
     // TMPDIR of the job's own (what a test run without the sandbox leaves in the temp stays in this test)
     extraEnv: { HOME: home, TMPDIR: temp, ...(c.extraEnv?.({ home, temp }) ?? {}), ...(c.sandbox === 'off' ? { AGENT_FIX_SANDBOX: 'off' } : {}) },
     ...(c.user === 'nobody' ? { asUser: c.user } : {}),
+    ...(c.prefix ? { prefix: c.prefix } : {}),
   });
   const pushed = spawnSync('git', ['--git-dir', repo.remoteDir, 'diff', '--name-only', base, 'agent-fix/issue-7'], { encoding: 'utf8' }).stdout.trim();
   return {
@@ -267,5 +273,31 @@ describe.each(USERS)('HOME, as %s', (user, possible) => {
   (possible && user === 'root' ? test : test.skip)('sandbox off (control): the same command reads the credentials', async () => {
     const r = await run({ files: JS_REPO, setup: JS_SETUP, test: test_, steps: FIX, user, sandbox: 'off', prepare: home, extraEnv: env });
     expect(r.sent).toContain(TOKEN);
+  });
+});
+
+// ---------------------------------------------------------------- where the kernel refuses user namespaces
+
+/**
+ * A container job's seccomp profile refuses `unshare`: here a user namespace whose own limit of
+ * nested user namespaces is 0 gives the same refusal (ENOSPC instead of EPERM) to everything inside.
+ */
+const refusing = root && spawnSync('unshare', ['--user', '--map-root-user', 'sh', '-c', 'echo 0 > /proc/sys/user/max_user_namespaces && ! unshare --user true 2>/dev/null'], { stdio: 'ignore' }).status === 0;
+// perl, not sh: the action's INPUT_GITHUB-TOKEN-style variables must reach node (dash drops names with '-')
+const REFUSING = ['unshare', '--user', '--map-root-user', '--mount', 'perl', '-e', 'open(my $f, ">", "/proc/sys/user/max_user_namespaces") or die; print $f "0\\n"; close $f or die; exec { $ARGV[0] } @ARGV or die', '--'];
+
+describe('where user namespaces are refused (a container job without privileges)', () => {
+  (refusing ? test : test.skip)('on a GitHub-hosted runner the default policy refuses, with what to change; nothing runs', async () => {
+    const r = await run({ files: JS_REPO, setup: JS_SETUP, test: JS_TEST, steps: FIX, user: 'root', sandbox: 'on', prefix: REFUSING, extraEnv: () => ({ RUNNER_ENVIRONMENT: 'github-hosted' }) });
+    expect(r.result.outputs.status).toBe('error');
+    expect(r.result.summary).toContain('sandbox.require-sandbox: github-hosted');
+    expect(r.result.summary).toContain('Nothing was run');
+    expect(r.result.summary).toMatch(/NOT sandboxed: .*user namespaces with overlayfs .* unavailable/);
+    expect(r.github.pulls).toHaveLength(0);
+  });
+  (refusing ? test : test.skip)('with require-sandbox: never the run goes on, and the report says it was not sandboxed', async () => {
+    const r = await run({ files: JS_REPO, setup: JS_SETUP, test: JS_TEST, steps: FIX, user: 'root', sandbox: 'on', prefix: REFUSING, policy: 'sandbox:\n  require-sandbox: never\n', extraEnv: () => ({ RUNNER_ENVIRONMENT: 'github-hosted' }) });
+    expect(r.result.outputs.status).toBe('fixed');
+    expect(r.result.summary).toMatch(/tests: NOT sandboxed: /);
   });
 });

@@ -81,6 +81,8 @@ export async function runAction(p: {
   onSpawn?: (child: ChildProcess) => void;
   /** Run the action as this user (setpriv; e.g. 'nobody'), the way a runner without root does. */
   asUser?: string;
+  /** argv before node (e.g. a namespace that refuses user namespaces, as a container job's profile does). */
+  prefix?: string[];
 }): Promise<ActionRun> {
   mkdirSync(p.tempDir, { recursive: true });
   const eventPath = path.join(p.tempDir, 'event.json');
@@ -111,6 +113,7 @@ export async function runAction(p: {
   const argv = [node24(), path.join(ROOT, 'dist', 'index.js')];
   if (p.asUser) execFileSync('chown', [p.asUser, eventPath, outputPath, summaryPath]);
   if (p.asUser) argv.unshift('setpriv', `--reuid=${p.asUser}`, `--regid=${p.asUser === 'nobody' ? 'nogroup' : p.asUser}`, '--clear-groups', '--');
+  if (p.prefix) argv.unshift(...p.prefix);
   const child = spawn(argv[0], argv.slice(1), { cwd: p.workspace, env, stdio: ['ignore', 'pipe', 'pipe'] });
   p.onSpawn?.(child);
   let stdout = '';
