@@ -293,6 +293,24 @@ describe('on this machine', () => {
     expect(hidden.output).toContain('not visible');
   });
 
+  sandboxed("a runner's own report file in the checkout reaches agent-fix; nothing else the run wrote does", async () => {
+    const w = world();
+    const box = openSandbox(probe, w.repo, [], w.home);
+    const exported = box.exportFile('.jest-result.json');
+    expect(exported.startsWith(w.repo)).toBe(false);
+    const run = (cmd: string) => shell.run(cmd, { ...w.opts('tests'), wrapper: box.wrapper('tests', false), env: box.env(childEnv({ ...process.env, HOME: w.home })) });
+    await run('echo \'{"numTotalTests":1}\' > .jest-result.json && echo other > other.json');
+    expect(readFileSync(exported, 'utf8')).toBe('{"numTotalTests":1}\n');
+    expect(existsSync(path.join(w.repo, '.jest-result.json'))).toBe(false);
+    expect(existsSync(path.join(w.repo, 'other.json'))).toBe(false);
+    // the file outlives the run at that host path only; agent-fix empties it before each run (verify/session.ts)
+    const next = await run('echo "size $(wc -c < .jest-result.json)"');
+    expect(next.output).toContain('size 20');
+    // a path outside the checkout or into .git is not exported
+    expect(box.exportFile('../x.json')).toBe(path.join(w.base, 'x.json'));
+    expect(box.exportFile('.git/config')).toBe(path.join(w.repo, '.git', 'config'));
+  });
+
   sandboxed('nothing outlives the command: a setsid daemon dies with it; a timeout kills the namespace', async () => {
     const w = world();
     const marker = path.join(w.repo, 'daemon.txt');

@@ -222,7 +222,9 @@ export class TestSession {
   async execute(plan: PlannedRun, scope: 'full' | 'related', purpose: CommandRecord['purpose']): Promise<TestRun> {
     const { redactor, root } = this.deps;
     const reportPath = plan.reportFile && plan.ownReport ? (this.deps.exportFile?.(plan.reportFile) ?? path.resolve(root, plan.reportFile)) : plan.reportFile;
-    // The user's own report file is never deleted: it counts only when this run wrote it.
+    // The user's own report file is never deleted: it counts only when this run wrote it. Its
+    // sandbox export (agent-fix's copy) is emptied first, so no run reads what an earlier one wrote.
+    if (reportPath && plan.reportFile && plan.ownReport && reportPath !== path.resolve(root, plan.reportFile)) await writeFile(reportPath, '');
     const before = reportPath && plan.ownReport ? await mtime(reportPath) : null;
     if (reportPath && !plan.ownReport) await rm(reportPath, { force: true });
     for (const file of plan.support ?? []) {
