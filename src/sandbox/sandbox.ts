@@ -313,7 +313,8 @@ export function isolationFor(kind: CommandKind, networkAllowed: boolean, probe: 
   const wrapper = run.wrapper(kind, networkAllowed);
   const net = networkAllowed ? 'network allowed by the policy' : 'no network';
   const cover = run.covered > 0 ? `; the push credential in ${run.covered} git config file(s) is hidden from them` : '';
-  return { wrapper, line: `${kind}: sandboxed (${probe.description}), ${net}${cover}`, unavailable: false };
+  const kept = run.kept.length > 0 ? `; HOME hidden but for ${run.kept.length} cache and toolchain director${run.kept.length === 1 ? 'y' : 'ies'} (${run.kept.map((d) => path.basename(d)).slice(0, 6).join(', ')}${run.kept.length > 6 ? ', …' : ''})` : '';
+  return { wrapper, line: `${kind}: sandboxed (${probe.description}), ${net}${cover}${kept}`, unavailable: false };
 }
 
 export type RequireSandbox = 'always' | 'github-hosted' | 'never';
