@@ -408,7 +408,7 @@ function describe(e: unknown, where: string, sentTools: boolean, words: ErrorWor
       return { status, kind: 'bad-request', repair: 'failed-generation', message: `${head}. The model's own tool call was malformed (the endpoint checks calls): asking again usually works; if it keeps failing, pick a model with better tool calling` };
     }
     const nCtx = typeof body.n_ctx === 'number' ? body.n_ctx : undefined;
-    if (status === 413 || nCtx !== undefined || /tokens_limit_reached|exceed_context_size|context.?length|maximum context|context size|too many tokens|prompt is too long|n_keep|n_ctx|Request too large/i.test(`${code} ${type} ${msg}`)) {
+    if (status === 413 || nCtx !== undefined || /tokens_limit_reached|exceed_context_size|context.?length|maximum context|context size|too many tokens|prompt is too long|n_keep|n_ctx|Request too large|too large for model|maximum number of tokens/i.test(`${code} ${type} ${msg}`)) {
       const limitTokens = nCtx ?? limitFromMessage(msg);
       return {
         status,

@@ -15,6 +15,10 @@ export function limitFromMessage(message: string): number | null {
     /n_ctx\W{0,4}(\d[\d,]*)/i,
     // Groq: "on tokens per minute (TPM): Limit 6000, Requested 7342"
     /Limit\s+(\d[\d,]*),\s*Requested/i,
+    // Gemini: "exceeds the maximum number of tokens allowed (1048576)"
+    /maximum number of tokens allowed\s*\((\d[\d,]*)\)/i,
+    // Mistral: "too large for model with 32768 maximum context length"
+    /with\s+(\d[\d,]*)\s+maximum context/i,
     // "context length of only 4096 tokens", "context size (4096)"
     /context (?:length|size|window)[^\d]{0,20}(\d[\d,]*)/i,
   ];
