@@ -38,6 +38,8 @@ export interface ConversationOptions {
   changes: () => Promise<string>;
   /** A line for the run's notes. */
   note: (message: string) => void;
+  /** Off: tool calls written as text are not read (the behaviour before dialects; for comparison). Default on. */
+  readTextCalls?: boolean;
 }
 
 /** A request that cannot fit: the part that alone is too big. */
@@ -140,7 +142,7 @@ export class Conversation {
     this.replies++;
     let acted = reply;
     let content = stripThinking(reply.content);
-    if (reply.toolCalls.length === 0 && content) {
+    if (reply.toolCalls.length === 0 && content && this.o.readTextCalls !== false) {
       const text = parseTextCalls(content, this.o.tools);
       if (text) {
         const toolCalls = text.calls.map((c, i) => ({ id: callId(`${this.replies}:${i}:${c.name}`), name: c.name, arguments: c.arguments }));

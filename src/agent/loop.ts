@@ -104,7 +104,8 @@ export interface LoopDeps {
   start?: LoopStart;
   /**
    * Repairs of what an endpoint refused (message order, tool-call ids, arguments that are not JSON,
-   * a failed generation) and the reading of silent truncations (model-caller.ts); default on. Off
+   * a failed generation), the reading of silent truncations (model-caller.ts) and of tool calls
+   * written as text (conversation.ts); default on. Off
    * shows what a run does without them.
    */
   recover?: boolean;
@@ -224,6 +225,7 @@ export async function runAgentLoop(task: Task, deps: LoopDeps): Promise<LoopOutp
     maxOutputTokens: deps.maxOutputTokens,
     changes: async () => deps.git.diff(deps.baselineTree, await deps.git.snapshot()),
     note: (message) => emit({ type: 'note', message }),
+    readTextCalls: deps.recover,
   });
   const run: Run = {
     task,
