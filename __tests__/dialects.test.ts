@@ -117,6 +117,16 @@ describe('fields that must travel back', () => {
     expect(Array.isArray(r.json)).toBe(true);
   });
 
+  test("Groq: the `reasoning` it sends it refuses back; once refused, the replies' own fields stay home", async () => {
+    const { out, server, notes } = await run(FIX, { dialect: 'groq' });
+    expect(out.reason).toBe('verified');
+    expect(server.refused.map((r) => r.why)).toEqual(['provider-fields']);
+    expect(notes.join('\n')).toContain("the replies' own fields (reasoning) are no longer sent back");
+    const off = await run(FIX, { dialect: 'groq' }, { recover: false });
+    expect(off.out.reason).toBe('model-error');
+    expect(off.out.stopDetail).toContain("property 'reasoning' is unsupported");
+  });
+
   test('Ollama with an R1-style model: <think> blocks never go back', async () => {
     const { out, server } = await run(FIX, { dialect: 'ollama' });
     expect(out.reason).toBe('verified');

@@ -54,11 +54,13 @@ export interface Rules {
   noUserAfterTool: boolean;
   /** Tool-call ids of 9 letters or digits (Mistral). */
   shortIds: boolean;
+  /** The replies' own fields are not sent back (Groq refuses `reasoning` it sent). */
+  noProviderFields: boolean;
 }
 
 export class Conversation {
   readonly messages: ChatMessage[];
-  readonly rules: Rules = { noUserAfterTool: false, shortIds: false };
+  readonly rules: Rules = { noUserAfterTool: false, shortIds: false, noProviderFields: false };
   /** The per-request input limit (learnt lower from a refusal or a silent truncation); Infinity: none. */
   inputLimit: number;
   fill = FILL;
@@ -122,9 +124,10 @@ export class Conversation {
 
   /** The messages as the endpoint accepts them (its learnt rules applied). */
   outgoing(): ChatMessage[] {
-    if (!this.rules.noUserAfterTool) return this.messages;
+    const bare = this.rules.noProviderFields ? this.messages.map(withoutProviderFields) : this.messages;
+    if (!this.rules.noUserAfterTool) return bare;
     const out: ChatMessage[] = [];
-    for (const m of this.messages) {
+    for (const m of bare) {
       const prev = out[out.length - 1];
       if (m.role === 'user' && prev?.role === 'tool') out[out.length - 1] = { ...prev, content: `${prev.content}\n\n${m.content}` };
       else out.push(m);
@@ -201,6 +204,11 @@ export class Conversation {
       return true;
     }
     if (kind === 'bad-arguments') return this.dropBadArguments();
+    if (kind === 'provider-fields') {
+      if (this.rules.noProviderFields) return false;
+      this.rules.noProviderFields = true;
+      return true;
+    }
     return true;
   }
 
@@ -308,6 +316,12 @@ export class Conversation {
     });
     return changed;
   }
+}
+
+function withoutProviderFields(m: ChatMessage): ChatMessage {
+  if (m.role !== 'assistant' || (!m.extra && !m.toolCalls?.some((c) => c.extra))) return m;
+  const { extra: _extra, ...rest } = m;
+  return { ...rest, ...(m.toolCalls ? { toolCalls: m.toolCalls.map(({ extra: _e, ...c }) => c) } : {}) };
 }
 
 function isJsonObject(text: string): boolean {

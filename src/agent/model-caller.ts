@@ -122,6 +122,7 @@ const REPAIRED: Record<string, string> = {
   'tool-call-ids': 'tool-call ids rewritten to 9 letters and digits',
   'bad-arguments': 'tool-call arguments that are not JSON replaced by {} in the history',
   'failed-generation': "the model's malformed tool call was refused by the endpoint; asking again",
+  'provider-fields': "the replies' own fields (reasoning) are no longer sent back",
 };
 
 /** The tokens sent (by our count) when the reply's reported prompt shows the endpoint read far fewer; null otherwise. */

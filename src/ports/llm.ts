@@ -91,12 +91,13 @@ export function limitOf(e: unknown): LimitHit | undefined {
  * the endpoint's answer: `message-order` (Mistral: no `user` right after `tool`), `tool-call-ids`
  * (Mistral: 9 alphanumeric characters), `bad-arguments` (vLLM, llama.cpp, SGLang: a tool call's
  * arguments in the history are not JSON), `failed-generation` (Groq's `tool_use_failed`: the
- * model's own call was malformed; asking again usually works).
+ * model's own call was malformed; asking again usually works), `provider-fields` (Groq: a reply's
+ * own fields such as `reasoning` are refused when sent back).
  */
-export type Repair = 'message-order' | 'tool-call-ids' | 'bad-arguments' | 'failed-generation';
+export type Repair = 'message-order' | 'tool-call-ids' | 'bad-arguments' | 'failed-generation' | 'provider-fields';
 
 /** The repair an error of `complete()` asks for (an adapter's error carrying a `repair`), or undefined. */
 export function repairOf(e: unknown): Repair | undefined {
   const r = (e as { repair?: unknown } | null)?.repair;
-  return r === 'message-order' || r === 'tool-call-ids' || r === 'bad-arguments' || r === 'failed-generation' ? r : undefined;
+  return r === 'message-order' || r === 'tool-call-ids' || r === 'bad-arguments' || r === 'failed-generation' || r === 'provider-fields' ? r : undefined;
 }

@@ -11,7 +11,7 @@
  * | mistral | 9-character ids | `user` after `tool`, ids of another form (400 `{object: "error"}`) | 400 too large for model |
  * | ollama | `<think>` in content | | 200, keeps the last tokens (silent truncation) |
  * | vllm, llamacpp, lmstudio | Hermes `<tool_call>` text instead of `tool_calls` (vllm) | arguments in the history that are not JSON (400 `Expecting ',' delimiter`) | 400 max context; `exceed_context_size_error` with `n_ctx`; `n_keep >= n_ctx` |
- * | groq | | a malformed tool call of the model's own (400 `tool_use_failed`) | 413 `Limit N, Requested M` |
+ * | groq | `reasoning` | a malformed tool call of the model's own (400 `tool_use_failed`); any field beyond OpenAI's on an assistant message (400 `property 'reasoning' is unsupported`) | 413 `Limit N, Requested M` |
  * | openrouter | | a rate limit upstream comes as HTTP 200 with `error` and no `choices` | 400 maximum context length |
  * | anthropic-compat | | | 400 `prompt is too long: N tokens > M maximum` |
  */
@@ -76,6 +76,10 @@ export function checkHistory(d: Dialect, messages: unknown[], signatures: Readon
       if (m.role === 'tool' && !MISTRAL_ID.test(String(m.tool_call_id ?? ''))) {
         return { status: 400, why: 'tool-call-id', body: { object: 'error', message: `Tool call id was ${String(m.tool_call_id)} but must be a-z, A-Z, 0-9, with a length of 9.`, type: 'invalid_request_error', param: null, code: null } };
       }
+    }
+    if (d === 'groq' && m.role === 'assistant') {
+      const extra = Object.keys(m).find((k) => !['role', 'content', 'tool_calls', 'name'].includes(k));
+      if (extra) return { status: 400, why: 'provider-fields', body: { error: { message: `'messages.${i}' : for 'role:assistant' the following must be satisfied[('messages.${i}' : property '${extra}' is unsupported)]`, type: 'invalid_request_error' } } };
     }
     if (d === 'vllm' || d === 'llamacpp' || d === 'lmstudio') {
       for (const c of calls) {
@@ -159,6 +163,8 @@ export function dialectMessage(d: Dialect, message: Json, index: number, textCal
   const out: Json = { ...message };
   let calls = Array.isArray(out.tool_calls) ? (out.tool_calls as Json[]).map((c) => ({ ...c })) : [];
   if (d === 'deepseek') out.reasoning_content = `Step ${index + 1}: thinking about what to do next.`;
+  // Groq's reasoning models (reasoning_format "parsed") answer with `reasoning`, and refuse it back
+  if (d === 'groq') out.reasoning = `Step ${index + 1}: reasoning.`;
   if (d === 'mistral') calls = calls.map((c) => ({ ...c, id: mistralId(index) }));
   if (d === 'gemini' && calls.length) {
     const sig = `c2lnbmF0dXJl${index}_${++counter}`;
