@@ -418,16 +418,16 @@ function describe(e: unknown, where: string, sentTools: boolean, words: ErrorWor
       };
     }
     if ((status === 400 || status === 422) && /unexpected role .?user.? after role .?tool|user.{0,20}after.{0,20}tool/i.test(msg)) {
-      return { status, kind: 'bad-request', repair: 'message-order', message: `${head}. The endpoint does not accept a user message right after a tool result` };
+      return { status, kind: 'bad-request', repair: 'message-order', message: `${head}. The endpoint does not accept a user message right after a tool result (Mistral's rule): if it keeps refusing after agent-fix joined the notes to the tool results, use another model or endpoint` };
     }
     if ((status === 400 || status === 422) && /property '[\w.]+' is unsupported|(?:reasoning|reasoning_content|extra_content)\W.{0,40}(?:not supported|unsupported|not permitted|unrecognized)|Extra inputs are not permitted/i.test(msg)) {
-      return { status, kind: 'bad-request', repair: 'provider-fields', message: `${head}. The endpoint refuses a field of its own replies sent back` };
+      return { status, kind: 'bad-request', repair: 'provider-fields', message: `${head}. The endpoint refuses a field of its own replies sent back: pick a model without reasoning output or another endpoint if it keeps refusing` };
     }
     if ((status === 400 || status === 422) && /tool.?call.?id/i.test(msg) && /length of 9|a-z, ?A-Z, ?0-9|alphanumeric/i.test(msg)) {
-      return { status, kind: 'bad-request', repair: 'tool-call-ids', message: `${head}. The endpoint wants tool-call ids of its own form` };
+      return { status, kind: 'bad-request', repair: 'tool-call-ids', message: `${head}. The endpoint wants tool-call ids of its own form (Mistral: 9 letters or digits): if it keeps refusing after agent-fix rewrote them, use another model or endpoint` };
     }
     if ((status === 400 || status === 422) && /Expecting (?:',' delimiter|value|property name)|Unterminated string|JSONDecodeError|Extra data: line|(?:invalid|malformed).{0,20}(?:tool.?call )?arguments|parse.{0,30}arguments/i.test(msg)) {
-      return { status, kind: 'bad-request', repair: 'bad-arguments', message: `${head}. A tool call's arguments in the history are not valid JSON (a reply cut at its token limit)` };
+      return { status, kind: 'bad-request', repair: 'bad-arguments', message: `${head}. A tool call's arguments in the history are not valid JSON (a reply cut at its token limit): raise max-output-tokens, or use a model that writes shorter calls` };
     }
     if ((status === 400 || status === 422) && /reasoning_content|thought_signature/i.test(msg)) {
       return { status, kind: 'bad-request', message: `${head}. The endpoint wants a field of its own replies sent back that agent-fix did not keep: report this with the endpoint's name; meanwhile turn the model's thinking mode off or pick another model` };
