@@ -114,8 +114,13 @@ export class Conversation {
   takeNew(noted: boolean, fresh: number): ChatMessage[] {
     const out = this.messages.slice(this.messages.length - fresh - (noted ? 1 : 0));
     this.sent = this.messages.length;
+    // what the endpoint cannot have cached from the previous request: the new messages, or all after a compaction
+    this.freshTokens = noted ? messagesTokens(this.messages) : messagesTokens(out);
     return out;
   }
+
+  /** Tokens of the messages the latest request added to the one before (all of them after a compaction or on the first request). */
+  freshTokens = 0;
 
   /** How many messages were added since the last request. */
   fresh(): number {

@@ -125,12 +125,23 @@ const REPAIRED: Record<string, string> = {
   'provider-fields': "the replies' own fields (reasoning) are no longer sent back",
 };
 
-/** The tokens sent (by our count) when the reply's reported prompt shows the endpoint read far fewer; null otherwise. */
+/**
+ * The tokens sent (by our count) when the reply's reported prompt shows the endpoint read far
+ * fewer; null otherwise. A server that reuses its cache of the previous request may report only
+ * the tokens it had to read anew (Ollama has, in some versions): a report about the size of what
+ * the request added is that, not a truncation.
+ */
 function truncation(reply: ModelReply, conv: Conversation, sent: ReturnType<Conversation['outgoing']>): number | null {
   if (reply.usageEstimated) return null;
   const reported = reply.usage.promptTokens;
   const ours = conv.requestTokens();
   const messagesOnly = ours - conv.toolTokens;
   if (sent.length < 2 || reported < MIN_WINDOW || reported >= TRUNCATED_SHARE * messagesOnly) return null;
+  const fresh = conv.freshTokens;
+  if (reported >= (1 - CACHED_BAND) * fresh - CACHED_MARGIN && reported <= (1 + CACHED_BAND) * fresh + CACHED_MARGIN) return null;
   return ours;
 }
+
+/** A report within this share (and the margin of the framing) of the tokens a request added may be a cache reuse, not a truncation. */
+const CACHED_BAND = 0.3;
+const CACHED_MARGIN = 300;
