@@ -420,7 +420,7 @@ function describe(e: unknown, where: string, sentTools: boolean, words: ErrorWor
     if ((status === 400 || status === 422) && /unexpected role .?user.? after role .?tool|user.{0,20}after.{0,20}tool/i.test(msg)) {
       return { status, kind: 'bad-request', repair: 'message-order', message: `${head}. The endpoint does not accept a user message right after a tool result (Mistral's rule): if it keeps refusing after agent-fix joined the notes to the tool results, use another model or endpoint` };
     }
-    if ((status === 400 || status === 422) && /property '[\w.]+' is unsupported|(?:reasoning|reasoning_content|extra_content)\W.{0,40}(?:not supported|unsupported|not permitted|unrecognized)|Extra inputs are not permitted/i.test(msg)) {
+    if ((status === 400 || status === 422) && /property '[\w.]+' is unsupported|(?:reasoning|reasoning_content|extra_content)\W.{0,40}(?:not supported|unsupported|not permitted|unrecognized)|Extra inputs are not permitted|Additional properties are not allowed \('[\w.]+' was unexpected\)/i.test(msg)) {
       return { status, kind: 'bad-request', repair: 'provider-fields', message: `${head}. The endpoint refuses a field of its own replies sent back: pick a model without reasoning output or another endpoint if it keeps refusing` };
     }
     if ((status === 400 || status === 422) && /tool.?call.?id/i.test(msg) && /length of 9|a-z, ?A-Z, ?0-9|alphanumeric/i.test(msg)) {
