@@ -1,8 +1,13 @@
 /**
- * The agent loop: model <-> tools until a verified fix or a budget runs out.
+ * The attempt loop: model <-> tools until a verified fix or a budget runs out.
  * The harness owns verification: `finish` triggers a real test run, compared with the baseline.
  * Tool failures are data for the model, never exceptions. After a failed attempt the working
  * tree goes back to the best snapshot so far.
+ *
+ * Three units: the conversation (conversation.ts: messages, fitting, what the endpoint needs
+ * back), the model caller (model-caller.ts: the endpoint's answers, limits, repairs, retries) and
+ * this loop (turns, tool calls, attempts judged, the best state, rollback); the loop's state is one
+ * `Run` value that only the functions of this file change.
  */
 import type { ChatMessage, ChatModel, ModelReply, ToolCall } from '../ports/llm.js';
 import type { FileChange, GitPort } from '../ports/git.js';
