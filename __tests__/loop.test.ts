@@ -162,3 +162,22 @@ test('a stop read at an attempt\'s checkpoint discards that attempt, even a veri
   expect(cart()).not.toContain('item.quantity');
   expect(model.seen).toHaveLength(2);
 });
+
+describe('the compaction threshold is soft, the input limit hard (issue 29)', () => {
+  /** One reply of 200 small edit_file calls: over 12,000 tokens in one turn (the issue: 44,256 tokens of edits against 100,000). */
+  const manyEdits: Turn = {
+    calls: Array.from({ length: 200 }, (_, i) => ['edit_file', { path: 'src/cart.js', old_string: `const total = items.reduce((sum, item) => sum + item.price * item.quantity, 0); // ${i}`, new_string: `const total = items.reduce((sum, item) => sum + item.price * item.quantity, 0); // ${i + 1}` }] as [string, Record<string, unknown>]),
+  };
+
+  test('a turn over the threshold that fits the 100,000-token limit goes on to the fix', async () => {
+    const { out, events } = await setup([manyEdits, { calls: [fixQuantity, fixDiscount] }, { calls: [finish] }], { maxTurns: 10 }, { maxInputTokens: 100_000 });
+    expect(out.reason).toBe('verified');
+    expect(events.some((e) => e.type === 'note' && e.message.includes('cannot be made small enough'))).toBe(false);
+  });
+
+  test('control: the same turn against a limit it does not fit stops with the one line that names it', async () => {
+    const { out } = await setup([manyEdits, { calls: [fixQuantity, fixDiscount] }, { calls: [finish] }], { maxTurns: 10 }, { maxInputTokens: 12_000 });
+    expect(out.reason).toBe('model-error');
+    expect(out.stopDetail).toMatch(/^a model request cannot be made small enough for the endpoint's limit of 12000 input tokens: the task with the latest step alone takes \d+ tokens/);
+  });
+});

@@ -1,8 +1,9 @@
 /** Shared by the benchmarks that read `../shared/bench/dev-tasks.json`: the task record, flag reading, a task's checkout and its fix's hunks. */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { parseScript, type Script } from '../src/scripted/script.js';
+import { extractFailure } from '../src/ci/log-extract.js';
 
 /** One real bug of the dev-tasks corpus (the fields the benchmarks use). */
 export interface DevTask {
@@ -130,4 +131,35 @@ export function writesScript(label: string, writes: Record<string, string>): Scr
   const steps: Script['steps'] = Object.entries(writes).map(([p, content]) => ({ toolCalls: [{ name: 'write_file', arguments: { path: p, content } }] }));
   steps.push({ toolCalls: [{ name: 'finish', arguments: { summary: label } }] });
   return parseScript({ label, steps });
+}
+
+/** A real model's way through the task: find, read the fixed and the test files whole, fix (the upstream hunks, in one reply), test, finish. */
+export function oracle(dir: string, t: DevTask): { script: Script; writes: number } {
+  const stem = path.basename(t.fix_files[0]).replace(/\.[^.]+$/, '');
+  const name = stem === 'index' ? path.basename(path.dirname(t.fix_files[0])) : stem;
+  const steps: Script['steps'] = [{ toolCalls: [{ name: 'search', arguments: { pattern: name } }] }];
+  for (const f of [...t.fix_files, ...t.test_files]) steps.push({ toolCalls: [{ name: 'read_file', arguments: { path: f } }] });
+  const calls: { name: string; arguments: Record<string, unknown> }[] = [];
+  let writes = 0;
+  for (const f of t.fix_files) {
+    const text = benchGit(dir, 'show', `${t.buggy_sha}:${f}`);
+    const hs = fixHunks(dir, t).filter((h) => h.file === f);
+    if (hs.every((h) => h.old.length > 0 && text.split(h.old).length === 2)) calls.push(...hs.map((h) => ({ name: 'edit_file', arguments: { path: f, old_string: h.old, new_string: h.new } })));
+    else {
+      writes++;
+      calls.push({ name: 'write_file', arguments: { path: f, content: `${benchGit(dir, 'show', `${t.fix_sha}:${f}`)}\n` } });
+    }
+  }
+  steps.push({ toolCalls: calls });
+  steps.push({ toolCalls: [{ name: 'run_tests', arguments: {} }] });
+  steps.push({ toolCalls: [{ name: 'finish', arguments: { summary: `upstream fix ${t.fix_sha.slice(0, 8)}` } }] });
+  return { script: parseScript({ label: `oracle ${t.id}`, steps }), writes };
+}
+
+/** The task as a CI run shows it: the test command's output at the buggy commit, extracted as the action does. */
+export function ciText(dir: string, t: DevTask): string {
+  const r = spawnSync('bash', ['-c', `${t.test_command} 2>&1`], { cwd: dir, encoding: 'utf8', maxBuffer: 64 << 20, env: { ...process.env, CI: 'true', FORCE_COLOR: '0' } });
+  benchGit(dir, 'checkout', '-q', '--', '.');
+  benchGit(dir, 'clean', '-q', '-fdx', '-e', 'node_modules');
+  return `CI failure: \`${t.test_command}\` failed\n\n${extractFailure(r.stdout ?? '').text}`;
 }

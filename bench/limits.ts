@@ -20,15 +20,14 @@
  *
  *   node scripts/run-ts.mjs bench/limits.ts [--ids a,b] [--modes issue,ci] [--variants none,8000,4000] [--main-cli FILE] [--out FILE]
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startScriptedModel, type EndpointLimits } from '../src/scripted/server.js';
-import { parseScript, type Script } from '../src/scripted/script.js';
-import { extractFailure } from '../src/ci/log-extract.js';
+import type { Script } from '../src/scripted/script.js';
 import { node24, ROOT } from '../test-support/run-action.js';
-import { arg, benchGit, fixHunks, prepareTask, type DevTask } from './dev-task.js';
+import { arg, ciText, oracle, prepareTask, type DevTask } from './dev-task.js';
 
 const mirrors = arg('mirrors', '/work/.mirror')!;
 const work = arg('work', path.join(os.tmpdir(), 'agent-fix-limits'))!;
@@ -38,37 +37,6 @@ const tasks = ids ? ids.map((id) => all.find((t) => t.id === id)).filter((t): t 
 const modes = (arg('modes', 'issue,ci') ?? '').split(',');
 const mainCli = arg('main-cli');
 const variants = (arg('variants', `none,8000,4000${mainCli ? ',main-8000' : ''}`) ?? '').split(',');
-
-/** The task as a CI run shows it: the test command's output at the buggy commit, extracted as the action does. */
-function ciText(dir: string, t: DevTask): string {
-  const r = spawnSync('bash', ['-c', `${t.test_command} 2>&1`], { cwd: dir, encoding: 'utf8', maxBuffer: 64 << 20, env: { ...process.env, CI: 'true', FORCE_COLOR: '0' } });
-  benchGit(dir, 'checkout', '-q', '--', '.');
-  benchGit(dir, 'clean', '-q', '-fdx', '-e', 'node_modules');
-  return `CI failure: \`${t.test_command}\` failed\n\n${extractFailure(r.stdout ?? '').text}`;
-}
-
-/** A real model's way through the task: find, read the fixed and the test files whole, fix, test, finish. */
-function oracle(dir: string, t: DevTask): { script: Script; writes: number } {
-  const stem = path.basename(t.fix_files[0]).replace(/\.[^.]+$/, '');
-  const name = stem === 'index' ? path.basename(path.dirname(t.fix_files[0])) : stem;
-  const steps: Script['steps'] = [{ toolCalls: [{ name: 'search', arguments: { pattern: name } }] }];
-  for (const f of [...t.fix_files, ...t.test_files]) steps.push({ toolCalls: [{ name: 'read_file', arguments: { path: f } }] });
-  const calls: { name: string; arguments: Record<string, unknown> }[] = [];
-  let writes = 0;
-  for (const f of t.fix_files) {
-    const text = benchGit(dir, 'show', `${t.buggy_sha}:${f}`);
-    const hs = fixHunks(dir, t).filter((h) => h.file === f);
-    if (hs.every((h) => h.old.length > 0 && text.split(h.old).length === 2)) calls.push(...hs.map((h) => ({ name: 'edit_file', arguments: { path: f, old_string: h.old, new_string: h.new } })));
-    else {
-      writes++;
-      calls.push({ name: 'write_file', arguments: { path: f, content: `${benchGit(dir, 'show', `${t.fix_sha}:${f}`)}\n` } });
-    }
-  }
-  steps.push({ toolCalls: calls });
-  steps.push({ toolCalls: [{ name: 'run_tests', arguments: {} }] });
-  steps.push({ toolCalls: [{ name: 'finish', arguments: { summary: `upstream fix ${t.fix_sha.slice(0, 8)}` } }] });
-  return { script: parseScript({ label: `oracle ${t.id}`, steps }), writes };
-}
 
 async function runCli(dir: string, t: DevTask, text: string, script: Script, variant: string) {
   const cap = variant === 'none' ? undefined : Number(variant.replace(/^main-/, ''));

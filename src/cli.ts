@@ -13,6 +13,7 @@ import { makeChatModel } from './adapters/openai.js';
 import { renderTerminal } from './report/render.js';
 import { startScriptedModel } from './scripted/server.js';
 import { parseScript } from './scripted/script.js';
+import { DIALECTS, isDialect, type Dialect } from './scripted/dialects.js';
 import { readSettings } from './settings/inputs.js';
 import type { Settings } from './settings/types.js';
 import type { Wording } from './settings/wording.js';
@@ -24,7 +25,9 @@ const HELP = `agent-fix: turn a task into a small change that the repository's o
 
 Usage:
   agent-fix demo                     run the whole loop on a bundled sample repository
-                                     against a SCRIPTED model session (no keys, no network)
+                                     against a SCRIPTED model session (no keys, no network);
+                                     --dialect NAME: the scripted endpoint behaves as NAME does
+                                     (${DIALECTS.join(', ')})
   agent-fix fix "<task text>" [options]
                                      fix a task in a local git checkout; the result is left
                                      on the local branch agent-fix/<slug>
@@ -143,7 +146,7 @@ function printResult(report: RunReport, transcriptPath: string, json: boolean, e
 const here = path.dirname(fileURLToPath(import.meta.url));
 const demoDir = path.resolve(here, '..', 'demo');
 
-async function demo(json: boolean, verbose: boolean): Promise<number> {
+async function demo(json: boolean, verbose: boolean, dialect: Dialect): Promise<number> {
   const say = (m: string) => !json && console.log(m);
   const script = parseScript(JSON.parse(await readFile(path.join(demoDir, 'script.json'), 'utf8')));
   const issue = await readFile(path.join(demoDir, 'issue.md'), 'utf8');
@@ -153,8 +156,8 @@ async function demo(json: boolean, verbose: boolean): Promise<number> {
   for (const args of [['init', '-q', '-b', 'main'], ['add', '-A'], ['-c', 'commit.gpgsign=false', 'commit', '-q', '-m', 'tiny-shop: initial version']]) {
     execFileSync('git', args, { cwd: repo, env: gitEnv, stdio: 'ignore' });
   }
-  const server = await startScriptedModel(script);
-  say(`agent-fix demo — ${script.label}`);
+  const server = await startScriptedModel(script, { dialect });
+  say(`agent-fix demo — ${script.label}${dialect === 'plain' ? '' : ` (the endpoint speaks the ${dialect} dialect)`}`);
   say(`sample repository: ${repo} (a real git repo with a real failing test)`);
   say(`model endpoint:    ${server.url} (local scripted OpenAI-compatible server)\n`);
   try {
@@ -196,6 +199,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         'max-output-tokens': { type: 'string' },
         'requests-per-minute': { type: 'string' },
         'api-key': { type: 'string' },
+        dialect: { type: 'string' },
         json: { type: 'boolean', default: false },
         verbose: { type: 'boolean', short: 'v', default: false },
         help: { type: 'boolean', short: 'h', default: false },
@@ -215,7 +219,11 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     return 0;
   }
   if (!command) throw new UsageError('No command given: run agent-fix fix "<task>" in a git checkout, or agent-fix demo. Run agent-fix --help for the options.');
-  if (command === 'demo') return demo(json, verbose);
+  if (command === 'demo') {
+    const dialect = values.dialect ?? 'plain';
+    if (!isDialect(dialect)) throw new UsageError(`Unknown dialect "${dialect}": the dialects are ${DIALECTS.join(', ')}.`);
+    return demo(json, verbose, dialect);
+  }
   if (command !== 'fix') throw new UsageError(`Unknown command "${command}": the commands are fix and demo. Run agent-fix --help.`);
   const taskText = rest.join(' ');
   localTask(taskText); // an empty task is a usage error before anything else

@@ -19,7 +19,7 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
-import { CHECK_HEADER, type ChatMessage, type CheckableModel, type EndpointCheck, type LimitHit, type ModelReply, type ToolCall, type ToolSpec } from '../ports/llm.js';
+import { CHECK_HEADER, type ChatMessage, type CheckableModel, type EndpointCheck, type LimitHit, type ModelReply, type Repair, type ToolCall, type ToolSpec } from '../ports/llm.js';
 import { limitFromMessage, readRateHeaders, RequestPacer } from './rate-limit.js';
 
 export interface ChatModelOptions {
@@ -71,6 +71,7 @@ export type ModelErrorKind =
   | 'timeout'
   | 'connection'
   | 'bad-response'
+  | 'content-filter'
   | 'unknown';
 
 /** A failed model call, already described for humans (and free of the API key). */
@@ -82,6 +83,8 @@ export class ModelError extends Error {
     readonly status?: number,
     /** Which of the endpoint's limits refused the request (ports/llm.ts `limitOf`). */
     readonly limit?: LimitHit,
+    /** What the conversation can repair for the request to pass (ports/llm.ts `repairOf`). */
+    readonly repair?: Repair,
   ) {
     super(message);
   }
@@ -190,11 +193,13 @@ export function toSdkMessage(m: ChatMessage): ChatCompletionMessageParam {
     case 'assistant': {
       const calls = m.toolCalls ?? [];
       if (!calls.length) return { role: 'assistant', content: m.content ?? '' };
+      // the provider's own fields travel back: on the message (reasoning_content) and on each call (thought signatures)
       return {
+        ...(m.extra ?? {}),
         role: 'assistant',
         content: m.content,
-        tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
-      };
+        tool_calls: calls.map((c) => ({ ...(c.extra ?? {}), id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
+      } as ChatCompletionMessageParam;
     }
   }
 }
@@ -215,13 +220,16 @@ function fromCompletion(c: ChatCompletion, messages: ChatMessage[], tools: ToolS
     const fn = (tc as { function?: { name?: unknown; arguments?: unknown } }).function;
     if (!fn || typeof fn.name !== 'string') return;
     const args = fn.arguments;
+    const extra = providerFields(tc as unknown as Record<string, unknown>, CALL_FIELDS);
     toolCalls.push({
       id: tc.id || `call_${c.id ?? 'x'}_${i}`,
       name: fn.name,
       // Some non-compliant servers send an object; the port wants the raw text.
       arguments: typeof args === 'string' ? args : args === undefined || args === null ? '' : JSON.stringify(args),
+      ...(extra ? { extra } : {}),
     });
   });
+  const extra = providerFields(msg as unknown as Record<string, unknown>, MESSAGE_FIELDS);
   const content = typeof msg.content === 'string' ? msg.content : null;
   const finishReason = choice.finish_reason ?? (toolCalls.length ? 'tool_calls' : 'stop');
   const u = c.usage;
@@ -232,7 +240,18 @@ function fromCompletion(c: ChatCompletion, messages: ChatMessage[], tools: ToolS
         ? u.completion_tokens
         : Math.ceil(((content ?? '').length + toolCalls.reduce((n, t) => n + t.name.length + t.arguments.length, 0)) / 4),
   };
-  return { content, toolCalls, finishReason, usage };
+  return { content, toolCalls, finishReason, usage, ...(extra ? { extra } : {}), ...(typeof u?.prompt_tokens === 'number' ? {} : { usageEstimated: true }) };
+}
+
+/** OpenAI's own fields of a reply's message and of a tool call; anything else is the provider's, kept to be sent back. */
+const MESSAGE_FIELDS = new Set(['role', 'content', 'tool_calls', 'refusal', 'function_call', 'audio', 'annotations', 'parsed']);
+const CALL_FIELDS = new Set(['id', 'type', 'function', 'index']);
+
+/** The provider's own fields of an object (null and undefined values left out), or undefined when it has none. */
+export function providerFields(o: Record<string, unknown>, known: ReadonlySet<string>): Record<string, unknown> | undefined {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o ?? {})) if (!known.has(k) && v !== null && v !== undefined) out[k] = v;
+  return Object.keys(out).length ? out : undefined;
 }
 
 function estimatePrompt(messages: ChatMessage[], tools: ToolSpec[]): number {
@@ -261,6 +280,7 @@ function watchfulFetch(log: (m: string) => void, pacer: RequestPacer) {
       throw e;
     }
     pacer.observe(readRateHeaders((name) => res.headers.get(name)));
+    res = await normalizedAnswer(res, log);
     if (res.status !== 429 && res.status < 500 && res.status !== 408) return res;
     const waitMs = retryAfterMs(res.headers);
     if (res.status === 429) {
@@ -274,6 +294,54 @@ function watchfulFetch(log: (m: string) => void, pacer: RequestPacer) {
     log(`model endpoint answered HTTP ${res.status}${waitMs !== undefined ? ` (retry-after ${Math.ceil(waitMs / 1000)}s)` : ''}`);
     return res;
   };
+}
+
+/**
+ * An answer in OpenAI's shape whatever the provider's: an error body as `{ error: { message, ... } }`
+ * (Gemini's JSON array `[{ error }]`, Mistral's `{ object: "error", message }`, a bare `{ error: "text" }`
+ * or `{ detail }`), and an HTTP 200 that carries an `error` and no `choices` (OpenRouter's upstream
+ * failures) as the error status it names. Other answers pass unchanged.
+ */
+async function normalizedAnswer(res: Response, log: (m: string) => void): Promise<Response> {
+  const json = /json/i.test(res.headers.get('content-type') ?? '');
+  if (res.status < 400 && !json) return res;
+  if (res.status < 400 && res.status !== 200) return res;
+  const text = await res.text();
+  const fixed = normalizeErrorBody(res.status, text);
+  const headers = new Headers(res.headers);
+  headers.delete('content-length');
+  headers.delete('content-encoding');
+  if (!fixed) return new Response(text, { status: res.status, statusText: res.statusText, headers });
+  if (res.status === 200) log(`model endpoint answered HTTP 200 with an error and no choices; read as HTTP ${fixed.status}`);
+  headers.set('content-type', 'application/json');
+  return new Response(JSON.stringify(fixed.body), { status: fixed.status, headers });
+}
+
+/** The OpenAI-shaped body (and status) of an answer in another provider's error shape; null when it needs no change. Pure. */
+export function normalizeErrorBody(status: number, text: string): { status: number; body: { error: Record<string, unknown> } } | null {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (Array.isArray(v)) v = v.find((x) => x && typeof x === 'object' && 'error' in x) ?? v[0];
+  if (!v || typeof v !== 'object') return null;
+  const o = v as Record<string, unknown>;
+  let error: Record<string, unknown> | null = null;
+  if (o.error && typeof o.error === 'object') error = o.error as Record<string, unknown>;
+  else if (typeof o.error === 'string') error = { message: o.error };
+  else if (status >= 400 && typeof o.message === 'string') error = { ...o, message: o.message };
+  else if (status >= 400 && o.detail !== undefined) error = { message: typeof o.detail === 'string' ? o.detail : JSON.stringify(o.detail) };
+  if (!error) return null;
+  if (status === 200) {
+    if (Array.isArray(o.choices) && o.choices.length) return null;
+    const code = Number(error.code ?? (error as { status?: unknown }).status);
+    const named = Number.isInteger(code) && code >= 400 && code <= 599 ? code : /rate.?limit/i.test(String(error.message ?? '')) ? 429 : 502;
+    return { status: named, body: { error } };
+  }
+  if (o.error === error && !Array.isArray(JSON.parse(text))) return null;
+  return { status, body: { error } };
 }
 
 function retryAfterMs(h: Headers): number | undefined {
@@ -291,7 +359,7 @@ function retryAfterMs(h: Headers): number | undefined {
 
 function toModelError(e: unknown, where: string, sentTools: boolean, apiKey: string, words: ErrorWords): ModelError {
   const desc = describe(e, where, sentTools, words);
-  return new ModelError(redact(desc.message, apiKey), desc.kind, desc.status, desc.limit);
+  return new ModelError(redact(desc.message, apiKey), desc.kind, desc.status, desc.limit, desc.repair);
 }
 
 /** One short, actionable line for any error thrown by a ChatModel (or the SDK). Never contains secrets. */
@@ -301,7 +369,7 @@ export function describeModelError(e: unknown): string {
   return redact(`model request failed: ${String(e)}`);
 }
 
-function describe(e: unknown, where: string, sentTools: boolean, words: ErrorWords = PLAIN_WORDS): { message: string; kind: ModelErrorKind; status?: number; limit?: LimitHit } {
+function describe(e: unknown, where: string, sentTools: boolean, words: ErrorWords = PLAIN_WORDS): { message: string; kind: ModelErrorKind; status?: number; limit?: LimitHit; repair?: Repair } {
   if (e instanceof APIUserAbortError) return { message: `model request to ${where} was aborted`, kind: 'unknown' };
   if (e instanceof APIConnectionTimeoutError) {
     return { message: `model request to ${where} timed out (after the SDK's retries); the model may be overloaded or the timeout too short`, kind: 'timeout' };
@@ -331,14 +399,38 @@ function describe(e: unknown, where: string, sentTools: boolean, words: ErrorWor
       if (/quota|billing|insufficient/i.test(`${code} ${msg}`)) return { status, kind: 'quota', message: `${head}. The account's quota is exhausted: check billing or use another key` };
       return { status, kind: 'rate-limited', limit: { kind: 'rate-limited', ...(wait !== undefined ? { retryAfterMs: wait } : {}) }, message: `${head}. Still rate-limited${asks}: try again later or use a model with a higher limit` };
     }
-    if (status === 413 || /tokens_limit_reached|context.?length|maximum context|too many tokens|prompt is too long/i.test(`${code} ${msg}`)) {
-      const limitTokens = limitFromMessage(msg);
+    const body = (e.error && typeof e.error === 'object' ? e.error : {}) as Record<string, unknown>;
+    const type = String(body.type ?? '');
+    if (/content.?filter|content_policy|content management policy/i.test(`${code} ${type} ${msg}`) && status < 500) {
+      return { status, kind: 'content-filter', message: `${head}. The endpoint's content filter refused the prompt (it quotes the issue, code and test output): try another model or endpoint, or a task text without the quoted material` };
+    }
+    if (code === 'tool_use_failed' || /failed_generation/.test(Object.keys(body).join(' '))) {
+      return { status, kind: 'bad-request', repair: 'failed-generation', message: `${head}. The model's own tool call was malformed (the endpoint checks calls): asking again usually works; if it keeps failing, pick a model with better tool calling` };
+    }
+    const nCtx = typeof body.n_ctx === 'number' ? body.n_ctx : undefined;
+    if (status === 413 || nCtx !== undefined || /tokens_limit_reached|exceed_context_size|context.?length|maximum context|context size|too many tokens|prompt is too long|n_keep|n_ctx|Request too large|too large for model|maximum number of tokens/i.test(`${code} ${type} ${msg}`)) {
+      const limitTokens = nCtx ?? limitFromMessage(msg);
       return {
         status,
         kind: 'context-length',
         limit: { kind: 'too-large', ...(limitTokens ? { limitTokens } : {}) },
         message: `${head}. The request is over the endpoint's per-request token limit${limitTokens ? ` (${limitTokens} tokens)` : ''}: set max-input-tokens to that limit or lower`,
       };
+    }
+    if ((status === 400 || status === 422) && /unexpected role .?user.? after role .?tool|user.{0,20}after.{0,20}tool/i.test(msg)) {
+      return { status, kind: 'bad-request', repair: 'message-order', message: `${head}. The endpoint does not accept a user message right after a tool result (Mistral's rule): if it keeps refusing after agent-fix joined the notes to the tool results, use another model or endpoint` };
+    }
+    if ((status === 400 || status === 422) && /property '[\w.]+' is unsupported|(?:reasoning|reasoning_content|extra_content)\W.{0,40}(?:not supported|unsupported|not permitted|unrecognized)|Extra inputs are not permitted|Additional properties are not allowed \('[\w.]+' was unexpected\)/i.test(msg)) {
+      return { status, kind: 'bad-request', repair: 'provider-fields', message: `${head}. The endpoint refuses a field of its own replies sent back: pick a model without reasoning output or another endpoint if it keeps refusing` };
+    }
+    if ((status === 400 || status === 422) && /tool.?call.?id/i.test(msg) && /length of 9|a-z, ?A-Z, ?0-9|alphanumeric/i.test(msg)) {
+      return { status, kind: 'bad-request', repair: 'tool-call-ids', message: `${head}. The endpoint wants tool-call ids of its own form (Mistral: 9 letters or digits): if it keeps refusing after agent-fix rewrote them, use another model or endpoint` };
+    }
+    if ((status === 400 || status === 422) && /Expecting (?:',' delimiter|value|property name)|Unterminated string|JSONDecodeError|Extra data: line|(?:invalid|malformed).{0,20}(?:tool.?call )?arguments|parse.{0,30}arguments/i.test(msg)) {
+      return { status, kind: 'bad-request', repair: 'bad-arguments', message: `${head}. A tool call's arguments in the history are not valid JSON (a reply cut at its token limit): raise max-output-tokens, or use a model that writes shorter calls` };
+    }
+    if ((status === 400 || status === 422) && /reasoning_content|thought_signature/i.test(msg)) {
+      return { status, kind: 'bad-request', message: `${head}. The endpoint wants a field of its own replies sent back that agent-fix did not keep: report this with the endpoint's name; meanwhile turn the model's thinking mode off or pick another model` };
     }
     if ((status === 400 || status === 422) && sentTools && /tool|function/i.test(msg) && /support|enable-auto-tool-choice|tool-call-parser/i.test(msg)) {
       return { status, kind: 'tools-unsupported', message: `${head}. This model or server seems not to support tool calling: choose a model with tool/function calling support` };

@@ -6,10 +6,29 @@
 
 /** The real per-request limit a 413 names ("Max size: 8000 tokens"), or null. */
 export function limitFromMessage(message: string): number | null {
-  const m = /max(?:imum)?\s*(?:size|context length|tokens)?\s*(?:is|:)?\s*(\d[\d,]*)\s*tokens/i.exec(message);
-  if (!m) return null;
-  const n = Number(m[1].replace(/,/g, ''));
-  return Number.isFinite(n) && n > 0 ? n : null;
+  const patterns = [
+    // GitHub Models: "Max size: 8000 tokens"; OpenAI: "maximum context length is 128000 tokens"
+    /max(?:imum)?\s*(?:size|context length|tokens)?\s*(?:is|:)?\s*(\d[\d,]*)\s*tokens/i,
+    // Anthropic: "prompt is too long: 210000 tokens > 200000 maximum"
+    /tokens?\s*>\s*(\d[\d,]*)\s*max/i,
+    // llama.cpp, LM Studio: "n_keep: 5000 >= n_ctx: 4096", "n_ctx = 4096"
+    /n_ctx\W{0,4}(\d[\d,]*)/i,
+    // Groq: "on tokens per minute (TPM): Limit 6000, Requested 7342"
+    /Limit\s+(\d[\d,]*),\s*Requested/i,
+    // Gemini: "exceeds the maximum number of tokens allowed (1048576)"
+    /maximum number of tokens allowed\s*\((\d[\d,]*)\)/i,
+    // Mistral: "too large for model with 32768 maximum context length"
+    /with\s+(\d[\d,]*)\s+maximum context/i,
+    // "context length of only 4096 tokens", "context size (4096)"
+    /context (?:length|size|window)[^\d]{0,20}(\d[\d,]*)/i,
+  ];
+  for (const p of patterns) {
+    const m = p.exec(message);
+    if (!m) continue;
+    const n = Number(m[1].replace(/,/g, ''));
+    if (Number.isFinite(n) && n > 0) return n;
+  }
+  return null;
 }
 
 /** A duration as rate-limit headers write it: seconds (`"12"`, `"0.5"`), or OpenAI's `"6m0s"`, `"1.5s"`, `"20ms"`; ms, or undefined. */

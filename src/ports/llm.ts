@@ -12,12 +12,18 @@ export interface ToolCall {
   name: string;
   /** Raw JSON text as the model sent it (may be malformed). */
   arguments: string;
+  /**
+   * Fields of the call beyond OpenAI's (`id`, `type`, `function`), as the endpoint sent them
+   * (Gemini's `extra_content.google.thought_signature`): sent back unchanged with the call.
+   */
+  extra?: Record<string, unknown>;
 }
 
 export type ChatMessage =
   | { role: 'system'; content: string }
   | { role: 'user'; content: string }
-  | { role: 'assistant'; content: string | null; toolCalls?: ToolCall[] }
+  /** `extra`: the reply's fields beyond OpenAI's (DeepSeek's `reasoning_content`), sent back with its tool calls. */
+  | { role: 'assistant'; content: string | null; toolCalls?: ToolCall[]; extra?: Record<string, unknown> }
   | { role: 'tool'; toolCallId: string; content: string };
 
 export interface Usage {
@@ -31,6 +37,10 @@ export interface ModelReply {
   /** 'stop' | 'tool_calls' | 'length' | ... as the server said. */
   finishReason: string;
   usage: Usage;
+  /** Fields of the reply's message beyond OpenAI's (`reasoning_content`, `reasoning_details`...), to send back with it. */
+  extra?: Record<string, unknown>;
+  /** True when the endpoint reported no usage and `usage` is our estimate (no truncation can be read from it). */
+  usageEstimated?: boolean;
 }
 
 export interface ChatModel {
@@ -74,4 +84,20 @@ export function limitOf(e: unknown): LimitHit | undefined {
   if (!limit || typeof limit !== 'object') return undefined;
   const kind = (limit as { kind?: unknown }).kind;
   return kind === 'too-large' || kind === 'rate-limited' || kind === 'daily-quota' ? (limit as LimitHit) : undefined;
+}
+
+/**
+ * What an error of `complete()` says can be repaired in the conversation itself, as the adapter read
+ * the endpoint's answer: `message-order` (Mistral: no `user` right after `tool`), `tool-call-ids`
+ * (Mistral: 9 alphanumeric characters), `bad-arguments` (vLLM, llama.cpp, SGLang: a tool call's
+ * arguments in the history are not JSON), `failed-generation` (Groq's `tool_use_failed`: the
+ * model's own call was malformed; asking again usually works), `provider-fields` (Groq: a reply's
+ * own fields such as `reasoning` are refused when sent back).
+ */
+export type Repair = 'message-order' | 'tool-call-ids' | 'bad-arguments' | 'failed-generation' | 'provider-fields';
+
+/** The repair an error of `complete()` asks for (an adapter's error carrying a `repair`), or undefined. */
+export function repairOf(e: unknown): Repair | undefined {
+  const r = (e as { repair?: unknown } | null)?.repair;
+  return r === 'message-order' || r === 'tool-call-ids' || r === 'bad-arguments' || r === 'failed-generation' || r === 'provider-fields' ? r : undefined;
 }

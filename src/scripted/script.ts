@@ -55,13 +55,15 @@ export const StepSchema = z
     error: ErrorSchema.optional(),
     /** Answer with finish_reason "length". */
     truncated: z.literal(true).optional(),
+    /** Answer with finish_reason "content_filter" and no content (Azure's and GitHub Models' filter on the reply). */
+    filtered: z.literal(true).optional(),
     expect: ExpectSchema.optional(),
     usage: UsageSchema.optional(),
   })
   .strict()
   .superRefine((step, ctx) => {
     if (step.error) {
-      for (const k of ['toolCalls', 'content', 'truncated', 'usage'] as const) {
+      for (const k of ['toolCalls', 'content', 'truncated', 'filtered', 'usage'] as const) {
         if (step[k] !== undefined) ctx.addIssue({ code: 'custom', path: [k], message: `an error step cannot also have "${k}"` });
       }
       return;
@@ -69,8 +71,8 @@ export const StepSchema = z
     if (step.truncated && step.content === undefined && !step.toolCalls) {
       ctx.addIssue({ code: 'custom', path: ['content'], message: 'a truncated step needs "content" (or "toolCalls")' });
     }
-    if (!step.toolCalls && step.content === undefined && !step.truncated) {
-      ctx.addIssue({ code: 'custom', message: 'a step needs one of "toolCalls", "content", "error" or "truncated"' });
+    if (!step.toolCalls && step.content === undefined && !step.truncated && !step.filtered) {
+      ctx.addIssue({ code: 'custom', message: 'a step needs one of "toolCalls", "content", "error", "truncated" or "filtered"' });
     }
   });
 
@@ -83,10 +85,11 @@ export const ScriptSchema = z
 
 export type Script = z.input<typeof ScriptSchema>;
 export type Step = z.infer<typeof StepSchema>;
-export type StepKind = 'error' | 'truncated' | 'tool-calls' | 'answer';
+export type StepKind = 'error' | 'truncated' | 'filtered' | 'tool-calls' | 'answer';
 
 export function stepKind(step: Step): StepKind {
   if (step.error) return 'error';
+  if (step.filtered) return 'filtered';
   if (step.truncated) return 'truncated';
   if (step.toolCalls) return 'tool-calls';
   return 'answer';

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { countTokens as count } from 'gpt-tokenizer/encoding/o200k_base';
 import { parseScript, stepKind, type Script, type Step } from './script.js';
 import { CHECK_HEADER } from '../ports/llm.js';
+import { checkGeneration, checkHistory, defaultTextCalls, dialectMessage, errorIn, overWindow, type Dialect, type TextCallFormat } from './dialects.js';
 
 export interface ScriptedModel {
   /** Base URL ending in `/v1`, usable as the openai SDK's `baseURL`. */
@@ -28,7 +29,9 @@ export interface ScriptedModel {
   /** Input tokens of every request that reached a step (`requests`), as the server counts them (see `requestTokens`). */
   readonly requestTokens: number[];
   /** Requests refused by a limit of `limits` (they consume no step and are not in `requests`): the status, why, and the request's tokens. */
-  readonly refused: { status: number; why: 'too-large' | 'per-minute' | 'daily-quota'; tokens: number }[];
+  readonly refused: { status: number; why: string; tokens: number }[];
+  /** Requests over the window that a dialect answering silently (ollama) cut to their last tokens: the request's tokens. */
+  readonly truncated: number[];
   close(): Promise<void>;
 }
 
@@ -41,8 +44,16 @@ export interface ScriptedModelOptions {
   apiKey?: string;
   /** The only model names the server knows (any other gets 404); default: any name. */
   models?: string[];
-  /** The limits of a real endpoint, enforced the way GitHub Models answers them (default: none). */
+  /** The limits of a real endpoint, enforced the way GitHub Models answers them (default: none), or the way `dialect` does. */
   limits?: EndpointLimits;
+  /**
+   * The endpoint the server behaves as (scripted/dialects.ts): the fields it adds to replies and
+   * wants back, the histories it refuses, the shapes of its errors, its answer to a request over
+   * `limits.maxInputTokens` (its context window). Default `plain`. Replies that stream are plain.
+   */
+  dialect?: Dialect;
+  /** Tool calls written as text in the content instead of `tool_calls` (default: the dialect's; vllm writes Hermes). */
+  textCalls?: TextCallFormat | 'none';
 }
 
 /**
@@ -112,7 +123,9 @@ export async function startScriptedModel(script: Script, opts: ScriptedModelOpti
     seq: 0,
     checks: 0,
     requestTokens: [] as number[],
-    refused: [] as { status: number; why: 'too-large' | 'per-minute' | 'daily-quota'; tokens: number }[],
+    refused: [] as { status: number; why: string; tokens: number }[],
+    truncated: [] as number[],
+    signatures: new Set<string>(),
     windowStart: 0,
     windowCount: 0,
     answered: 0,
@@ -120,6 +133,8 @@ export async function startScriptedModel(script: Script, opts: ScriptedModelOpti
   const limits = opts.limits ?? {};
   const windowMs = limits.windowMs ?? 60_000;
   const rateHeaders = limits.rateHeaders ?? limits.requestsPerWindow !== undefined;
+  const dialect: Dialect = opts.dialect ?? 'plain';
+  const textCalls = opts.textCalls === 'none' ? undefined : (opts.textCalls ?? defaultTextCalls(dialect));
 
   const server = createServer((req, res) => {
     handle(req, res).catch((e: unknown) => {
@@ -180,7 +195,7 @@ export async function startScriptedModel(script: Script, opts: ScriptedModelOpti
     if (opts.models && !opts.models.includes(model)) return sendError(res, 404, `The model \`${model}\` does not exist (scripted)`, 'model_not_found');
 
     const tokens = requestTokens(body);
-    const refuse = (status: number, why: 'too-large' | 'per-minute' | 'daily-quota', payload: Json, headers: Record<string, string> = {}) => {
+    const refuse = (status: number, why: string, payload: unknown, headers: Record<string, string> = {}) => {
       // a refused request is not one the model answered: out of `requests`, no step consumed
       state.requests.pop();
       state.receivedKeys.pop();
@@ -214,15 +229,21 @@ export async function startScriptedModel(script: Script, opts: ScriptedModelOpti
         );
       }
     }
+    let promptTokens: number | undefined;
     if (limits.maxInputTokens !== undefined && tokens > limits.maxInputTokens) {
-      const name = model.slice(model.lastIndexOf('/') + 1);
-      return refuse(413, 'too-large', { error: { code: 'tokens_limit_reached', message: `Request body too large for ${name} model. Max size: ${limits.maxInputTokens} tokens.`, details: null } });
+      const over = overWindow(dialect, model, tokens, limits.maxInputTokens);
+      if (over !== 'silent') return refuse(over.status, over.why, over.body);
+      // answered anyway, from the last tokens only; the usage shows it
+      state.truncated.push(tokens);
+      promptTokens = limits.maxInputTokens;
     }
+    const broken = checkHistory(dialect, body.messages, state.signatures);
+    if (broken) return refuse(broken.status, broken.why, broken.body);
     if (limits.requestsPerWindow !== undefined) state.windowCount++;
     state.answered++;
     state.requestTokens.push(tokens);
     if (rateHeaders) for (const [k, v] of Object.entries(windowHeaders(now))) res.setHeader(k, v);
-    const usageTokens = opts.limits ? tokens : undefined;
+    const usageTokens = promptTokens ?? (opts.limits ? tokens : undefined);
 
     const stream = body.stream === true;
     const includeUsage = stream && body.stream_options?.include_usage === true;
@@ -238,9 +259,15 @@ export async function startScriptedModel(script: Script, opts: ScriptedModelOpti
     state.next++;
     checkExpect(step, index, body.messages);
 
+    answerStep(res, step, index, body.messages, usageTokens, stream, includeUsage, model);
+  }
+
+  /** The answer of one step: its error in the dialect's shape, or its reply as the dialect writes it. */
+  function answerStep(res: ServerResponse, step: Step, index: number, messages: unknown[], usageTokens: number | undefined, stream: boolean, includeUsage: boolean, model: string): void {
     if (step.error) {
-      const { status, headers = {}, body: errBody, message } = step.error;
-      const payload = errBody !== undefined ? errBody : defaultErrorBody(status, message);
+      const { headers = {}, body: errBody, message } = step.error;
+      const shaped = errBody !== undefined ? { status: step.error.status, body: errBody } : errorIn(dialect, step.error.status, message ?? defaultMessage(step.error.status), defaultErrorBody(step.error.status, message));
+      const { status, body: payload } = shaped;
       const text = typeof payload === 'string' ? payload : JSON.stringify(payload);
       res.writeHead(status, {
         'content-type': typeof payload === 'string' ? 'text/plain; charset=utf-8' : 'application/json',
@@ -250,9 +277,19 @@ export async function startScriptedModel(script: Script, opts: ScriptedModelOpti
       res.end(text);
       return;
     }
-    const reply = buildReply(step, index, body.messages, usageTokens);
+    const reply = buildReply(step, index, messages, usageTokens);
+    const failed = checkGeneration(dialect, reply.toolCalls);
+    if (failed) return sendJson(res, failed.status, failed.body);
     if (stream) sendStream(res, model, ++state.seq, reply, includeUsage);
-    else sendJson(res, 200, completionJson(model, ++state.seq, reply));
+    else {
+      const json = completionJson(model, ++state.seq, reply);
+      if (dialect !== 'plain' || textCalls) {
+        const choice = (json.choices as Json[])[0];
+        choice.message = dialectMessage(dialect, choice.message as Json, index, textCalls, (sig) => state.signatures.add(sig));
+        if (textCalls && reply.toolCalls.length) choice.finish_reason = 'stop';
+      }
+      sendJson(res, 200, json);
+    }
   }
 
   /** The rate-limit headers of the current window. */
@@ -306,6 +343,7 @@ export async function startScriptedModel(script: Script, opts: ScriptedModelOpti
     },
     requestTokens: state.requestTokens,
     refused: state.refused,
+    truncated: state.truncated,
     /** Stops the server; rejects with ScriptExhausted when a request came after the last step (unless allowed). */
     close() {
       closed ??= new Promise<void>((resolve) => {
@@ -324,7 +362,7 @@ export async function startScriptedModel(script: Script, opts: ScriptedModelOpti
 interface Reply {
   content: string | null;
   toolCalls: { id: string; name: string; arguments: string }[];
-  finishReason: 'stop' | 'tool_calls' | 'length';
+  finishReason: 'stop' | 'tool_calls' | 'length' | 'content_filter';
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
 }
 
@@ -334,9 +372,9 @@ function buildReply(step: Step, index: number, messages: unknown[], promptTokens
     name: c.name,
     arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments),
   }));
-  const content = step.content ?? null;
   const kind = stepKind(step);
-  const finishReason = kind === 'truncated' ? 'length' : toolCalls.length ? 'tool_calls' : 'stop';
+  const content = kind === 'filtered' ? '' : (step.content ?? null);
+  const finishReason = kind === 'filtered' ? 'content_filter' : kind === 'truncated' ? 'length' : toolCalls.length ? 'tool_calls' : 'stop';
   const promptChars = messages.reduce<number>((n, m) => n + messageText(m).length, 0);
   const replyChars = (content ?? '').length + toolCalls.reduce((n, c) => n + c.name.length + c.arguments.length, 0);
   const prompt = step.usage?.promptTokens ?? promptTokens ?? Math.ceil(promptChars / 4);
@@ -446,6 +484,10 @@ const DEFAULT_MESSAGES: Record<number, [string, string]> = {
   404: ['The model does not exist or you do not have access to it (scripted)', 'invalid_request_error'],
   429: ['Rate limit reached (scripted)', 'rate_limit_error'],
 };
+
+function defaultMessage(status: number): string {
+  return (DEFAULT_MESSAGES[status] ?? [status >= 500 ? 'The server had an error while processing your request (scripted)' : `HTTP ${status} (scripted)`])[0];
+}
 
 function defaultErrorBody(status: number, message?: string, code: string | null = null): Json {
   const [defMessage, type] = DEFAULT_MESSAGES[status] ?? [
