@@ -118,6 +118,11 @@ export function gamingLine(f: GamingFinding): string {
   return `${GAMING_TITLE[f.kind]}: \`${f.code.replace(/`/g, "'")}\` (${f.file}:${f.line}): ${f.detail}`;
 }
 
+/** The kinds of a change's findings in a few words: `special-cases the failing tests' values, detects the test run`. */
+export function gamingKinds(findings: GamingFinding[]): string {
+  return [...new Set(findings.map((f) => GAMING_TITLE[f.kind]))].join('; ');
+}
+
 /** What the model is told when its attempt games the tests. */
 export function gamingRefusal(findings: GamingFinding[]): string {
   const lines = findings.slice(0, 8).map((f) => `- ${gamingLine(f)}`);
