@@ -319,11 +319,16 @@ const collapse = (s: string) => s.replace(/\s+/g, ' ').trim();
 export function isNamed(path: string[], ids: string[]): boolean {
   const whole = collapse(path.join(' > '));
   const last = collapse(path[path.length - 1] ?? '');
-  return ids.some((raw) => {
-    const id = collapse(raw.replace(/\[[^\]]*\]$/, ''));
+  const matches = (id: string): boolean => {
     const py = id.split('::').map(collapse);
     if (py.length > 1) return py.slice(1).join(' > ') === whole || py[py.length - 1] === last;
     return id === whole || id.endsWith(` > ${whole}`) || id.endsWith(` ${whole}`) || id === last || id.endsWith(` > ${last}`) || id.endsWith(` ${last}`);
+  };
+  return ids.some((raw) => {
+    const id = collapse(raw.replace(/\[[^\]]*\]$/, ''));
+    // unittest: `test_x (pkg.mod.Class.test_x)` or `pkg.mod.Class.test_x`
+    const dotted = /^(?:\w+ \()?([\w.]+)\)?$/.exec(id);
+    return matches(id) || (dotted !== null && dotted[1].includes('.') && matches(`x::${dotted[1].split('.').slice(-Math.min(path.length, 2)).join('::')}`));
   });
 }
 
