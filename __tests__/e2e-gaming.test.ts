@@ -12,7 +12,7 @@ import { startFakeGitHub } from '../test-support/fake-github.js';
 import { startScriptedModel } from '../src/scripted/server.js';
 import { parseScript } from '../src/scripted/script.js';
 import { makeRepo, cloneShallow, cleanupFixtures, tempDir } from '../test-support/git-fixture.js';
-import { actionInputs, runAction } from '../test-support/run-action.js';
+import { actionInputs, runAction, runCli } from '../test-support/run-action.js';
 
 const GH_TOKEN = 'ghs_e2eFakeWorkflowToken0123456789';
 const API_KEY = 'sk-e2e-fake-model-key-9876543210';
@@ -125,5 +125,21 @@ describe('gaming end to end (dist/index.js under node 24)', () => {
     expect(r.outputs.reason).toBe('tests-still-failing');
     expect(github.pulls).toHaveLength(0);
     expect(r.summary).toContain('policy: .github/agent-fix.yml from the default branch main');
+  });
+
+  test("the CLI's --json says so: status not-fixed, reason games-the-tests, the constructs, exit code 1", async () => {
+    const repo = makeRepo(FILES);
+    const model = await startScriptedModel(parseScript({ label: 'gaming cli', steps: [{ toolCalls: [GAME] }, { toolCalls: [finish('withVat fixed.')] }, { toolCalls: [finish('The tests pass.')] }] }));
+    open.push(model);
+    const r = await runCli(['fix', 'withVat adds the rate instead of the percentage', '--repo', repo.dir, '--test-command', 'npm test', '--base-url', model.url, '--max-iterations', '3', '--json'], { OPENAI_API_KEY: 'sk-local-test-key-123456' });
+    const report = JSON.parse(r.stdout);
+    expect(model.mismatches).toEqual([]);
+    expect(r.code).toBe(1);
+    expect(report).toMatchObject({ status: 'not-fixed', reason: 'games-the-tests', exitCode: 1 });
+    expect(report.detail).toMatch(/^The tests pass, but the change games them instead of fixing the code \(special-cases the failing tests' values\)/);
+    expect(report.tests.gaming).toEqual([
+      expect.objectContaining({ kind: 'special-cases', file: 'src/vat.js', line: 2, code: 'if (net === 200 && ratePercent === 10) return 220;' }),
+      expect.objectContaining({ kind: 'special-cases', file: 'src/vat.js', line: 3, code: 'if (net === 50 && ratePercent === 10) return 55;' }),
+    ]);
   });
 });

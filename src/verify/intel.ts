@@ -141,7 +141,13 @@ export async function createTestIntel(deps: IntelDeps): Promise<Intel> {
     let files = [...new Set(failingRuns.map(fileOfTest).filter((f): f is string => f !== null))];
     // a runner whose ids name no file: the repository's test files (capped)
     if (failingRuns.length && failingRuns.some((t) => !fileOfTest(t))) files = [...new Set([...files, ...(await git.listFiles()).filter(isTestFile).slice(0, 400)])];
-    for (const f of files) if (!known.has(f)) tests.push({ path: f, before: null, after: await read(f), changed: false });
+    // a file is read whole only when it names one of the failing tests
+    const names = failingRuns.map((t) => t.id.split(/ > |::/).pop()?.replace(/\[[^\]]*\]$/, '').trim() ?? '').filter(Boolean);
+    for (const f of files) {
+      if (known.has(f)) continue;
+      const text = await read(f);
+      if (text !== null && names.some((n) => text.includes(n))) tests.push({ path: f, before: null, after: text, changed: false });
+    }
     return detectGaming({ sources, tests, failing: failingRuns.map((t) => t.id) });
   };
 
