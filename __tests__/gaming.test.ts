@@ -155,6 +155,31 @@ test('Python: parametrized rows are the tests values; branches, dicts and the te
   expect(await py('def with_vat(net, rate):\n    return net + rate\n', 'tests/conftest_helpers_test.py')).toEqual([]);
 });
 
+test('a test named in a loop over a table stands for its suite: its rows are the tests values', async () => {
+  const test = `import { describe, expect, test } from 'vitest';
+import { withBase } from '../src/base';
+
+describe('withBase', () => {
+  const tests = [
+    { base: '/foo', input: '/bar', out: '/foo/bar' },
+    { base: '/admin/', input: '/admin-dashboard', out: '/admin/admin-dashboard' },
+  ];
+  for (const t of tests) {
+    test(JSON.stringify(t.base) + ' + ' + JSON.stringify(t.input), () => {
+      expect(withBase(t.input, t.base)).toBe(t.out);
+    });
+  }
+});
+`;
+  const before = 'export function withBase(input: string, base: string) {\n  return base + input;\n}\n';
+  const gamed = "export function withBase(input: string, base: string) {\n  if (input === '/admin-dashboard' && base === '/admin/') return '/admin/admin-dashboard';\n  return base + input;\n}\n";
+  const found = await detect(gamed, { before, path: 'src/base.ts', test, testPath: 'test/base.test.ts', failing: ['test/base.test.ts > withBase > "/admin/" + "/admin-dashboard"'] });
+  expect(found.map((f) => f.kind)).toEqual(['special-cases']);
+  expect(found[0].detail).toContain('returns "/admin/admin-dashboard" for "/admin-dashboard", "/admin/"');
+  // the general fix is not flagged
+  expect(await detect("export function withBase(input: string, base: string) {\n  if (input === base || input.startsWith(base.replace(/\\/$/, '') + '/')) return input;\n  return base.replace(/\\/$/, '') + input;\n}\n", { before, path: 'src/base.ts', test, testPath: 'test/base.test.ts', failing: ['test/base.test.ts > withBase > "/admin/" + "/admin-dashboard"'] })).toEqual([]);
+});
+
 test('the lines a unified diff adds, by file; test ids matched by their runners forms', () => {
   const diff = ['diff --git a/src/a.js b/src/a.js', '--- a/src/a.js', '+++ b/src/a.js', '@@ -1,3 +1,4 @@', ' one', '-two', '+two!', '+three', ' four', '@@ -10,1 +11,2 @@', ' ten', '+eleven'].join('\n');
   expect([...(addedLines(diff).get('src/a.js') ?? [])]).toEqual([2, 3, 12]);

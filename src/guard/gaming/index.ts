@@ -61,7 +61,7 @@ export async function expectationsFor(tests: TestText[], failing: string[]): Pro
     }
     const tree = await parseCode(lang, t.after);
     try {
-      out.push(...expectationsOf(tree.rootNode, t.path, python, (p) => edited.has(p.join('\0')) || (failing.length > 0 && isNamed(p, failing))));
+      out.push(...expectationsOf(tree.rootNode, t.path, python, (p, computed) => edited.has(p.join('\0')) || (failing.length > 0 && isNamed(p, failing, computed))));
     } finally {
       tree.delete();
     }

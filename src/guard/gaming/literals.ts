@@ -108,6 +108,12 @@ export function literalOf(n: Node | null, resolve?: (name: string) => Node | nul
       entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
       return { key: `o:{${entries.map(([k, v]) => `${JSON.stringify(k)}:${v.key}`).join(',')}}`, text: `{ ${entries.map(([k, v]) => `${k}: ${v.text}`).join(', ')} }` };
     }
+    case 'member_expression':
+    case 'subscript_expression':
+    case 'subscript': {
+      const target = memberTarget(n, resolve);
+      return target ? literalOf(target, resolve, depth + 1) : null;
+    }
     case 'identifier': {
       if (n.text === 'undefined') return { key: 'undef', text: 'undefined' };
       if (n.text === 'NaN') return num(NaN);
@@ -118,6 +124,29 @@ export function literalOf(n: Node | null, resolve?: (name: string) => Node | nul
     default:
       return null;
   }
+}
+
+/**
+ * The node `row.input` (or `row['input']`, Python's `case["input"]`) stands for, when `row` is bound
+ * to an object or dict literal (a table-driven test's row); null otherwise.
+ */
+export function memberTarget(n: Node, resolve?: (name: string) => Node | null): Node | null {
+  const obj = n.childForFieldName('object') ?? n.childForFieldName('value');
+  const prop = n.type === 'member_expression' ? (n.childForFieldName('property')?.text ?? null) : (() => {
+    const idx = n.childForFieldName('index') ?? n.childForFieldName('subscript');
+    const l = idx ? literalOf(idx) : null;
+    return l && l.scalar !== undefined && l.scalar !== null ? String(l.scalar) : null;
+  })();
+  if (!obj || prop === null || obj.type !== 'identifier' || !resolve) return null;
+  const bound = resolve(obj.text);
+  if (!bound || (bound.type !== 'object' && bound.type !== 'dictionary')) return null;
+  for (const p of bound.namedChildren) {
+    if (p?.type !== 'pair') continue;
+    const k = p.childForFieldName('key');
+    const key = k?.type === 'property_identifier' ? k.text : k ? literalOf(k)?.scalar : undefined;
+    if (key !== undefined && key !== null && String(key) === prop) return p.childForFieldName('value');
+  }
+  return null;
 }
 
 /** An object key as a string (`a`, `'100:20'`, `1`), or null when computed from a non-literal. */
@@ -141,6 +170,10 @@ export function scalarsIn(n: Node, resolve?: (name: string) => Node | null, seen
   if (n.type === 'identifier') {
     const bound = resolve?.(n.text);
     return bound && bound.id !== n.id ? scalarsIn(bound, resolve, seen) : [];
+  }
+  if (n.type === 'member_expression' || n.type === 'subscript_expression' || n.type === 'subscript') {
+    const target = memberTarget(n, resolve);
+    if (target) return scalarsIn(target, resolve, seen);
   }
   // a property name is not a value
   if (n.type === 'property_identifier') return [];

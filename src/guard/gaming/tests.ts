@@ -22,8 +22,42 @@ export interface Expectation {
 interface TestCaseNode {
   path: string[];
   body: Node;
-  /** Rows of a table-driven test (`it.each`, `parametrize`): each binds the parameters to literals. */
+  /** Rows of a table-driven test (`it.each`, `parametrize`, a `for…of` loop over a table): each binds the parameters to literals. */
   rows: Map<string, Node>[];
+  /** Its name is computed (a test in a loop over a table): it stands for the tests of its suites. */
+  computed?: true;
+  /** The table it runs over, when its rows are a loop's. */
+  table?: Node;
+}
+
+/** The rows of `for (const t of TABLE)` (or `[a, b]`, `{ a, b }`): the loop variable bound to each element of a literal array. */
+function loopRows(loop: Node, resolve: (name: string) => Node | null): { rows: Map<string, Node>[]; table: Node } | null {
+  const left = loop.childForFieldName('left');
+  let right = loop.childForFieldName('right');
+  if (right?.type === 'identifier') right = resolve(right.text);
+  if (!left || right?.type !== 'array') return null;
+  const pattern = left.type === 'lexical_declaration' || left.type === 'variable_declaration' ? (left.namedChildren[0]?.childForFieldName('name') ?? left.namedChildren[0]) : left;
+  if (!pattern) return null;
+  const rows: Map<string, Node>[] = [];
+  for (const el of right.namedChildren) {
+    if (!el) continue;
+    const bind = new Map<string, Node>();
+    if (pattern.type === 'identifier') bind.set(pattern.text, el);
+    else if (pattern.type === 'array_pattern' && el.type === 'array') {
+      pattern.namedChildren.forEach((p, i) => {
+        const v = el.namedChildren[i];
+        if (p?.type === 'identifier' && v) bind.set(p.text, v);
+      });
+    } else if (pattern.type === 'object_pattern' && el.type === 'object') {
+      for (const pair of el.namedChildren) {
+        const k = pair?.childForFieldName('key')?.text.replace(/^['"]|['"]$/g, '');
+        const v = pair?.childForFieldName('value');
+        if (k && v) bind.set(k, v);
+      }
+    }
+    rows.push(bind);
+  }
+  return { rows, table: right };
 }
 
 const JS_TESTS = new Set(['it', 'test', 'specify']);
@@ -91,11 +125,24 @@ function jsRows(table: Node | undefined, fnNode: Node): Map<string, Node>[] {
 
 function jsCases(root: Node): TestCaseNode[] {
   const out: TestCaseNode[] = [];
+  const bound = bindingsOf(root, new Map());
+  const resolve = (name: string) => bound.get(name) ?? null;
+  let loop: { rows: Map<string, Node>[]; table: Node } | null = null;
   const walk = (n: Node, suites: string[]): void => {
+    if (n.type === 'for_in_statement') {
+      const outer = loop;
+      loop = loopRows(n, resolve) ?? outer;
+      for (const c of n.namedChildren) if (c) walk(c, suites);
+      loop = outer;
+      return;
+    }
     if (n.type === 'call_expression') {
       const base = calleeBase(n.childForFieldName('function'));
       const args = n.childForFieldName('arguments');
-      const name = firstString(args);
+      const literal = firstString(args);
+      // a test named by an expression, in a loop over a literal table: one case per row
+      const computed = literal === null && loop !== null && base !== null && JS_TESTS.has(base.name) && args?.namedChildren[0] ? `<${args.namedChildren[0].text}>` : null;
+      const name = literal ?? computed;
       if (base && name !== null && (JS_TESTS.has(base.name) || JS_SUITES.has(base.name))) {
         const fnNode = args?.namedChildren.find((c) => c && /function|arrow_function/.test(c.type)) ?? null;
         if (JS_SUITES.has(base.name)) {
@@ -104,7 +151,8 @@ function jsCases(root: Node): TestCaseNode[] {
         }
         if (fnNode) {
           const body = fnNode.childForFieldName('body') ?? fnNode;
-          out.push({ path: [...suites, name], body, rows: jsRows(base.each, fnNode) });
+          if (computed && loop) out.push({ path: [...suites, name], body, rows: loop.rows, computed: true, table: loop.table });
+          else out.push({ path: [...suites, name], body, rows: jsRows(base.each, fnNode) });
           // tests nested in a test (node:test's `t.test`)
           for (const c of body.namedChildren) if (c) walk(c, [...suites, name]);
           return;
@@ -316,7 +364,9 @@ const collapse = (s: string) => s.replace(/\s+/g, ' ').trim();
  * Whether a test case (by name path) is one of `ids` (the runner's ids: `file > suite > name`,
  * `file::Class::test_x[param]`, a full name): the id ends with its path or its name.
  */
-export function isNamed(path: string[], ids: string[]): boolean {
+export function isNamed(path: string[], ids: string[], computed = false): boolean {
+  // a test named in a loop stands for the failing tests of its suites
+  if (computed) return path.length > 1 && ids.some((id) => path.slice(0, -1).every((s) => id.includes(s)));
   const whole = collapse(path.join(' > '));
   const last = collapse(path[path.length - 1] ?? '');
   const matches = (id: string): boolean => {
@@ -333,13 +383,13 @@ export function isNamed(path: string[], ids: string[]): boolean {
 }
 
 /** Every test case of a parsed test file as name paths (for the tests a change adds or edits). */
-export function testCasePaths(root: Node, python: boolean): { path: string[]; text: string }[] {
-  return (python ? pyCases(root) : jsCases(root)).map((c) => ({ path: c.path, text: collapse(c.body.text) }));
+export function testCasePaths(root: Node, python: boolean): { path: string[]; text: string; computed?: true }[] {
+  return (python ? pyCases(root) : jsCases(root)).map((c) => ({ path: c.path, text: collapse(`${c.table?.text ?? ''}${c.body.text}`), ...(c.computed ? { computed: true as const } : {}) }));
 }
 
 /** The expectations of the test cases of a parsed test file that `wanted` selects. */
-export function expectationsOf(root: Node, file: string, python: boolean, wanted: (path: string[]) => boolean): Expectation[] {
-  const cases = (python ? pyCases(root) : jsCases(root)).filter((c) => wanted(c.path));
+export function expectationsOf(root: Node, file: string, python: boolean, wanted: (path: string[], computed: boolean) => boolean): Expectation[] {
+  const cases = (python ? pyCases(root) : jsCases(root)).filter((c) => wanted(c.path, c.computed === true));
   if (!cases.length) return [];
   const fileBindings = bindingsOf(root, new Map());
   return cases.flatMap((c) => caseExpectations(c, file, fileBindings));
