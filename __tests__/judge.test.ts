@@ -8,7 +8,7 @@ import { draftFor } from '../src/run/draft.js';
 import { parsePolicy } from '../src/policy/schema.js';
 import { applyPolicy } from '../src/policy/apply.js';
 import type { FileChange } from '../src/ports/git.js';
-import type { TestProof, TestRun, TestStatus, Verdict } from '../src/verify/types.js';
+import type { GamingFinding, TestProof, TestRun, TestStatus, Verdict } from '../src/verify/types.js';
 import type { IntegrityFinding } from '../src/guard/test-integrity.js';
 import type { Settings } from '../src/settings/types.js';
 
@@ -52,7 +52,7 @@ function deps(over: Partial<JudgeDeps> = {}): JudgeDeps & { calls: string[] } {
 const attempt = { iteration: 1, tree: 't1', changes: [change('src/a.js'), change('a.test.js')] };
 
 test('the checks, in order, by name', () => {
-  expect(attemptChecks(deps()).map((c) => c.name)).toEqual(['size', 'budget', 'test-integrity', 'tests', 'skipped-tests', 'moved-tests', 'original-tests', 'follow-up', 'proof', 'test-edits-alone', 'shows-the-problem']);
+  expect(attemptChecks(deps()).map((c) => c.name)).toEqual(['size', 'budget', 'test-integrity', 'tests', 'skipped-tests', 'moved-tests', 'games-the-tests', 'original-tests', 'follow-up', 'proof', 'test-edits-alone', 'shows-the-problem']);
 });
 
 test('an accepted attempt: every check passes, the proof is made once, the changed expectations come with it', async () => {
@@ -188,4 +188,36 @@ test('new tests that assert nothing or pass on the original code are not evidenc
   const refused = await createJudge(only)(attempt);
   expect(refused).toMatchObject({ outcome: 'refused', check: 'shows-the-problem' });
   expect(refused.outcome === 'refused' && refused.message).toMatch(/the only tests that fail before and pass after assert nothing \(vacuous one\)/);
+});
+
+const special: GamingFinding = { kind: 'special-cases', file: 'src/vat.js', line: 2, code: 'if (net === 100 && rate === 20) return 120;', detail: 'returns 120 for 100, 20: the inputs and expected value of the failing test "adds 20%" (test/vat.test.js:3)' };
+
+test('a change that games the tests: told once, naming the construct and the values; kept, it is accepted (and never called fixed by the outcome)', async () => {
+  const judge = createJudge(deps({ gaming: { find: async () => [special], policy: 'draft' } }));
+  const first = await judge(attempt);
+  expect(first.outcome).toBe('refused');
+  if (first.outcome !== 'refused') return;
+  expect(first.check).toBe('games-the-tests');
+  expect(first.reason).toBe("games the tests: special-cases the failing tests' values");
+  expect(first.message).toContain('if (net === 100 && rate === 20) return 120;');
+  expect(first.message).toContain('returns 120 for 100, 20');
+  expect(first.message).toMatch(/general behaviour/);
+  // the model was told: the same construct again is accepted here; fix/explain.ts does not call it fixed
+  expect((await judge(attempt)).outcome).toBe('accepted');
+  // a new construct is told again
+  const other = createJudge(deps({ gaming: { find: async () => [special], policy: 'draft' } }));
+  expect((await other(attempt)).outcome).toBe('refused');
+});
+
+test('policy gate.gaming: refuse refuses a gaming attempt every time; no finding passes; a gaming change is a draft whatever the inputs say', async () => {
+  const strict = createJudge(deps({ gaming: { find: async () => [special], policy: 'refuse' } }));
+  expect((await strict(attempt)).outcome).toBe('refused');
+  const again = await strict(attempt);
+  expect(again.outcome === 'refused' && again.message).toMatch(/gate\.gaming: refuse/);
+  expect((await createJudge(deps({ gaming: { find: async () => [], policy: 'refuse' } }))(attempt)).outcome).toBe('accepted');
+  const base = { draft: false, protectedPaths: [], maxIterations: 5, maxChangedFiles: 10, maxChangedLines: 400 } as unknown as Settings;
+  expect(applyPolicy(base, parsePolicy(''), 'p').gaming).toBe('draft');
+  expect(applyPolicy(base, parsePolicy('gate:\n  gaming: refuse\n'), 'p').gaming).toBe('refuse');
+  expect(() => parsePolicy('gate:\n  gaming: sometimes\n')).toThrow(/field "gate\.gaming"/);
+  expect(draftFor({ draft: false, changedExpectations: 'ready' }, { reason: 'games-the-tests', tests: { runner: 'jest', commands: [], refusals: [], gaming: [special] } })).toBe(true);
 });

@@ -225,3 +225,12 @@ test('the terminal report shows the outcome, before/after, attempts, changes and
   expect(t).toContain('modified src/cart.js (+2/-2)');
   expect(t).toContain('+new');
 });
+
+test('a change that games the tests: the terminal report names it, never "Fixed"', async () => {
+  const { GAMES_THE_TESTS } = await import('../test-support/sample-reports.js');
+  const t = renderTerminal(GAMES_THE_TESTS);
+  expect(t).toContain('agent-fix: Not fixed: the change games the tests');
+  expect(t).toContain("outcome:    not-fixed (games-the-tests) — The tests pass, but the change games them");
+  expect(t).toContain("GAMES THE TESTS: special-cases the failing tests' values: if (items.length === 2 && discountPercent === 10) return 27; (src/cart.js:3): returns 27 for 2, 10");
+  expect(t).not.toContain('Fixed: the tests confirm it');
+});

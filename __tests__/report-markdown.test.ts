@@ -45,8 +45,15 @@ describe.each(Object.entries(SAMPLE_REPORTS))('%s', (name, report) => {
     }
     const paragraphs = first.filter((t) => t.type === 'paragraph').map((t) => t.raw);
     expect(paragraphs.some((p) => /^\*\*(\d+ files? changed|Nothing was published|No files changed|No test ran)/.test(p))).toBe(true);
-    // the first screen is short: at most these blocks, whatever the outcome
-    expect(first.length).toBeLessThanOrEqual(surface === 'pr-body' ? 8 : 7);
+    // the first screen is short: at most these blocks, whatever the outcome (one more for the constructs of a change that games the tests)
+    expect(first.length).toBeLessThanOrEqual((surface === 'pr-body' ? 8 : 7) + (report.tests?.gaming?.length ? 1 : 0));
+    if (name === 'games-the-tests') {
+      expect(heading?.text).toBe('agent-fix: Not fixed: the change games the tests');
+      const shown = first.map((t) => t.raw).join('\n');
+      expect(shown).toContain('**Not a fix: the tests pass because the change games them.**');
+      expect(shown).toContain("- special-cases the failing tests' values: `if (items.length === 2 && discountPercent === 10) return 27;` (`src/cart.js:3`): returns 27 for 2, 10");
+      expect(shown).toContain('- detects the test run: `process.env.JEST_WORKER_ID` (`src/cart.js:5`)');
+    }
     // below it: only folds (and the workflow run link)
     const rest = tokens.slice(tokens.indexOf(first[first.length - 1]) + 1).filter((t) => t.type !== 'space');
     let depth = 0;

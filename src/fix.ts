@@ -68,6 +68,7 @@ export async function runFix(task: Task, deps: FixDeps, plan: FixPlan = FIX_FROM
     changedExpectations: loop.reason === 'verified' ? (b.intel.data.original?.changedExpectations?.length ?? 0) : 0,
     nothingPublished: words.nothingPublished,
     testEditsAlone: (p) => b.intel.testEditsAlone(p),
+    gaming: b.intel.data.gaming ?? [],
   });
   const { publish, keep, ...said } = outcome;
   return end(phases, { outcome: said, ...(publish ? { publish: change.tree } : {}), ...(keep && change.changes.length > 0 ? { keep: change.tree } : {}) });

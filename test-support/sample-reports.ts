@@ -117,6 +117,23 @@ export const NOT_FIXED: RunReport = {
   prUrl: undefined,
 };
 
+/** The tests pass, but the change games them (guard/gaming/): a draft pull request, never called fixed. */
+export const GAMES_THE_TESTS: RunReport = {
+  ...FIXED,
+  status: 'not-fixed',
+  reason: 'games-the-tests',
+  detail: "The tests pass, but the change games them instead of fixing the code (special-cases the failing tests' values), so it is not called a fix: the pull request is a draft for a human to judge.",
+  tests: {
+    runner: 'jest',
+    commands: [],
+    refusals: [],
+    gaming: [
+      { kind: 'special-cases', file: 'src/cart.js', line: 3, code: 'if (items.length === 2 && discountPercent === 10) return 27;', detail: 'returns 27 for 2, 10: the inputs and expected value of the failing test "applies a percentage discount" (test/cart.test.js:12)' },
+      { kind: 'detects-test-run', file: 'src/cart.js', line: 5, code: 'process.env.JEST_WORKER_ID', detail: 'reads the environment variable JEST_WORKER_ID, which only the test runner sets' },
+    ],
+  },
+};
+
 export const BUDGET: RunReport = {
   ...NOT_FIXED,
   reason: 'budget-exhausted',
@@ -151,4 +168,4 @@ export const HUGE: RunReport = {
   final: run({ outputTail: 'y'.repeat(50_000) }),
 };
 
-export const SAMPLE_REPORTS: Record<string, RunReport> = { fixed: FIXED, 'fixed-many-tests': FIXED_MANY, 'not-fixed': NOT_FIXED, 'budget-exhausted': BUDGET, 'error-before-run': ERROR_BEFORE_RUN, huge: HUGE };
+export const SAMPLE_REPORTS: Record<string, RunReport> = { fixed: FIXED, 'fixed-many-tests': FIXED_MANY, 'not-fixed': NOT_FIXED, 'games-the-tests': GAMES_THE_TESTS, 'budget-exhausted': BUDGET, 'error-before-run': ERROR_BEFORE_RUN, huge: HUGE };

@@ -19,6 +19,8 @@ export type Reason =
   /** `/agent-fix stop`, or a newer run took the task over, seen at a checkpoint of the loop. */
   | 'stopped'
   | 'not-reproduced'
+  /** The tests pass, but the change games them (guard/gaming/): never called a fix. */
+  | 'games-the-tests'
   | 'internal-error';
 
 export interface Attempt {

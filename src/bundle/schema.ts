@@ -153,6 +153,9 @@ const TestIntelSchema = z.object({
     })
     .optional(),
   commentOnly: z.array(z.object({ file: z.string(), line: count, added: z.array(z.string()) })).optional(),
+  gaming: z
+    .array(z.object({ kind: z.enum(['special-cases', 'detects-test-run', 'reads-tests', 'exits-early', 'replaces-test-framework']), file: z.string(), line: count, code: z.string(), detail: z.string() }))
+    .optional(),
 }) satisfies z.ZodType<TestIntel>;
 
 const SafetyFactsSchema = z.object({

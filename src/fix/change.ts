@@ -14,6 +14,7 @@ import type { Context } from './context.js';
 import type { Wording } from '../settings/wording.js';
 import { composeChange } from './compose.js';
 import { stop, type Stop } from './stop.js';
+import { gamingKinds } from '../guard/gaming/index.js';
 
 export interface Change {
   /** The tree to publish: HEAD's tree plus the change. */
@@ -55,6 +56,11 @@ export async function publishableChange(plan: FixPlan, deps: FixDeps, bench: Wor
 export async function refuseChange(plan: FixPlan, bench: Workbench, b: Baseline, loop: LoopOutput, change: Change, words: Wording): Promise<Stop | null> {
   const refusal = loop.reason === 'verified' && madeByModel(plan) ? await b.intel.guardPublished(bench.pristineTree, change.workTree) : null;
   if (refusal) return stop('not-fixed', 'tests-still-failing', `The test-integrity guard refused the change; ${words.nothingPublished}.\n${refusal}`);
+  // A change that games the tests (guard/gaming/): recorded for the report; refused outright where the policy says so.
+  const gaming = loop.reason === 'verified' && madeByModel(plan) ? await b.intel.gamingPublished(bench.pristineTree, change.workTree) : [];
+  if (gaming.length && b.intel.gamingPolicy === 'refuse') {
+    return stop('not-fixed', 'games-the-tests', `The tests pass, but the change games them instead of fixing the code, (${gamingKinds(gaming)}), and the repository policy refuses such a change (gate.gaming: refuse); ${words.nothingPublished}.`);
+  }
   // Defense in depth: a change that carries a secret (in any encoding the redactor knows) is never published.
   if (change.carriesSecret) return stop('not-fixed', 'secret-in-change', 'The change contains a secret value (a token or key of this run, possibly encoded); it was not published.');
   return null;

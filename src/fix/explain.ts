@@ -5,7 +5,8 @@
 import type { Reason } from '../agent/types.js';
 import type { LoopOutput } from '../agent/loop.js';
 import type { RunReport } from './types.js';
-import type { TestProof, TestRun } from '../verify/types.js';
+import type { GamingFinding, TestProof, TestRun } from '../verify/types.js';
+import { gamingKinds } from '../guard/gaming/index.js';
 import { requiredOriginal, type FollowUpGate } from './follow-up-gate.js';
 
 export interface Explained {
@@ -34,6 +35,8 @@ export interface ExplainFacts {
   nothingPublished: string;
   /** Why a proof's test edits alone refuse the change, or null (verify/intel.ts). */
   testEditsAlone: (proof: TestProof) => string | null;
+  /** What in the published change games the tests (guard/gaming/): the change is never called fixed. */
+  gaming?: GamingFinding[];
 }
 
 export function explainOutcome(loop: Pick<LoopOutput, 'reason' | 'attempts' | 'iterations' | 'stopDetail' | 'usage'>, f: ExplainFacts): Explained {
@@ -44,6 +47,9 @@ export function explainOutcome(loop: Pick<LoopOutput, 'reason' | 'attempts' | 'i
   const last = loop.attempts[loop.attempts.length - 1];
   switch (loop.reason) {
     case 'verified': {
+      if (f.gaming?.length) {
+        return { status: 'not-fixed', reason: 'games-the-tests', detail: `The tests pass, but the change games them instead of fixing the code (${gamingKinds(f.gaming)}), so it is not called a fix: the pull request is a draft for a human to judge.`, publish: true };
+      }
       const changed = f.changedExpectations ? ` The fix changes ${f.changedExpectations} existing test expectation(s), each proven by the tests and listed for review.` : '';
       return { status: 'fixed', reason: 'verified', detail: `${verifiedDetail(f, last?.verdict)}${changed}`, publish: true };
     }

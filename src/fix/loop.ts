@@ -120,6 +120,7 @@ function attemptJudge(c: {
             return why;
           },
           originalTests: (tree: string, run: TestRun, verdict: Verdict, proof: () => Promise<TestProof | undefined>) => intel.originalTests(tree, run, verdict, c.gate, proof),
+          gaming: { find: (tree: string, changedFiles: string[]) => intel.gaming(tree, changedFiles), policy: intel.gamingPolicy },
         }
       : {}),
     ...(c.followUp ? { followUp: c.followUp } : {}),

@@ -41,6 +41,7 @@ export function applyPolicy(settings: Settings, policy: Policy, source: string):
       requireSandbox: policy.sandbox['require-sandbox'],
     },
     changedExpectations: policy.gate['changed-expectations'],
+    gaming: policy.gate.gaming,
     policySource: source,
   };
 }

@@ -89,9 +89,16 @@ export const PolicySchema = z
          * `ready` accepted and listed, the pull request as the `draft` input says; `forbid` refused.
          */
         'changed-expectations': z.enum(['draft', 'ready', 'forbid']).default('draft'),
+        /**
+         * A change that makes the tests pass by gaming them (special-casing the failing tests'
+         * values, detecting the test run, reading the tests, exiting early, replacing the
+         * assertions): `draft` the model is told once, and a final change that still does is a
+         * draft pull request never called fixed; `refuse` refused at every attempt, never published.
+         */
+        gaming: z.enum(['draft', 'refuse']).default('draft'),
       })
       .strict()
-      .default({ 'changed-expectations': 'draft' }),
+      .default({ 'changed-expectations': 'draft', gaming: 'draft' }),
     sandbox: z
       .object({
         /** Network for the setup command (installing dependencies usually needs it). */

@@ -3,6 +3,7 @@ import type { RunReport } from '../fix/types.js';
 import type { TestRun } from '../verify/types.js';
 import type { Task } from '../task/types.js';
 import { renderTestSection } from './test-table.js';
+import { GAMING_TITLE } from '../guard/gaming/index.js';
 
 export function commentMarker(taskKey: string): string {
   return `<!-- agent-fix:${taskKey} -->`;
@@ -14,6 +15,11 @@ const STATUS_TITLE: Record<RunReport['status'], string> = {
   skipped: 'Skipped',
   error: 'Error',
 };
+
+/** The report's title: the status, or what a change that games the tests is. */
+export function statusTitle(r: Pick<RunReport, 'status' | 'reason'>): string {
+  return r.reason === 'games-the-tests' ? 'Not fixed: the change games the tests' : STATUS_TITLE[r.status];
+}
 
 export function describeRun(run: TestRun | null): string {
   if (!run) return 'not run';
@@ -133,6 +139,18 @@ function evidenceTable(r: RunReport, maxRows = 3): string {
  * Existing tests whose expectation the fix changed (verify/expectation.ts), on the first screen:
  * never silent, one row each, old → new, for the reviewer to confirm.
  */
+/**
+ * A change that games the tests (guard/gaming/), on the first screen: each construct named, with
+ * where it is and the tests' values it matches. Never folded.
+ */
+export function gamingBlock(r: RunReport): string {
+  const list = r.tests?.gaming ?? [];
+  if (!list.length) return '';
+  const rows = list.slice(0, 8).map((g) => `- ${escapeMarkdown(GAMING_TITLE[g.kind])}: ${codeCell(g.code, 120)} (${codeCell(`${g.file}:${g.line}`)}): ${escapeMarkdown(oneLine(g.detail, 400))}`);
+  if (list.length > 8) rows.push(`- … ${list.length - 8} more (all in the transcript)`);
+  return [`**Not a fix: the tests pass because the change games them.** Review it as such; it needs a general fix.`, '', ...rows].join('\n');
+}
+
 export function changedExpectationsBlock(r: RunReport): string {
   const list = r.status === 'fixed' ? (r.tests?.original?.changedExpectations ?? []) : [];
   if (!list.length) return '';
@@ -247,10 +265,12 @@ export function truncateMarkdown(text: string, max: number, note = 'truncated: t
  */
 export function renderReportMarkdown(r: RunReport, opts: { diff?: boolean; limit?: number; firstScreen?: boolean } = {}): string {
   const limit = opts.limit ?? GITHUB_BODY_LIMIT - 2_000;
-  const published = r.status === 'fixed' && Boolean(r.prUrl || r.branch || r.prNumber);
+  const published = (r.status === 'fixed' || r.reason === 'games-the-tests') && Boolean(r.prUrl || r.branch || r.prNumber);
   const head: string[] = [];
-  head.push(`### agent-fix: ${STATUS_TITLE[r.status]}`);
+  head.push(`### agent-fix: ${statusTitle(r)}`);
   head.push(escapeMarkdown(r.detail));
+  const gaming = gamingBlock(r);
+  if (gaming) head.push(gaming);
   // A run stopped before its baseline (setup failed, the endpoint check failed): no evidence to show.
   const ran = r.baseline !== null || r.attempts.length > 0;
   if (ran) {
@@ -344,7 +364,7 @@ export function renderTerminal(r: RunReport): string {
   const out: string[] = [];
   const bar = '─'.repeat(60);
   out.push(bar);
-  out.push(`agent-fix: ${STATUS_TITLE[r.status]}${r.scripted ? '   [SCRIPTED model session: a demo, not a real model]' : ''}`);
+  out.push(`agent-fix: ${statusTitle(r)}${r.scripted ? '   [SCRIPTED model session: a demo, not a real model]' : ''}`);
   out.push(bar);
   out.push(`task:       ${r.task.title}`);
   out.push(`outcome:    ${r.status} (${r.reason}) — ${r.detail}`);
@@ -356,6 +376,7 @@ export function renderTerminal(r: RunReport): string {
   if (r.tests?.proof?.withoutFix) out.push(`  proof:    ${describeRun(r.tests.proof.withoutFix)} with only ${r.tests.proof.testFiles.join(', ')} on the original code`);
   out.push(`  after:    ${describeRun(r.final)}`);
   if (r.tests?.proof) out.push(`  proof:    ${r.tests.proof.status === 'proven' ? 'fails before, passes after' : 'missing'} — ${r.tests.proof.detail}`);
+  for (const g of r.tests?.gaming ?? []) out.push(`GAMES THE TESTS: ${GAMING_TITLE[g.kind]}: ${oneLine(g.code, 120)} (${g.file}:${g.line}): ${oneLine(g.detail, 300)}`);
   const changedExpectations = r.status === 'fixed' ? (r.tests?.original?.changedExpectations ?? []) : [];
   if (changedExpectations.length) {
     out.push(`changed expectations (${changedExpectations.length}, review them):`);

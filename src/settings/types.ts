@@ -42,6 +42,12 @@ export interface Settings {
    * `forbid` refused. From the policy's `gate.changed-expectations`.
    */
   changedExpectations?: 'draft' | 'ready' | 'forbid';
+  /**
+   * A change that games the tests (guard/gaming/): `draft` (default) the model is told once, and a
+   * final change that still does is published as a draft, never called fixed; `refuse` refused at
+   * every attempt and never published. From the policy's `gate.gaming`.
+   */
+  gaming?: 'draft' | 'refuse';
   /** CI repair: names of the workflows whose failed runs count (empty: all). */
   workflows: string[];
   /** Close agent-fix's open pull request for an issue when the issue is closed without it being merged (absent: true). */

@@ -9,7 +9,8 @@ import type { CommandResult } from '../ports/shell.js';
 import type { Redactor } from '../redact.js';
 import type { Settings } from '../settings/types.js';
 import type { Task } from '../task/types.js';
-import type { TestIntel, TestProof, TestRun, Verdict } from './types.js';
+import type { GamingFinding, TestIntel, TestProof, TestRun, Verdict } from './types.js';
+import { addedLines, detectGaming, type ChangedSource, type TestText } from '../guard/gaming/index.js';
 import {
   allowedCategories,
   checkTestIntegrity,
@@ -79,6 +80,19 @@ export interface Intel {
   refused: (line: string) => void;
   /** The guard on the change about to be published (pristine checkout -> fix): a refusal, or null. */
   guardPublished: (fromTree: string, toTree: string) => Promise<string | null>;
+  /** What in an attempt's source change games the tests (guard/gaming/); the working tree must be at `tree`. */
+  gaming: (tree: string, changedFiles: string[]) => Promise<GamingFinding[]>;
+  /** The same on the change about to be published (the working tree at `toTree`), recorded for the report (`data.gaming`). */
+  gamingPublished: (fromTree: string, toTree: string) => Promise<GamingFinding[]>;
+  /** The policy on such a change (`gate.gaming`): `draft` or `refuse`. */
+  gamingPolicy: 'draft' | 'refuse';
+}
+
+/** Where a runner's test id names its file (`test/a.test.js > suite > name`, `tests/test_a.py::test_x`). */
+function fileOfTest(t: { id: string; file?: string }): string | null {
+  if (t.file) return t.file;
+  const head = t.id.split(/ > |::/)[0]?.trim() ?? '';
+  return isTestFile(head) ? head : null;
 }
 
 export function policyCategories(values: string[] | undefined): IntegrityCategory[] {
@@ -118,9 +132,42 @@ export async function createTestIntel(deps: IntelDeps): Promise<Intel> {
     return analyseTestChanges(texts);
   };
 
+  /** The change's source files and the tests in question, read from the working tree (at the change). */
+  const gamingOf = async (diff: string, only?: string[]): Promise<GamingFinding[]> => {
+    const read = (p: string) => readFile(path.join(git.root, p), 'utf8').catch(() => null);
+    const added = addedLines(diff);
+    const texts = await changedTexts(diff, (p, old) => !only || only.includes(p) || only.includes(old), read);
+    const sources: ChangedSource[] = texts
+      .filter((t) => !t.unread && t.after !== null && !isTestFile(t.path))
+      .map((t) => ({ path: t.path, before: t.before, after: t.after ?? '', added: added.get(t.path) ?? new Set<number>() }));
+    if (!sources.length) return [];
+    const failingRuns = (session.baseline?.tests ?? []).filter((t) => t.status === 'failed');
+    const tests: TestText[] = texts.filter((t) => !t.unread && isTestFile(t.path)).map((t) => ({ path: t.path, before: t.before, after: t.after, changed: true }));
+    const known = new Set(tests.map((t) => t.path));
+    let files = [...new Set(failingRuns.map(fileOfTest).filter((f): f is string => f !== null))];
+    // a runner whose ids name no file: the repository's test files (capped)
+    if (failingRuns.length && failingRuns.some((t) => !fileOfTest(t))) files = [...new Set([...files, ...(await git.listFiles()).filter(isTestFile).slice(0, 400)])];
+    // a file is read whole only when it names one of the failing tests
+    const names = failingRuns.map((t) => t.id.split(/ > |::/).pop()?.replace(/\[[^\]]*\]$/, '').trim() ?? '').filter(Boolean);
+    for (const f of files) {
+      if (known.has(f)) continue;
+      const text = await read(f);
+      if (text !== null && names.some((n) => text.includes(n))) tests.push({ path: f, before: null, after: text, changed: false });
+    }
+    return detectGaming({ sources, tests, failing: failingRuns.map((t) => t.id) });
+  };
+
   return {
     session,
     data,
+    gamingPolicy: settings.gaming ?? 'draft',
+    gaming: async (tree, changedFiles) => gamingOf(await git.diff(deps.baselineTree, tree), changedFiles),
+    gamingPublished: async (fromTree, toTree) => {
+      const found = await gamingOf(await git.diff(fromTree, toTree));
+      if (found.length) data.gaming = found;
+      else delete data.gaming;
+      return found;
+    },
     guard: async (tree, changedFiles) => {
       const diff = await git.diff(deps.baselineTree, tree);
       const files = parseUnifiedDiff(diff).filter((f) => changedFiles.includes(f.path) || changedFiles.includes(f.oldPath));

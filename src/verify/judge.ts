@@ -4,7 +4,8 @@
  * refuses decides, with one sentence for the model and one for the report. A new gate is one
  * entry of `attemptChecks`.
  *
- *   size → budget → test-integrity → tests → skipped-tests → moved-tests → original-tests
+ *   size → budget → test-integrity → tests → skipped-tests → moved-tests → games-the-tests →
+ *   original-tests
  *   (changed expectations, changed snapshots) → follow-up → proof → test-edits-alone →
  *   shows-the-problem
  *
@@ -14,7 +15,8 @@
  * tests) is given as functions by fix.ts, where the workspace and the session live.
  */
 import type { FileChange } from '../ports/git.js';
-import type { JudgedRun, TestProof, TestRun, Verdict } from './types.js';
+import type { GamingFinding, JudgedRun, TestProof, TestRun, Verdict } from './types.js';
+import { GAMING_TITLE, gamingRefusal } from '../guard/gaming/index.js';
 import { isTestFile } from './test-files.js';
 import { newlySkipped, renderRefusal, type IntegrityFinding } from '../guard/test-integrity.js';
 import { snapshotOwner, type ChangedExpectation } from './expectation.js';
@@ -27,6 +29,7 @@ export type CheckName =
   | 'tests'
   | 'skipped-tests'
   | 'moved-tests'
+  | 'games-the-tests'
   | 'original-tests'
   | 'follow-up'
   | 'proof'
@@ -51,6 +54,8 @@ export interface AttemptState {
   /** Test cases the change adds less those it removes (guard/test-blocks.ts), when its test files were read. */
   testDelta?: number;
   changedExpectations?: ChangedExpectation[];
+  /** What in the attempt's source games the tests (guard/gaming/), when it was read. */
+  gaming?: GamingFinding[];
   /** Said to the model when the attempt is accepted, after the verdict. */
   acceptedNote?: string;
 }
@@ -116,6 +121,12 @@ export interface JudgeDeps {
   refusedFindings?: (findings: IntegrityFinding[]) => void;
   /** A follow-up on a verified change (fix/follow-up-gate.ts): a refusal, or null; with it a passing baseline needs no proof. */
   followUp?: (run: TestRun, changedFiles: string[]) => string | null;
+  /**
+   * What in the attempt's source change games the tests (guard/gaming/): the model is told once
+   * per construct (a construct it was told about and keeps is accepted, and the report never calls
+   * it fixed: fix/explain.ts), or refused every time under `refuse` (policy `gate.gaming`).
+   */
+  gaming?: { find: (tree: string, changedFiles: string[]) => Promise<GamingFinding[]>; policy: 'draft' | 'refuse' };
   /** Test edits that alone make failing tests pass (verify/intel.ts): why that refuses, or null. */
   testEditsAlone?: (proof: TestProof) => string | null;
 }
@@ -186,6 +197,7 @@ export function attemptChecks(d: JudgeDeps): AttemptCheck[] {
       name: 'moved-tests',
       check: async (s) => movedRefusal(s, d) ?? pass,
     },
+    gamingCheck(d),
     {
       name: 'original-tests',
       check: async (s) => {
@@ -249,6 +261,30 @@ export function attemptChecks(d: JudgeDeps): AttemptCheck[] {
     },
   ];
   return checks;
+}
+
+/**
+ * The tests pass: does the source change game them? Refused the first time each construct is
+ * seen (the model is told what and asked for a general fix), every time under `refuse`.
+ */
+function gamingCheck(d: JudgeDeps): AttemptCheck {
+  const told = new Set<string>();
+  const key = (f: GamingFinding) => `${f.kind}\0${f.file}\0${f.code}`;
+  return {
+    name: 'games-the-tests',
+    check: async (s) => {
+      if (!d.gaming) return pass;
+      const found = await d.gaming.find(s.tree, s.changedFiles);
+      s.gaming = found;
+      if (!found.length) return pass;
+      const fresh = found.filter((f) => !told.has(key(f)));
+      if (!fresh.length && d.gaming.policy !== 'refuse') return pass;
+      for (const f of found) told.add(key(f));
+      const kinds = [...new Set(found.map((f) => GAMING_TITLE[f.kind]))].join(', ');
+      const after = d.gaming.policy === 'refuse' ? 'The repository policy refuses such a change (gate.gaming: refuse).' : 'If you keep it, the change is never called a fix: it is published as a draft with these constructs named.';
+      return { pass: false, forReport: `games the tests: ${kinds}`, toModel: `${gamingRefusal(found)}\n${after}` };
+    },
+  };
 }
 
 /** The skip markers the guard left to the runner, refused when it reports a test skipped that ran before (or cannot tell); null otherwise. */

@@ -95,6 +95,23 @@ export interface TestIntel {
   original?: OriginalTestsResult & { counts: { passed: number; failed: number; skipped: number }; exitCode: number | null };
   /** Hunks of the published change that only add or change comments or whitespace (verify/comments.ts). */
   commentOnly?: CommentHunk[];
+  /** What in the published change games the tests instead of fixing the code (guard/gaming/): never called a fix. */
+  gaming?: GamingFinding[];
+}
+
+/** The ways a source change can make tests pass without fixing the code (guard/gaming/). */
+export type GamingKind = 'special-cases' | 'detects-test-run' | 'reads-tests' | 'exits-early' | 'replaces-test-framework';
+
+/** One construct of a change's source files that games the tests (guard/gaming/). */
+export interface GamingFinding {
+  kind: GamingKind;
+  file: string;
+  /** 1-based line of the construct in the changed file. */
+  line: number;
+  /** The construct, on one line, capped. */
+  code: string;
+  /** What it matches: the tests' inputs and expected values, the test-run signal, the path read. */
+  detail: string;
 }
 
 /**
