@@ -87,6 +87,8 @@ describe('gaming end to end (dist/index.js under node 24)', () => {
     expect(firstScreen).toContain('**Not a fix: the tests pass because the change games them.**');
     expect(firstScreen).toContain("special-cases the failing tests' values: `if (net === 200 && ratePercent === 10) return 220;` (`src/vat.js:2`): returns 220 for 200, 10: the inputs and expected value of the failing test");
     expect(firstScreen).toContain('`if (net === 50 && ratePercent === 10) return 55;`');
+    // the issue's comment links the draft and says it is not a fix
+    expect(github.comments.some((c) => c.issueNumber === 7 && c.body.includes(`/pull/${pr.number} as a draft: the tests pass, but the change games them, so it is not a fix.`))).toBe(true);
     // the attempt the model was told about is in the record
     const transcript = JSON.parse(readFileSync(r.outputs['transcript-path'], 'utf8'));
     expect(transcript.result.attempts[0].verdict.summary).toContain("games the tests: special-cases the failing tests' values");

@@ -233,4 +233,8 @@ test('a change that games the tests: the terminal report names it, never "Fixed"
   expect(t).toContain("outcome:    not-fixed (games-the-tests) — The tests pass, but the change games them");
   expect(t).toContain("GAMES THE TESTS: special-cases the failing tests' values: if (items.length === 2 && discountPercent === 10) return 27; (src/cart.js:3): returns 27 for 2, 10");
   expect(t).not.toContain('Fixed: the tests confirm it');
+  // the issue's comment links the draft and says what it is
+  const comment = renderFinalComment(GAMES_THE_TESTS);
+  expect(comment).toContain('**agent-fix** opened https://github.com/octo/tiny-shop/pull/12 as a draft: the tests pass, but the change games them, so it is not a fix.');
+  expect(comment).toContain('**Not a fix: the tests pass because the change games them.**');
 });

@@ -353,6 +353,8 @@ export function renderFinalComment(r: RunReport): string {
   const lines = [commentMarker(r.task.key)];
   if (r.status === 'fixed' && r.prUrl) {
     lines.push(`**agent-fix** opened ${r.prUrl} for review.`, '', renderReportMarkdown(r, { firstScreen: true }));
+  } else if (r.reason === 'games-the-tests' && r.prUrl) {
+    lines.push(`**agent-fix** opened ${r.prUrl} as a draft: the tests pass, but the change games them, so it is not a fix.`, '', renderReportMarkdown(r, { firstScreen: true }));
   } else {
     lines.push(`**agent-fix** finished: ${STATUS_TITLE[r.status].toLowerCase()}.`, '', renderReportMarkdown(r));
   }
