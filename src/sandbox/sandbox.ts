@@ -225,6 +225,8 @@ export interface RunSandbox {
   scratch: string;
   /** How many files holding the checkout's credential are covered or shown without it. */
   covered: number;
+  /** The real HOME hidden behind the private one ('' when none). */
+  home: string;
   /** The directories of the real HOME the commands see (copy-on-write). */
   kept: string[];
   /**
@@ -237,7 +239,7 @@ export interface RunSandbox {
 
 /** Sets up the per-run state of the sandbox for the repository at `root`, hiding `cover` and HOME. */
 export function openSandbox(probe: SandboxProbe, root: string, cover: string[], home = process.env.HOME, log?: (m: string) => void): RunSandbox {
-  if (probe.mode === 'none') return { mode: 'none', wrapper: () => undefined, env: (b) => b, scratch: os.tmpdir(), covered: 0, kept: [], exportFile: (rel) => path.resolve(root, rel) };
+  if (probe.mode === 'none') return { mode: 'none', wrapper: () => undefined, env: (b) => b, scratch: os.tmpdir(), covered: 0, home: '', kept: [], exportFile: (rel) => path.resolve(root, rel) };
   const repo = realpathSync(root);
   const git = gitKind(repo);
   const state = stateDir(git === 'dir');
@@ -281,6 +283,7 @@ export function openSandbox(probe: SandboxProbe, root: string, cover: string[], 
     env: (b) => sandboxEnv(b, layout),
     scratch: statePaths(state).out,
     covered: covers.length,
+    home: hidden,
     kept: layout.kept,
     exportFile(rel) {
       const abs = path.resolve(repo, rel);
@@ -313,7 +316,9 @@ export function isolationFor(kind: CommandKind, networkAllowed: boolean, probe: 
   const wrapper = run.wrapper(kind, networkAllowed);
   const net = networkAllowed ? 'network allowed by the policy' : 'no network';
   const cover = run.covered > 0 ? `; the push credential in ${run.covered} git config file(s) is hidden from them` : '';
-  const kept = run.kept.length > 0 ? `; HOME hidden but for ${run.kept.length} cache and toolchain director${run.kept.length === 1 ? 'y' : 'ies'} (${run.kept.map((d) => path.basename(d)).slice(0, 6).join(', ')}${run.kept.length > 6 ? ', …' : ''})` : '';
+  // the same for both kinds: said once, on the tests' line
+  const shown = run.kept.map((d) => `~/${path.relative(run.home, d)}`);
+  const kept = kind === 'tests' && shown.length > 0 ? `; HOME hidden but for ${shown.length} cache and toolchain director${shown.length === 1 ? 'y' : 'ies'} (${shown.slice(0, 6).join(', ')}${shown.length > 6 ? ', …' : ''})` : '';
   return { wrapper, line: `${kind}: sandboxed (${probe.description}), ${net}${cover}${kept}`, unavailable: false };
 }
 
