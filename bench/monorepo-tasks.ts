@@ -301,8 +301,10 @@ async function ciMode(t: MonorepoTask, spec: RepoSpec) {
         script: writesScript(`oracle ${t.id}`, fixOf(t)),
         inputs: { 'setup-command': spec.install, 'test-command': spec.ciTest ?? testOf(spec, t), 'max-iterations': '1', 'max-changed-lines': '2000' },
         log: (url) => {
-          const { output, dir } = realRun(url, `${spec.install} >/dev/null 2>&1; ${pkgCommand}`, { env: { NO_COLOR: '1' } });
+          // a real project's install and build take minutes on a loaded machine: the default 180 s cut the log
+          const { output, dir, status } = realRun(url, `${spec.install} >/dev/null 2>&1; ${pkgCommand}`, { env: { NO_COLOR: '1' }, timeoutMs: 1_800_000 });
           const log = jobLog(t.repo.split('/')[1], pkgCommand, output, dir);
+          appendFileSync(path.join(work, `${t.id}-ci-job.log`), `exit ${status}\n${log}`);
           logLines = log.split('\n').length;
           namedPackages = extractFailure(log, { repoName: t.repo.split('/')[1] }).failingPackages;
           return log;
@@ -312,6 +314,7 @@ async function ciMode(t: MonorepoTask, spec: RepoSpec) {
       process.env.PATH = saved;
     }
     const rep = /Reproduction: (reproduced \(evidence: [\w-]+\)|[^\n]+)/.exec(r.stdout)?.[1] ?? null;
+    appendFileSync(path.join(work, `${t.id}-ci-summary.md`), `${r.summary}\n\n---\n${r.stdout.slice(-20000)}\n`);
     const why = r.outputs.status === 'fixed' ? undefined : { reason: r.outputs.reason, summary: r.summary.replace(/\s+/g, ' ').slice(0, 600) };
     return { status: r.outputs.status, command: pkgCommand, failingPackagesNamed: namedPackages, reproduction: rep, logLines, wallMs: Math.round(performance.now() - t0), ...why };
   } catch (e) {
