@@ -19,10 +19,11 @@ import { selectionOptions } from '../src/verify/runners/vitest.js';
 describe('parseWorkspaceCommand: each form a maintainer writes', () => {
   const cases: [string, Partial<ReturnType<typeof parseWorkspaceCommand>>][] = [
     ['pnpm --filter @x/dom test', { tool: 'pnpm', selectors: ['@x/dom'], all: false, script: 'test', appendBase: 'pnpm --filter @x/dom test --' }],
-    ['CI=true pnpm -F @x/dom run test', { tool: 'pnpm', env: 'CI=true ', selectors: ['@x/dom'], script: 'test' }],
+    ['CI=true pnpm -F @x/dom run test', { tool: 'pnpm', env: 'CI=true ', selectors: ['@x/dom'], script: 'test', appendBase: 'CI=true pnpm -F @x/dom run test' }],
     ['pnpm --filter=@x/dom --filter @x/core --no-bail test', { selectors: ['@x/dom', '@x/core'], script: 'test' }],
     ['pnpm -r test', { tool: 'pnpm', all: true, selectors: [], script: 'test' }],
-    ['pnpm run -r test:unit', { tool: 'pnpm', all: true, script: 'test:unit' }],
+    // `pnpm run` passes arguments on as they are (a `--` would reach the script literally)
+    ['pnpm run -r test:unit', { tool: 'pnpm', all: true, script: 'test:unit', appendBase: 'pnpm run -r test:unit' }],
     ['pnpm --filter @x/dom exec vitest run', { tool: 'pnpm', selectors: ['@x/dom'], script: null, exec: 'vitest run', appendBase: 'pnpm --filter @x/dom exec vitest run' }],
     ['pnpm -C packages/dom test', { selectors: ['packages/dom'], script: 'test' }],
     ['yarn workspace @x/dom test', { tool: 'yarn', selectors: ['@x/dom'], script: 'test', appendBase: 'yarn workspace @x/dom test' }],
@@ -330,7 +331,7 @@ describe('vitest selections from a script with options (`vitest --coverage run`)
       writeFileSync(path.join(dir, 'packages', 'docs', 'package.json'), JSON.stringify({ name: 'docs', scripts: { build: 'x' } }));
       const info = await loadRunner(identifyRunner('pnpm run -r test:unit', null), dir, null, 'pnpm run -r test:unit');
       expect(info.runner).toBe('vitest');
-      expect(planStructured('pnpm run -r test:unit', info, '/tmp/r.json').command).toBe('pnpm run -r test:unit -- --reporter=default --reporter=json --outputFile.json=/tmp/r.json');
+      expect(planStructured('pnpm run -r test:unit', info, '/tmp/r.json').command).toBe('pnpm run -r test:unit --reporter=default --reporter=json --outputFile.json=/tmp/r.json');
       expect(planRelated(info, ['packages/router/src/a.ts'], ['packages/router/src/a.ts'], '/tmp/r.json')?.command).toBe(
         'cd packages/router && npx --no-install vitest related --run src/a.ts --passWithNoTests --reporter=default --reporter=json --outputFile.json=/tmp/r.json',
       );
