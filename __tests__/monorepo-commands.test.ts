@@ -296,6 +296,13 @@ describe('CI: the failing job of a workspace command names its package', () => {
     expect(x.failingPackages).toEqual(['@x/dom']);
     expect(x.failingTests).toEqual([id]);
   });
+  test("turbo under GitHub Actions: `::group::` per task, no prefixes, banners' paths made relative by the log reader", () => {
+    const group = (name: string, dir: string, root: string, fixed: boolean) => [`::group::${name}:test`, 'cache bypass, force executing 1', '', `> ${name}@1.0.0 test /home/runner/work/mono/mono/${dir}`, '> vitest run', '', ...vitestDefault(`/home/runner/work/mono/mono/${root}`, fixed), '::endgroup::'];
+    const lines = [...group('@x/core', 'packages/core', 'packages/core', true), ...group('@x/dom', 'packages/dom', 'packages/dom/test/unit', false), '::error::@x/dom#test: command (/home/runner/work/mono/mono/packages/dom) pnpm run test exited (1)', ' ERROR  @x/dom#test: command (/home/runner/work/mono/mono/packages/dom) pnpm run test exited (1)', 'Failed:    @x/dom#test'];
+    const x = extractFailure(framed('pnpm run test', lines), { repoName: 'mono' });
+    expect(x.failingPackages).toEqual(['@x/dom']);
+    expect(x.failingTests).toEqual([id]);
+  });
   test('pnpm -r --no-bail (its summary names the package)', () => {
     const x = extractFailure(framed('pnpm -r --no-bail test', ['packages/dom test$ vitest run', ...dom.map((l) => `packages/dom test: ${l}`), 'Summary: 1 fails, 1 passes', '', '/home/runner/work/mono/mono/packages/dom:', ' ERROR  @x/dom@1.0.0 test: `vitest run`', 'Exit status 1']), { repoName: 'mono' });
     expect(x.failingPackages).toEqual(['@x/dom']);
