@@ -19,10 +19,11 @@ import { selectionOptions } from '../src/verify/runners/vitest.js';
 describe('parseWorkspaceCommand: each form a maintainer writes', () => {
   const cases: [string, Partial<ReturnType<typeof parseWorkspaceCommand>>][] = [
     ['pnpm --filter @x/dom test', { tool: 'pnpm', selectors: ['@x/dom'], all: false, script: 'test', appendBase: 'pnpm --filter @x/dom test --' }],
-    ['CI=true pnpm -F @x/dom run test', { tool: 'pnpm', env: 'CI=true ', selectors: ['@x/dom'], script: 'test' }],
+    ['CI=true pnpm -F @x/dom run test', { tool: 'pnpm', env: 'CI=true ', selectors: ['@x/dom'], script: 'test', appendBase: 'CI=true pnpm -F @x/dom run test' }],
     ['pnpm --filter=@x/dom --filter @x/core --no-bail test', { selectors: ['@x/dom', '@x/core'], script: 'test' }],
     ['pnpm -r test', { tool: 'pnpm', all: true, selectors: [], script: 'test' }],
-    ['pnpm run -r test:unit', { tool: 'pnpm', all: true, script: 'test:unit' }],
+    // `pnpm run` passes arguments on as they are (a `--` would reach the script literally)
+    ['pnpm run -r test:unit', { tool: 'pnpm', all: true, script: 'test:unit', appendBase: 'pnpm run -r test:unit' }],
     ['pnpm --filter @x/dom exec vitest run', { tool: 'pnpm', selectors: ['@x/dom'], script: null, exec: 'vitest run', appendBase: 'pnpm --filter @x/dom exec vitest run' }],
     ['pnpm -C packages/dom test', { selectors: ['packages/dom'], script: 'test' }],
     ['yarn workspace @x/dom test', { tool: 'yarn', selectors: ['@x/dom'], script: 'test', appendBase: 'yarn workspace @x/dom test' }],
@@ -295,6 +296,13 @@ describe('CI: the failing job of a workspace command names its package', () => {
     expect(x.failingPackages).toEqual(['@x/dom']);
     expect(x.failingTests).toEqual([id]);
   });
+  test("turbo under GitHub Actions: `::group::` per task, no prefixes, banners' paths made relative by the log reader", () => {
+    const group = (name: string, dir: string, root: string, fixed: boolean) => [`::group::${name}:test`, 'cache bypass, force executing 1', '', `> ${name}@1.0.0 test /home/runner/work/mono/mono/${dir}`, '> vitest run', '', ...vitestDefault(`/home/runner/work/mono/mono/${root}`, fixed), '::endgroup::'];
+    const lines = [...group('@x/core', 'packages/core', 'packages/core', true), ...group('@x/dom', 'packages/dom', 'packages/dom/test/unit', false), '::error::@x/dom#test: command (/home/runner/work/mono/mono/packages/dom) pnpm run test exited (1)', ' ERROR  @x/dom#test: command (/home/runner/work/mono/mono/packages/dom) pnpm run test exited (1)', 'Failed:    @x/dom#test'];
+    const x = extractFailure(framed('pnpm run test', lines), { repoName: 'mono' });
+    expect(x.failingPackages).toEqual(['@x/dom']);
+    expect(x.failingTests).toEqual([id]);
+  });
   test('pnpm -r --no-bail (its summary names the package)', () => {
     const x = extractFailure(framed('pnpm -r --no-bail test', ['packages/dom test$ vitest run', ...dom.map((l) => `packages/dom test: ${l}`), 'Summary: 1 fails, 1 passes', '', '/home/runner/work/mono/mono/packages/dom:', ' ERROR  @x/dom@1.0.0 test: `vitest run`', 'Exit status 1']), { repoName: 'mono' });
     expect(x.failingPackages).toEqual(['@x/dom']);
@@ -330,7 +338,7 @@ describe('vitest selections from a script with options (`vitest --coverage run`)
       writeFileSync(path.join(dir, 'packages', 'docs', 'package.json'), JSON.stringify({ name: 'docs', scripts: { build: 'x' } }));
       const info = await loadRunner(identifyRunner('pnpm run -r test:unit', null), dir, null, 'pnpm run -r test:unit');
       expect(info.runner).toBe('vitest');
-      expect(planStructured('pnpm run -r test:unit', info, '/tmp/r.json').command).toBe('pnpm run -r test:unit -- --reporter=default --reporter=json --outputFile.json=/tmp/r.json');
+      expect(planStructured('pnpm run -r test:unit', info, '/tmp/r.json').command).toBe('pnpm run -r test:unit --reporter=default --reporter=json --outputFile.json=/tmp/r.json');
       expect(planRelated(info, ['packages/router/src/a.ts'], ['packages/router/src/a.ts'], '/tmp/r.json')?.command).toBe(
         'cd packages/router && npx --no-install vitest related --run src/a.ts --passWithNoTests --reporter=default --reporter=json --outputFile.json=/tmp/r.json',
       );

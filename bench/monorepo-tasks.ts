@@ -2,7 +2,7 @@
  * Real bugs of real TypeScript monorepos (pnpm workspaces; issue 22 §3), through the bundles, in
  * issue and CI mode.
  *
- *   node scripts/run-ts.mjs bench/monorepo-tasks.ts [--mirrors /work/.mirror] [--ids a,b] [--work DIR] [--skip-ci] [--skip-wrong] [--skip-issue]
+ *   node scripts/run-ts.mjs bench/monorepo-tasks.ts [--mirrors /work/.mirror] [--ids a,b] [--work DIR] [--skip-ci] [--skip-wrong] [--skip-issue] [--light-setup]
  *
  * The tasks are descriptors (below): repository, buggy and fix commits, the package the fix
  * belongs to, the install and test commands. Nothing of the repositories is committed: each task
@@ -99,7 +99,9 @@ const REPOS: Record<string, RepoSpec> = {
   // no browser); CI mode: the unit job's own `pnpm run test` (the root script `turbo test`).
   'floating-ui/floating-ui': {
     repo: 'floating-ui/floating-ui',
-    install: 'pnpm install --frozen-lockfile --ignore-scripts && pnpm run build',
+    // CI builds every package first (`pnpm run build`, 75 s idle, over 10 min on this shared machine); the unit
+    // tests need only the `config` package built (turbo's own `test` dependsOn `config#build`): `--light-setup`
+    install: process.argv.includes('--light-setup') ? 'pnpm install --frozen-lockfile --ignore-scripts && pnpm --filter config build' : 'pnpm install --frozen-lockfile --ignore-scripts && pnpm run build',
     test: 'pnpm --filter {pkg} test',
     packageTest: 'pnpm run test',
     ciTest: 'pnpm run test',
@@ -155,7 +157,7 @@ const runnable = (t: MonorepoTask) => t.test_files.filter((f) => !f.endsWith('.t
 const cmdFor = (spec: RepoSpec, t: MonorepoTask) => spec.packageTest.replace('{pkg}', t.package.name).replace('{dir}', t.package.dir).replace('{files}', runnable(t).join(' '));
 const testOf = (spec: RepoSpec, t: MonorepoTask) => spec.test.replace('{files}', runnable(t).join(' ')).replace('{pkg}', t.package.name);
 
-function sh(cwd: string, command: string, timeout = 600_000): { code: number | null; out: string } {
+function sh(cwd: string, command: string, timeout = 1_800_000): { code: number | null; out: string } {
   const r = spawnSync('bash', ['-c', `${command} 2>&1`], { cwd, encoding: 'utf8', timeout, maxBuffer: 64 << 20, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
   return { code: r.status, out: r.stdout ?? '' };
 }
@@ -301,8 +303,10 @@ async function ciMode(t: MonorepoTask, spec: RepoSpec) {
         script: writesScript(`oracle ${t.id}`, fixOf(t)),
         inputs: { 'setup-command': spec.install, 'test-command': spec.ciTest ?? testOf(spec, t), 'max-iterations': '1', 'max-changed-lines': '2000' },
         log: (url) => {
-          const { output, dir } = realRun(url, `${spec.install} >/dev/null 2>&1; ${pkgCommand}`, { env: { NO_COLOR: '1' } });
+          // a real project's install and build take minutes on a loaded machine: the default 180 s cut the log
+          const { output, dir, status } = realRun(url, `${spec.install} >/dev/null 2>&1; ${pkgCommand}`, { env: { NO_COLOR: '1' }, timeoutMs: 1_800_000 });
           const log = jobLog(t.repo.split('/')[1], pkgCommand, output, dir);
+          appendFileSync(path.join(work, `${t.id}-ci-job.log`), `exit ${status}\n${log}`);
           logLines = log.split('\n').length;
           namedPackages = extractFailure(log, { repoName: t.repo.split('/')[1] }).failingPackages;
           return log;
@@ -312,6 +316,7 @@ async function ciMode(t: MonorepoTask, spec: RepoSpec) {
       process.env.PATH = saved;
     }
     const rep = /Reproduction: (reproduced \(evidence: [\w-]+\)|[^\n]+)/.exec(r.stdout)?.[1] ?? null;
+    appendFileSync(path.join(work, `${t.id}-ci-summary.md`), `${r.summary}\n\n---\n${r.stdout.slice(-20000)}\n`);
     const why = r.outputs.status === 'fixed' ? undefined : { reason: r.outputs.reason, summary: r.summary.replace(/\s+/g, ' ').slice(0, 600) };
     return { status: r.outputs.status, command: pkgCommand, failingPackagesNamed: namedPackages, reproduction: rep, logLines, wallMs: Math.round(performance.now() - t0), ...why };
   } catch (e) {

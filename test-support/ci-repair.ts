@@ -26,10 +26,10 @@ export function jobLog(repo: string, command: string, output: string, dir: strin
 }
 
 /** Runs `command` in a fresh checkout of the remote's main and returns its combined output. */
-export function realRun(remoteUrl: string, command: string, opts: { modules?: string; env?: Record<string, string> } = {}): { output: string; dir: string; status: number | null } {
+export function realRun(remoteUrl: string, command: string, opts: { modules?: string; env?: Record<string, string>; timeoutMs?: number } = {}): { output: string; dir: string; status: number | null } {
   const { dir } = cloneShallow(remoteUrl);
   if (opts.modules) symlinkSync(opts.modules, path.join(dir, 'node_modules'), 'dir');
-  const r = spawnSync('bash', ['-c', `${command} 2>&1`], { cwd: dir, encoding: 'utf8', env: { ...process.env, CI: 'true', GITHUB_ACTIONS: 'true', FORCE_COLOR: '0', ...opts.env }, timeout: 180_000 });
+  const r = spawnSync('bash', ['-c', `${command} 2>&1`], { cwd: dir, encoding: 'utf8', env: { ...process.env, CI: 'true', GITHUB_ACTIONS: 'true', FORCE_COLOR: '0', ...opts.env }, timeout: opts.timeoutMs ?? 180_000, maxBuffer: 64 << 20 });
   return { output: r.stdout, dir, status: r.status };
 }
 

@@ -77,6 +77,7 @@ function parsePnpm(cmd: string, env: string, w: string[]): WorkspaceCommand | nu
   let exec: string | undefined;
   let args: string[] = [];
   let dir: string | null = null;
+  let viaRun = false;
   for (; i < w.length; i++) {
     const a = w[i];
     const eq = /^(--filter|-F|--dir|-C)=(.+)$/.exec(a);
@@ -102,7 +103,10 @@ function parsePnpm(cmd: string, env: string, w: string[]): WorkspaceCommand | nu
       continue;
     }
     if (a.startsWith('-')) continue;
-    if (a === 'run' || a === 'run-script') continue;
+    if (a === 'run' || a === 'run-script') {
+      viaRun = true;
+      continue;
+    }
     if (a === 'exec') {
       exec = w.slice(i + 1).join(' ');
       break;
@@ -119,7 +123,9 @@ function parsePnpm(cmd: string, env: string, w: string[]): WorkspaceCommand | nu
   if (selectors.length === 0 && !all) return null;
   // pnpm's options after the script name go to the script (`--` too in pnpm 9: it is dropped)
   args = args.filter((a, k) => !(a === '--' && k === 0));
-  return { tool: 'pnpm', env, selectors: selectors.filter(Boolean), all: all && selectors.length === 0, script, exec, args: args.join(' '), appendBase: exec ? cmd : withDashes(cmd) };
+  // pnpm 9: `pnpm run <script> a b` passes `a b` on (a `--` too, literally: vitest would ignore what follows);
+  // `pnpm test a` takes `a` as its own option, `pnpm test -- a` passes `a` (the `--` dropped)
+  return { tool: 'pnpm', env, selectors: selectors.filter(Boolean), all: all && selectors.length === 0, script, exec, args: args.join(' '), appendBase: exec || viaRun ? cmd : withDashes(cmd) };
 }
 
 /** `yarn workspace x [run] test`, `yarn workspaces [foreach …] run test`. */

@@ -356,7 +356,7 @@ export interface OutputContext {
  * The banner npm and pnpm print before one package's script: npm `> @scope/name@1.2.3 test`,
  * pnpm `> name@1.2.3 test /abs/path/packages/a` (the root's npm banner is `> test`, no name).
  */
-const WORKSPACE_BANNER = /^> (\S+)@\S* [\w:.-]+(?: (\/\S*))?\s*$/;
+const WORKSPACE_BANNER = /^> (\S+)@\S* [\w:.-]+(?: (\/\S*|[\w.-]+(?:\/[\w.-]+)*))?\s*$/;
 /** pnpm's recursive run: `packages/a test$ vitest run` starts a package, `packages/a test: <line>` each line of it. */
 const PNPM_START = /^(\S+) ([\w:.-]+)\$ /;
 /** yarn's `workspaces foreach` (`-v`/`--verbose`): `[@scope/a]: <line>`. */
@@ -450,7 +450,7 @@ function packageOf(label: Segment['label'], packages: readonly OutputPackage[] |
   if (packages?.length) {
     let best: OutputPackage | null = null;
     for (const p of packages) {
-      const hit = p.dir === label.dir || (label.name !== undefined && p.name === label.name && !label.path) || (label.path !== undefined && (label.path === `/${p.dir}` || label.path.endsWith(`/${p.dir}`)));
+      const hit = p.dir === label.dir || (label.name !== undefined && p.name === label.name && !label.path) || (label.path !== undefined && (label.path === p.dir || label.path === `/${p.dir}` || label.path.endsWith(`/${p.dir}`)));
       if (hit && (!best || p.dir.length > best.dir.length)) best = p;
     }
     return best;
@@ -461,6 +461,19 @@ function packageOf(label: Segment['label'], packages: readonly OutputPackage[] |
 
 /** vitest's first line: `RUN  v4.1.9 /abs/root` (CI logs: the runner's workspace prefix already removed). */
 const VITEST_RUN = /^\s*RUN\s+v\d[\w.-]*\s+(\S.*?)\s*$/;
+
+/**
+ * A part holding several vitest runs one after the other (turbo under GitHub Actions groups each
+ * task's lines with `::group::` instead of prefixing them; a CI log's banners lost their paths):
+ * one part per run, each from its own root, the first keeping the part's label.
+ */
+function byVitestRun(seg: Segment): Segment[] {
+  const starts = seg.lines.flatMap((l, i) => (VITEST_RUN.test(l) ? [i] : []));
+  if (starts.length < 2) return [seg];
+  const out: Segment[] = [{ label: seg.label, lines: seg.lines.slice(0, starts[1]) }];
+  for (let k = 1; k < starts.length; k++) out.push({ label: null, lines: seg.lines.slice(starts[k], starts[k + 1] ?? seg.lines.length) });
+  return out;
+}
 
 /**
  * The repo-relative directory the runner prints a part's files from: the root vitest names
@@ -533,7 +546,7 @@ export function parseTestOutput(output: string, packages?: readonly OutputPackag
   const lines = toLines(text);
   const results: ParserResult[] = [];
   const passedFiles = new Set<string>();
-  const segments = segmentOutput(lines);
+  const segments = segmentOutput(lines).flatMap(byVitestRun);
   const labelled = segments.some((seg) => seg.label !== null);
   for (const seg of segments) {
     const pkg = packageOf(seg.label, packages) ?? (!labelled && ctx.only ? ctx.only : null);
