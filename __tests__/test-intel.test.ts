@@ -168,7 +168,10 @@ describe('runner plans', () => {
       'npm test -- --findRelatedTests src/a.ts --passWithNoTests --json --outputFile=/tmp/r',
     );
     expect(planRelated(identifyRunner('npm test', 'vitest run'), ['src/a.ts'], [], f)!.command).toMatch(/^npx --no-install vitest related --run src\/a.ts /);
-    expect(planRelated(identifyRunner('npm test', 'vitest run --coverage'), ['src/a.ts'], [], f)).toBeNull();
+    // a script with options: the related run keeps configuration options and drops the full run's (coverage)
+    const covered = planRelated(identifyRunner('npm test', 'vitest run --coverage'), ['src/a.ts'], [], f)!.command;
+    expect(covered).toMatch(/^npx --no-install vitest related --run src\/a.ts /);
+    expect(covered).not.toContain('--coverage');
     const py = planRelated(identifyRunner('python -m pytest', null), ['calc/math.py'], ['tests/test_math.py', 'tests/test_other.py'], f)!;
     expect(py.command).toBe('python -m pytest tests/test_math.py --junitxml=/tmp/r -o junit_family=xunit1');
     expect(planRelated(identifyRunner('python -m pytest tests/unit', null), ['calc/math.py'], ['tests/test_math.py'], f)).toBeNull();
