@@ -11,7 +11,7 @@
  *
  *   node scripts/run-ts.mjs bench/dialects.ts [--ids a,b] [--modes issue,ci] [--dialects plain,deepseek,...] [--out FILE]
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -28,13 +28,17 @@ const ids = arg('ids')?.split(',');
 const tasks = ids ? ids.map((id) => all.find((t) => t.id === id)).filter((t): t is DevTask => t !== undefined) : all;
 const modes = (arg('modes', 'issue,ci') ?? '').split(',');
 const dialects = (arg('dialects', DIALECTS.join(',')) ?? '').split(',').filter(isDialect);
+// `--setup-in-run` (issue 27): the CI log is taken on an installed checkout, as the failing job did;
+// then the checkout is cleaned (node_modules too) and the task's install command is the run's own
+// setup, in the sandbox
+const setupInRun = process.argv.includes('--setup-in-run');
 
 async function runCli(dir: string, t: DevTask, text: string, script: Script, dialect: Dialect) {
   const capped = dialect === 'github-models';
   const model = await startScriptedModel(script, { dialect, limits: capped ? { maxInputTokens: 8000 } : {}, allowExhaustion: true });
   const flags = capped ? ['--max-input-tokens', '8000', '--max-output-tokens', '4000'] : ['--max-input-tokens', '1000000'];
   const t0 = performance.now();
-  const child = spawn(node24(), [path.join(ROOT, 'dist', 'cli.js'), 'fix', text, '--repo', dir, '--test-command', t.test_command, '--base-url', model.url, '--model', 'scripted', '--max-iterations', '1', '--json', ...flags], {
+  const child = spawn(node24(), [path.join(ROOT, 'dist', 'cli.js'), 'fix', text, '--repo', dir, '--test-command', t.test_command, '--base-url', model.url, '--model', 'scripted', '--max-iterations', '1', '--json', ...flags, ...(setupInRun ? ['--setup-command', t.install_command] : [])], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', OPENAI_API_KEY: 'bench-key-123456' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -78,6 +82,7 @@ for (const t of tasks) {
   const { script } = oracle(dir, t);
   for (const mode of modes) {
     const text = mode === 'ci' ? ciText(dir, t) : `${t.issue_title}\n\n${t.issue_body}`;
+    if (setupInRun) execFileSync('git', ['clean', '-q', '-fdx'], { cwd: dir });
     const runs: Run[] = [];
     for (const d of dialects) {
       const r = await runCli(dir, t, text, script, d);
