@@ -105,6 +105,8 @@ test('engines.node is the lowest node version every bundled package accepts (dis
     target: 'node20',
     write: false,
     metafile: true,
+    // as scripts/build.mjs: the sandbox's launcher is bundled as text
+    loader: { '.pl': 'text' },
     outdir: path.join(os.tmpdir(), 'agent-fix-engines-unused'),
     logLevel: 'silent',
   });
