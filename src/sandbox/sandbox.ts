@@ -301,25 +301,23 @@ export function openSandbox(probe: SandboxProbe, root: string, cover: string[], 
 }
 
 export interface CommandIsolation {
-  wrapper: string[] | undefined;
   /** "tests: no network (…)" */
   line: string;
   /** Network wanted off but no isolation available. */
   unavailable: boolean;
 }
 
-/** What to wrap one kind of command with, given whether it may use the network. */
+/** What the report says of one kind of command's isolation (the wrapper itself is made per command: RunSandbox.wrapper). */
 export function isolationFor(kind: CommandKind, networkAllowed: boolean, probe: SandboxProbe, run?: RunSandbox): CommandIsolation {
   if (probe.mode === 'none' || !run) {
-    return { wrapper: undefined, line: `${kind}: ${probe.description}`, unavailable: !networkAllowed };
+    return { line: `${kind}: ${probe.description}`, unavailable: !networkAllowed };
   }
-  const wrapper = run.wrapper(kind, networkAllowed);
   const net = networkAllowed ? 'network allowed by the policy' : 'no network';
   const cover = run.covered > 0 ? `; the push credential in ${run.covered} git config file(s) is hidden from them` : '';
   // the same for both kinds: said once, on the tests' line
   const shown = run.kept.map((d) => `~/${path.relative(run.home, d)}`);
   const kept = kind === 'tests' && shown.length > 0 ? `; HOME hidden but for ${shown.length} cache and toolchain director${shown.length === 1 ? 'y' : 'ies'} (${shown.slice(0, 6).join(', ')}${shown.length > 6 ? ', …' : ''})` : '';
-  return { wrapper, line: `${kind}: sandboxed (${probe.description}), ${net}${cover}${kept}`, unavailable: false };
+  return { line: `${kind}: sandboxed (${probe.description}), ${net}${cover}${kept}`, unavailable: false };
 }
 
 export type RequireSandbox = 'always' | 'github-hosted' | 'never';
