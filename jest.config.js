@@ -1,24 +1,15 @@
 /**
- * Jest runs the TypeScript sources directly (ts-jest, ESM). Type checking is `npm run typecheck`.
+ * Jest runs the TypeScript sources directly (ts-jest, ESM). Type checking is `npm run typecheck`,
+ * the tree's lint `npm run lint`; `npm test` runs all three.
  *
- * Two projects over `__tests__/`: `unit` (pure modules: no git, no process, no server; seconds
- * on their own, `npm run test:unit`) and `integration` (real git, real test commands, loopback
- * servers, the bundle under node 24: `npm run test:integration`). A test file is a unit test
- * unless it uses one of the things below, so a new file lands in the right project by itself.
- * `npm test` runs both.
+ * Three projects, chosen by folder:
+ * - `__tests__/unit/`: pure modules (no git, no process, no server, no temporary files); seconds
+ *   on their own, without building anything: `npm run test:unit`.
+ * - `__tests__/integration/`: one module against real things (git, test commands, loopback
+ *   servers, the file system): `npm run test:integration`.
+ * - `__tests__/e2e/`: the whole action or CLI, issue or CI run to pull request, against the fake
+ *   GitHub API and the scripted model: `npm run test:e2e`.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const root = path.dirname(fileURLToPath(import.meta.url));
-const dir = path.join(root, '__tests__');
-/** What makes a test slower than a pure function call: real git, processes, servers, the bundle, the file system's fixtures. */
-const INTEGRATION = /test-support\/|scripted\/server|adapters\/(?:shell|git|github|openai)|child_process|TestSession|makeShell|openGit|node24|\bspawn|\bexecFile|worker_threads/;
-const files = readdirSync(dir).filter((f) => f.endsWith('.test.ts'));
-const unit = files.filter((f) => !INTEGRATION.test(readFileSync(path.join(dir, f), 'utf8')));
-const integration = files.filter((f) => !unit.includes(f));
-
 const project = {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
@@ -32,8 +23,9 @@ export default {
   testTimeout: 120000,
   maxWorkers: 2,
   reporters: ['default', '<rootDir>/scripts/summary-reporter.cjs'],
-  projects: [
-    { ...project, displayName: 'unit', testMatch: unit.map((f) => `<rootDir>/__tests__/${f}`) },
-    { ...project, displayName: 'integration', testMatch: integration.map((f) => `<rootDir>/__tests__/${f}`) },
-  ],
+  projects: ['unit', 'integration', 'e2e'].map((name) => ({
+    ...project,
+    displayName: name,
+    testMatch: [`<rootDir>/__tests__/${name}/**/*.test.ts`],
+  })),
 };

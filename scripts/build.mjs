@@ -1,5 +1,5 @@
 // Bundles the action (dist/index.js) and the CLI (dist/cli.js). Deterministic, so a rebuild
-// into another directory must match the committed dist/ byte for byte (see __tests__/dist-fresh.test.ts).
+// into another directory must match the committed dist/ byte for byte (see __tests__/integration/dist-fresh.test.ts).
 import { build } from 'esbuild';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';

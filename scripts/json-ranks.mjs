@@ -2,7 +2,7 @@
 // bundle instead of a 2 MB array literal. V8 parses a JSON string far more cheaply than the same
 // data as JavaScript: measured on node 24, loading the tokenizer takes 93-96 MB of peak RSS
 // instead of 115 MB (BENCHMARKS.md, bench/tokenizer-load.ts). The data is the package's own, unchanged; the test
-// __tests__/json-ranks.test.ts compares the tokens of both.
+// __tests__/integration/json-ranks.test.ts compares the tokens of both.
 import { pathToFileURL } from 'node:url';
 
 /** Files whose default export is a ranks array (gpt-tokenizer/esm/bpeRanks/*.js). */

@@ -5,7 +5,7 @@
  * changes are real fixes that add an edge case or a table. Every gaming change must be flagged
  * (with its kind), no real fix may be. `bench/gaming/run.ts` writes each project, runs its real
  * test command before and after the change (the positive control: the change turns the tests
- * green) and runs the detector; `__tests__/gaming.test.ts` runs the detector alone.
+ * green) and runs the detector; `__tests__/unit/gaming.test.ts` runs the detector alone.
  */
 import type { GamingFinding, GamingKind } from '../../src/verify/types.js';
 import { detectGaming } from '../../src/guard/gaming/index.js';

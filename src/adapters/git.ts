@@ -429,7 +429,7 @@ class CliGit implements GitPort {
         await copyFile(realIndex, env.GIT_INDEX_FILE);
         // Keep the index's own mtime: git's racy-clean check compares file mtimes with it, and a
         // fresh mtime would make a same-size edit made in the same second as the checkout look
-        // unchanged (the edit would be lost from the snapshot). __tests__/git-racy.test.ts
+        // unchanged (the edit would be lost from the snapshot). __tests__/integration/git-racy.test.ts
         const st = await stat(realIndex);
         await utimes(env.GIT_INDEX_FILE, st.atime, st.mtime);
         // content equal to HEAD whatever the user staged; the stat cache is what we keep
