@@ -12,7 +12,7 @@ export const LAYERS = [
   ['src/run'],
   ['src/report'],
   ['src/fix.ts', 'src/fix', 'src/agent'],
-  ['src/verify', 'src/guard', 'src/context', 'src/ci', 'src/diagnostics'],
+  ['src/verify', 'src/guard', 'src/context', 'src/ci', 'src/diagnostics', 'src/lang'],
   ['src/publish', 'src/policy', 'src/settings', 'src/trigger', 'src/task', 'src/budget'],
   ['src/workspace', 'src/sandbox', 'src/code', 'src/scripted', 'src/redact.ts', 'src/transcript.ts'],
   ['src/adapters'],

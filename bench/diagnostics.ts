@@ -25,8 +25,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { makeShell } from '../src/adapters/shell.js';
 import { childEnv } from '../src/verify/env.js';
-import { detectCheckers, LINTABLE, PYTHON } from '../src/diagnostics/checkers.js';
-import { CHECKERS } from '../src/diagnostics/parse.js';
+import { detectCheckers } from '../src/diagnostics/detect.js';
+import { LINTABLE } from '../src/lang/javascript/eslint.js';
+import { PYTHON } from '../src/lang/python/env.js';
+import { checkers as allCheckers } from '../src/lang/index.js';
 import { createDiagnostics } from '../src/diagnostics/watch.js';
 import { arg, type DevTask } from './dev-task.js';
 
@@ -88,7 +90,7 @@ const results: unknown[] = [];
 for (const t of tasks) {
   const dir = checkout(t);
   const setup = detectCheckers(dir);
-  const checkers = CHECKERS.filter((c) => setup[c]);
+  const checkers = allCheckers().map((c) => c.id).filter((c) => setup[c]);
   const row: Record<string, unknown> = { id: t.id, repo: t.repo, checkers, load: os.loadavg()[0] };
   process.stderr.write(`${t.id}: ${checkers.join('+') || 'no checker'}\n`);
   const w = createDiagnostics({ root: dir, exec: (command, o) => shell.run(command, { cwd: dir, env, ...o }), timeoutMs: 180_000 });

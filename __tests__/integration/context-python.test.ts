@@ -6,7 +6,9 @@
  * Real tree-sitter parsing and real git (makeRepo).
  */
 import { prepareContext } from '../../src/context/index.js';
-import { pythonModules, pythonTestSubject, resolveImport } from '../../src/context/rank.js';
+import { knownFiles, resolveImport } from '../../src/context/rank.js';
+import { pythonModules } from '../../src/lang/python/imports.js';
+import { pythonTestSubject } from '../../src/lang/python/files.js';
 import { testName } from '../../src/context/signals.js';
 import { testSpan } from '../../src/context/localize.js';
 import { makeRepo, cleanupFixtures } from '../../test-support/git-fixture.js';
@@ -36,17 +38,17 @@ test('Python module names: packages from their __init__.py up, the src/ layout, 
   expect(m.get('scripts.tool')).toBe('scripts/tool.py');
   expect(m.get('setup')).toBe('setup.py');
   expect([...m.values()]).not.toContain('src/pkg/keys.pyi');
-  const known = new Set(FILES);
-  expect(resolveImport('tests/test_cached.py', 'pkg._cached', known, m)).toBe('src/pkg/_cached.py');
-  expect(resolveImport('tests/test_cached.py', 'pkg', known, m)).toBe('src/pkg/__init__.py');
-  expect(resolveImport('tests/test_cached.py', 'os', known, m)).toBeNull();
+  const known = knownFiles(FILES);
+  expect(resolveImport('tests/test_cached.py', 'pkg._cached', known)).toBe('src/pkg/_cached.py');
+  expect(resolveImport('tests/test_cached.py', 'pkg', known)).toBe('src/pkg/__init__.py');
+  expect(resolveImport('tests/test_cached.py', 'os', known)).toBeNull();
   // relative forms: `.keys`, `..keys`, and `from . import x` (the package itself)
   expect(resolveImport('src/pkg/_cached.py', '.keys', known)).toBe('src/pkg/keys.py');
   expect(resolveImport('src/pkg/sub/deep.py', '..keys', known)).toBe('src/pkg/keys.py');
   expect(resolveImport('tests/test_cached.py', '.', known)).toBe('tests/__init__.py');
   // JavaScript is unchanged: a bare specifier is a package, not a file of the repository
-  expect(resolveImport('src/a.js', 'pkg', new Set(['pkg.js']), m)).toBeNull();
-  expect(resolveImport('src/a.js', './b', new Set(['src/b.ts']))).toBe('src/b.ts');
+  expect(resolveImport('src/a.js', 'pkg', knownFiles(['pkg.js']))).toBeNull();
+  expect(resolveImport('src/a.js', './b', knownFiles(['src/b.ts']))).toBe('src/b.ts');
 });
 
 test("test subjects, pytest ids' names, and a Python test's span by indentation", () => {

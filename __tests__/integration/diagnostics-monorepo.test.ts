@@ -5,7 +5,9 @@
  * node_modules is a symlink to ours), real shell.
  */
 import path from 'node:path';
-import { detectCheckers, nearestEslintConfig, nearestTsconfig } from '../../src/diagnostics/checkers.js';
+import { detectCheckers } from '../../src/diagnostics/detect.js';
+import { nearestEslintConfig } from '../../src/lang/javascript/eslint.js';
+import { nearestTsconfig } from '../../src/lang/javascript/tsc.js';
 import { createDiagnostics } from '../../src/diagnostics/watch.js';
 import { edit, project as makeProject, realExec, removeProjects } from '../../test-support/diagnostics-harness.js';
 

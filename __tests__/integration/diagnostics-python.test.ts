@@ -11,8 +11,11 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseMypyOutput, parsePyrightJson, parseRuffJson } from '../../src/diagnostics/parse.js';
-import { configSection, detectCheckers, mypyCommand, mypyTargets } from '../../src/diagnostics/checkers.js';
+import { detectCheckers } from '../../src/diagnostics/detect.js';
+import { configSection } from '../../src/lang/python/env.js';
+import { mypyCommand, mypyTargets, parseMypyOutput } from '../../src/lang/python/mypy.js';
+import { parsePyrightJson } from '../../src/lang/python/pyright.js';
+import { parseRuffJson } from '../../src/lang/python/ruff.js';
 import { createDiagnostics } from '../../src/diagnostics/watch.js';
 import { edit, project as makeProject, realExec, removeProjects, ROOT } from '../../test-support/diagnostics-harness.js';
 

@@ -4,9 +4,11 @@
  * projects whose node_modules is a symlink to ours), run through the real shell.
  */
 import path from 'node:path';
-import { parseEslintJson, parseTscOutput, type Diagnostic } from '../../src/diagnostics/parse.js';
+import type { Diagnostic } from '../../src/diagnostics/checker.js';
+import { parseEslintJson } from '../../src/lang/javascript/eslint.js';
+import { parseTscOutput } from '../../src/lang/javascript/tsc.js';
 import { newDiagnostics, renderNewDiagnostics } from '../../src/diagnostics/compare.js';
-import { detectCheckers } from '../../src/diagnostics/checkers.js';
+import { detectCheckers } from '../../src/diagnostics/detect.js';
 import { createDiagnostics } from '../../src/diagnostics/watch.js';
 import { edit, project as makeProject, realExec, removeProjects } from '../../test-support/diagnostics-harness.js';
 

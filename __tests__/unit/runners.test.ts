@@ -1,6 +1,6 @@
 /** The runner registry (src/verify/runners/): one module per runner, one interface, callers through index.ts. */
 import { existsSync, readFileSync } from 'node:fs';
-import { displayCommand, identifyRunner, parseTestOutput, planFiles, planRelated, planStructured, RUNNERS, runnerById } from '../../src/verify/runners/index.js';
+import { displayCommand, identifyRunner, parseTestOutput, planFiles, planRelated, planStructured, allRunners, runnerById } from '../../src/verify/runners/index.js';
 import { MOCHA_REPORTER } from '../../src/verify/runners/mocha.js';
 import { core } from '../../src/verify/runners/runner.js';
 
@@ -19,11 +19,11 @@ const TYPICAL: Record<string, string[]> = {
 };
 
 test('each runner has one module in the registry, and a command is claimed by exactly one runner', () => {
-  const ids = RUNNERS.map((r) => r.id);
+  const ids = allRunners().map((r) => r.id);
   expect(new Set(ids).size).toBe(ids.length);
   for (const [id, commands] of Object.entries(TYPICAL)) {
     for (const c of commands) {
-      expect(RUNNERS.filter((r) => r.invokedBy(core(c))).map((r) => r.id)).toEqual([id]);
+      expect(allRunners().filter((r) => r.invokedBy(core(c))).map((r) => r.id)).toEqual([id]);
       expect(identifyRunner(c, null).runner).toBe(id);
     }
   }

@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { MapFile, RepoMap } from './map.js';
 import type { Signals } from './signals.js';
 import { isTestFile } from '../guard/test-integrity.js';
+import { knownFiles, languageOfFile, resolveImport, testSubject } from '../lang/index.js';
 
 export interface RankedFile {
   file: MapFile;
@@ -15,65 +16,8 @@ export interface RankedFile {
   why: string[];
 }
 
-const RESOLVE_EXT = ['', '.ts', '.tsx', '.js', '.jsx', '.mjs', '.cjs', '.mts', '.cts', '.py', '/index.ts', '/index.tsx', '/index.js', '/index.mjs', '/__init__.py'];
-
-/**
- * Python's module names of the tracked files: `src/cachetools/_cached.py` is `cachetools._cached`
- * when src/cachetools/ holds an `__init__.py` (a package) and src/ does not (so src/ is where it is
- * imported from); a package's `__init__.py` is the package's own name. Files outside any package
- * are also known by their path from the root (`scripts.tool`). Stubs (`.pyi`) are left out.
- */
-export function pythonModules(known: Iterable<string>): Map<string, string> {
-  const set = new Set(known);
-  const out = new Map<string, string>();
-  const put = (name: string, file: string) => {
-    if (name && !out.has(name)) out.set(name, file);
-  };
-  for (const f of set) {
-    if (!f.endsWith('.py')) continue;
-    const parts = f.slice(0, -3).split('/');
-    if (parts[parts.length - 1] === '__init__') parts.pop();
-    if (parts.length === 0) continue;
-    // the package chain: directories above the module that hold an __init__.py
-    let top = parts.length - 1;
-    while (top > 0 && set.has(`${parts.slice(0, top).join('/')}/__init__.py`)) top--;
-    put(parts.slice(top).join('.'), f);
-    put(parts.join('.'), f);
-  }
-  return out;
-}
-
-/**
- * The tracked file an import specifier points to, or null: relative imports (`./x`, Python's
- * `.x`, `..core.base`, `.`), and with `pyModules` (pythonModules) Python's absolute imports of the
- * repository's own modules (`cachetools.keys`, `sqlparse`).
- */
-export function resolveImport(from: string, spec: string, known: Set<string>, pyModules?: Map<string, string>): string | null {
-  let base: string;
-  if (/^\.\.?(?:\/|$)/.test(spec) && !(from.endsWith('.py') && /^\.+$/.test(spec))) {
-    base = path.posix.normalize(path.posix.join(path.posix.dirname(from), spec));
-  } else if (/^\.+(?:\w|$)/.test(spec) && /\.pyi?$/.test(from)) {
-    const dots = /^\.+/.exec(spec)![0].length;
-    let dir = path.posix.dirname(from);
-    for (let i = 1; i < dots; i++) dir = path.posix.dirname(dir);
-    const rest = spec.slice(dots).replace(/\./g, '/');
-    base = rest ? (dir === '.' ? rest : path.posix.join(dir, rest)) : `${dir === '.' ? '' : `${dir}/`}__init__`;
-    if (!rest) return known.has(`${base}.py`) ? `${base}.py` : null;
-  } else if (pyModules && /\.pyi?$/.test(from) && /^[A-Za-z_][\w.]*$/.test(spec)) {
-    return pyModules.get(spec) ?? null;
-  } else {
-    return null;
-  }
-  const stripped = base.replace(/\.(?:js|mjs|cjs)$/, '');
-  for (const cand of [base, stripped]) for (const ext of RESOLVE_EXT) if (known.has(cand + ext)) return cand + ext;
-  return null;
-}
-
-/** A Python test file's subject: `tests/test_cached.py`, `cached_test.py` -> `cached`; otherwise null. */
-export function pythonTestSubject(p: string): string | null {
-  const m = /(?:^|\/)(?:test_(\w+)|(\w+)_test)\.py$/.exec(p);
-  return m ? (m[1] ?? m[2]).toLowerCase() : null;
-}
+// Import resolution is each language's (src/lang/); re-exported for the callers of localization.
+export { knownFiles, resolveImport } from '../lang/index.js';
 
 /** A stub (`.pyi`) next to its module: the module speaks for it. */
 const shadowedStub = (p: string, known: Set<string>) => p.endsWith('.pyi') && known.has(p.slice(0, -1));
@@ -84,7 +28,7 @@ export function rankFiles(map: RepoMap, signals: Signals): RankedFile[] {
   if (n === 0) return [];
   const index = new Map(files.map((f, i) => [f.path, i]));
   const known = new Set(index.keys());
-  const pyModules = files.some((f) => f.language === 'python') ? pythonModules(known) : undefined;
+  const project = knownFiles(known);
   const definers = new Map<string, number[]>();
   files.forEach((f, i) => {
     if (shadowedStub(f.path, known)) return;
@@ -113,7 +57,7 @@ export function rankFiles(map: RepoMap, signals: Signals): RankedFile[] {
       for (const b of ds) add(a, b, w);
     }
     for (const spec of f.imports) {
-      const target = resolveImport(f.path, spec, known, pyModules);
+      const target = resolveImport(f.path, spec, project);
       if (target) add(a, index.get(target)!, 5);
     }
   });
@@ -133,17 +77,18 @@ export function rankFiles(map: RepoMap, signals: Signals): RankedFile[] {
     give(i, 2, 'failing test');
     if (i === undefined) continue;
     for (const spec of files[i].imports) {
-      const target = resolveImport(files[i].path, spec, known, pyModules);
+      const target = resolveImport(files[i].path, spec, project);
       if (target) give(index.get(target), 4, 'imported by a failing test');
     }
   }
-  // a Python test file and the module it is named after (tests/test_cachedmethod.py -> cachetools/_cachedmethod.py)
-  const subjects = new Set(signals.testFiles.map(pythonTestSubject).filter((x): x is string => x !== null));
+  // a test file and the module it is named after, where its language says (tests/test_cachedmethod.py -> cachetools/_cachedmethod.py)
+  const subjects = new Set(signals.testFiles.map(testSubject).flatMap((s) => (s ? [`${s.language}:${s.subject}`] : [])));
   if (subjects.size) {
     files.forEach((f, i) => {
-      if (!f.path.endsWith('.py') || isTestFile(f.path)) return;
-      const stem = path.posix.basename(f.path, '.py').replace(/^_+/, '').toLowerCase();
-      if (subjects.has(stem)) give(i, 6, 'named like a failing test');
+      const lang = languageOfFile(f.path);
+      if (!lang?.testSubject || isTestFile(f.path)) return;
+      const stem = path.posix.basename(f.path).replace(/\.[^.]+$/, '').replace(/^_+/, '').toLowerCase();
+      if (subjects.has(`${lang.id}:${stem}`)) give(i, 6, 'named like a failing test');
     });
   }
   // definitions whose names the task mentions

@@ -10,7 +10,8 @@
  * the same; a second occurrence of the same error is.
  */
 import { countTokens, truncateToTokens } from '../context/tokens.js';
-import type { Checker, Diagnostic } from './parse.js';
+import type { Diagnostic } from './checker.js';
+import { checkers } from '../lang/index.js';
 
 const norm = (s: string) => s.replace(/\s+/g, ' ').trim();
 
@@ -59,7 +60,8 @@ export function newDiagnostics(before: Diagnostic[], after: Diagnostic[]): Diagn
   return fresh.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column);
 }
 
-const NAMES: Record<Checker, string> = { tsc: 'type check (tsc)', eslint: 'ESLint', mypy: 'type check (mypy)', pyright: 'type check (pyright)', ruff: 'lint (ruff)' };
+/** A checker as the message names it ('type check (tsc)'). */
+const labelOf = (id: string) => checkers().find((c) => c.id === id)?.label ?? id;
 
 export interface RenderOptions {
   /** At most this many diagnostics are listed (default 10). */
@@ -73,9 +75,9 @@ export function renderNewDiagnostics(fresh: Diagnostic[], opts: RenderOptions = 
   if (fresh.length === 0) return { text: '', shown: 0 };
   const maxShown = opts.maxShown ?? 10;
   const maxTokens = opts.maxTokens ?? 800;
-  const checkers = [...new Set(fresh.map((d) => d.checker))].map((c) => NAMES[c]).join(' and ');
+  const names = [...new Set(fresh.map((d) => d.checker))].map(labelOf).join(' and ');
   const n = fresh.length;
-  const head = `Your edits introduced ${n} new error${n === 1 ? '' : 's'} (${checkers}; errors that were there before your edits are not listed). Fix them before running the tests:`;
+  const head = `Your edits introduced ${n} new error${n === 1 ? '' : 's'} (${names}; errors that were there before your edits are not listed). Fix them before running the tests:`;
   const lines: string[] = [head];
   let used = countTokens(head);
   let shown = 0;

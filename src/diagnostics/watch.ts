@@ -16,30 +16,18 @@
  *   environment allow-list, network sandbox, memory limit), with a timeout. A checker that times
  *   out, crashes or cannot be read is switched off for the rest of the run, with one note.
  * - A repository without any checker gets no watcher at all (`createDiagnostics` returns null).
+ *
+ * The watcher knows no checker by name: each is one file of its language behind the `Checker`
+ * interface (checker.ts), listed by the language registry (src/lang/index.ts).
  */
 import { existsSync, mkdtempSync, promises as fsp, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { CommandResult } from '../ports/shell.js';
-import {
-  detectCheckers,
-  eslintCommand,
-  LINTABLE,
-  mypyCommand,
-  mypyTargets,
-  nearestEslintConfig,
-  nearestTsconfig,
-  nearestUp,
-  PYTHON,
-  pyrightCommand,
-  ruffCommand,
-  tscCommand,
-  tscProjects,
-  type CheckerSetup,
-} from './checkers.js';
+import type { CheckContext, Checker, Diagnostic, FileChecker, Outcome, ProjectChecker, ProjectRun } from './checker.js';
+import { detectCheckers, type CheckerSetup } from './detect.js';
 import { newDiagnostics, renderNewDiagnostics, type RenderOptions } from './compare.js';
-import { CHECKERS, parseEslintJson, parseMypyOutput, parsePyrightJson, parseRuffJson, parseTscOutput, type Checker, type Diagnostic } from './parse.js';
-import { errorMessage } from '../errors.js';
+import { checkers as allCheckers } from '../lang/index.js';
 
 export const DEFAULT_CHECK_TIMEOUT_MS = 90_000;
 const MAX_OUTPUT_CHARS = 2_000_000;
@@ -65,13 +53,14 @@ export interface DiagnosticsCheck {
   /** For the model ('' when there is nothing to say). */
   text: string;
   shown: number;
-  /** Which checkers ran. */
-  ran: Checker[];
+  /** Which checkers ran (their ids). */
+  ran: string[];
   ms: number;
 }
 
 export interface DiagnosticsStats {
-  checkers: Checker[];
+  /** The checkers the repository has (their ids). */
+  checkers: string[];
   checks: number;
   /** Diagnostics shown to the model, summed over checks. */
   fedBack: number;
@@ -82,41 +71,33 @@ export interface DiagnosticsStats {
 
 /** The watcher for a repository with any checker, or null when it has none (then nothing runs). */
 export function createDiagnostics(opts: DiagnosticsOptions): DiagnosticsWatcher | null {
-  const setup = opts.setup ?? detectCheckers(opts.root);
-  if (!CHECKERS.some((c) => setup[c])) return null;
+  const setup: Record<string, unknown> = opts.setup ?? detectCheckers(opts.root);
+  if (!allCheckers().some((c) => setup[c.id])) return null;
   return new DiagnosticsWatcher(opts, setup);
 }
 
-type Outcome = { ok: true; diagnostics: Diagnostic[] } | { ok: false; why: string; off: boolean };
-
-type ProjectChecker = 'tsc' | 'mypy' | 'pyright';
-type FileChecker = 'eslint' | 'ruff';
-
 /** One run of a project checker (a tsc project, mypy, pyright) and its baseline. */
-interface ProjectJob {
+interface ProjectJob extends ProjectRun {
   checker: ProjectChecker;
-  key: string;
-  run: () => Promise<Outcome>;
   before: Diagnostic[] | null;
 }
 
-const TITLES: Record<Checker, string> = { tsc: 'Type check (tsc)', eslint: 'ESLint', mypy: 'mypy', pyright: 'pyright', ruff: 'ruff' };
-
-/** The files each checker reads: an edit batch without any of them runs nothing. */
-const READS: Record<Checker, RegExp> = { tsc: /\.(?:[cm]?[jt]sx?|json)$/i, eslint: LINTABLE, mypy: /\.(?:pyi?|toml|ini|cfg)$/i, pyright: /\.(?:pyi?|toml|json)$/i, ruff: /\.(?:pyi?|toml)$/i };
-const LINTS: Record<FileChecker, RegExp> = { eslint: LINTABLE, ruff: PYTHON };
+type Part = { checker: string; fresh: Diagnostic[] };
 
 export class DiagnosticsWatcher {
   private readonly tmp: string;
+  private readonly ctx: CheckContext;
+  /** The repository's checkers with what each found. */
+  private readonly present: { checker: Checker; setup: unknown }[];
   private baseline: Promise<void> | null = null;
   private readonly jobs: ProjectJob[] = [];
-  /** Package projects whose baseline is being taken (workspaces). */
+  /** Runs added for a written file (a workspace package's tsconfig), by group, while their baseline is taken. */
   private readonly adding = new Map<string, Promise<void>>();
   /** File content before the model's first write to it (null: the file did not exist). */
   private readonly originals = new Map<string, string | null>();
   /** `checker\0file` -> the file's errors before the model's first write. */
   private readonly lintBefore = new Map<string, Diagnostic[]>();
-  private readonly off = new Map<Checker, string>();
+  private readonly off = new Map<string, string>();
   private readonly notesToTell: string[] = [];
   private lastFresh = 0;
   private seq = 0;
@@ -124,13 +105,22 @@ export class DiagnosticsWatcher {
 
   constructor(
     private readonly opts: DiagnosticsOptions,
-    private readonly setup: CheckerSetup,
+    setup: Record<string, unknown>,
   ) {
     this.tmp = mkdtempSync(path.join(opts.scratch ?? os.tmpdir(), 'agent-fix-diag-'));
-    this.stats = { checkers: CHECKERS.filter((c) => setup[c]), checks: 0, fedBack: 0, off: [], ms: 0 };
-    for (const project of setup.tsc?.projects ?? []) this.jobs.push(this.tscJob(setup.tsc!.bin, project));
-    if (setup.mypy) this.jobs.push({ checker: 'mypy', key: 'mypy', run: () => this.runMypy(), before: null });
-    if (setup.pyright) this.jobs.push({ checker: 'pyright', key: 'pyright', run: () => this.runPyright(), before: null });
+    const timeoutMs = opts.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
+    this.ctx = {
+      root: opts.root,
+      tmp: this.tmp,
+      timeoutMs,
+      scratch: (name, ext = '') => path.join(this.tmp, `${name}-${++this.seq}${ext}`),
+      exec: (command) => opts.exec(command, { timeoutMs, maxOutputChars: MAX_OUTPUT_CHARS }),
+    };
+    this.present = allCheckers().flatMap((checker) => (setup[checker.id] ? [{ checker, setup: setup[checker.id] }] : []));
+    this.stats = { checkers: this.present.map((p) => p.checker.id), checks: 0, fedBack: 0, off: [], ms: 0 };
+    for (const { checker, setup: s } of this.present) {
+      if (checker.scope === 'project') this.jobs.push(...checker.runs(s, this.ctx).map((r) => ({ ...r, checker, before: null })));
+    }
   }
 
   /** Starts the baseline of the project checkers on the untouched tree (idempotent). */
@@ -142,7 +132,7 @@ export class DiagnosticsWatcher {
   async beforeWrite(rel: string): Promise<void> {
     this.warmUp();
     await this.baseline;
-    await this.packageBaseline(rel);
+    await this.addedRuns(rel);
     if (!this.originals.has(rel)) {
       const abs = path.join(this.opts.root, rel);
       this.originals.set(rel, existsSync(abs) ? await fsp.readFile(abs, 'utf8').catch(() => null) : null);
@@ -156,23 +146,16 @@ export class DiagnosticsWatcher {
    */
   async check(changed: string[], batch: string[] = changed): Promise<DiagnosticsCheck> {
     const started = Date.now();
-    if (!batch.some((f) => this.stats.checkers.some((c) => READS[c].test(f)))) return { fresh: [], text: '', shown: 0, ran: [], ms: 0 };
+    if (!batch.some((f) => this.present.some((p) => p.checker.reads.test(f)))) return { fresh: [], text: '', shown: 0, ran: [], ms: 0 };
     this.warmUp();
     await this.baseline;
     // project checkers one after the other, the linters beside them (separate processes)
     const lines = new LineCache(this.opts.root);
-    const parts = await Promise.all([this.projectParts(lines), this.lintPart('eslint', changed, lines), this.lintPart('ruff', changed, lines)]);
+    const linters = this.present.filter((p): p is { checker: FileChecker; setup: unknown } => p.checker.scope === 'file');
+    const parts = await Promise.all([this.projectParts(lines), ...linters.map((p) => this.lintPart(p.checker, p.setup, changed, lines))]);
     const all = parts.flat();
-    const ran = CHECKERS.filter((c) => all.some((p) => p.checker === c));
-    const seen = new Set<string>();
-    const fresh = all
-      .flatMap((p) => p.fresh)
-      .filter((d) => {
-        const key = `${d.checker}:${d.file}:${d.line}:${d.column}:${d.code}:${d.message}`;
-        if (seen.has(key)) return false;
-        seen.add(key);
-        return true;
-      });
+    const ran = this.present.map((p) => p.checker.id).filter((id) => all.some((p) => p.checker === id));
+    const fresh = unique(all.flatMap((p) => p.fresh));
     const rendered = renderNewDiagnostics(fresh, this.opts.render);
     let text = rendered.text;
     if (!text && this.lastFresh > 0 && ran.length > 0) text = 'The errors your earlier edits introduced are gone (no new type or lint errors).';
@@ -186,31 +169,31 @@ export class DiagnosticsWatcher {
   }
 
   /** The new diagnostics of every project checker with a baseline that is on (a run that fails this time is left out). */
-  private async projectParts(lines: LineCache): Promise<{ checker: Checker; fresh: Diagnostic[] }[]> {
-    const out: { checker: Checker; fresh: Diagnostic[] }[] = [];
+  private async projectParts(lines: LineCache): Promise<Part[]> {
+    const out: Part[] = [];
     for (const job of this.jobs) {
-      if (!job.before || this.off.has(job.checker)) continue;
+      if (!job.before || this.off.has(job.checker.id)) continue;
       const now = await job.run();
       if (!now.ok) {
         this.turnOff(job.checker, now);
         continue;
       }
-      out.push({ checker: job.checker, fresh: newDiagnostics(job.before, lines.fill(now.diagnostics)) });
+      out.push({ checker: job.checker.id, fresh: newDiagnostics(job.before, lines.fill(now.diagnostics)) });
     }
     return out;
   }
 
   /** The new errors a linter finds in the written files (their baselines and the current state linted side by side). */
-  private async lintPart(checker: FileChecker, changed: string[], lines: LineCache): Promise<{ checker: Checker; fresh: Diagnostic[] }[]> {
-    if (!this.setup[checker] || this.off.has(checker)) return [];
-    const files = changed.filter((f) => LINTS[checker].test(f) && this.originals.has(f) && existsSync(path.join(this.opts.root, f)));
+  private async lintPart(checker: FileChecker, setup: unknown, changed: string[], lines: LineCache): Promise<Part[]> {
+    if (this.off.has(checker.id)) return [];
+    const files = changed.filter((f) => checker.lints.test(f) && this.originals.has(f) && existsSync(path.join(this.opts.root, f)));
     if (files.length === 0) return [];
-    const [before, now] = await Promise.all([this.lintBaseline(checker, files), this.lint(checker, files)]);
+    const [before, now] = await Promise.all([this.lintBaseline(checker, setup, files), checker.lint(setup, files, this.ctx)]);
     if (!before.ok || !now.ok) {
       this.turnOff(checker, before.ok ? now : before);
       return [];
     }
-    return [{ checker, fresh: newDiagnostics(before.diagnostics, lines.fill(now.diagnostics)) }];
+    return [{ checker: checker.id, fresh: newDiagnostics(before.diagnostics, lines.fill(now.diagnostics)) }];
   }
 
   async dispose(): Promise<void> {
@@ -219,15 +202,10 @@ export class DiagnosticsWatcher {
     await fsp.rm(this.tmp, { recursive: true, force: true });
   }
 
-  private tscJob(bin: string, project: string): ProjectJob {
-    const info = path.join(this.tmp, `tsc-${this.jobs.length}-${++this.seq}.tsbuildinfo`);
-    return { checker: 'tsc', key: `tsc:${project}`, run: () => this.runTsc(bin, project, info), before: null };
-  }
-
   private async takeBaseline(jobs: ProjectJob[]): Promise<void> {
     const started = Date.now();
     for (const job of jobs) {
-      if (this.off.has(job.checker)) continue;
+      if (this.off.has(job.checker.id)) continue;
       const r = await job.run();
       if (r.ok) job.before = new LineCache(this.opts.root).fill(r.diagnostics);
       else this.turnOff(job.checker, { ...r, off: true }); // without a baseline nothing can be compared, for the whole run
@@ -235,166 +213,72 @@ export class DiagnosticsWatcher {
     this.stats.ms += Date.now() - started;
   }
 
-  /** A workspace package's own tsconfig.json (nearest above `rel`) that no job covers yet: its job, with its baseline taken now. */
-  private async packageBaseline(rel: string): Promise<void> {
-    if (!this.setup.tsc || this.off.has('tsc') || !READS.tsc.test(rel) || /\.json$/i.test(rel)) return;
-    const config = nearestTsconfig(this.opts.root, rel);
-    if (!config) return;
-    const pending = this.adding.get(config);
-    if (pending) return pending;
-    const projects = tscProjects(config).filter((p) => !this.jobs.some((j) => j.key === `tsc:${p}`));
-    if (projects.length === 0) return;
-    const bin = nearestUp(this.opts.root, path.dirname(config), path.join('node_modules', 'typescript', 'bin', 'tsc')) ?? this.setup.tsc.bin;
-    const jobs = projects.map((p) => this.tscJob(bin, p));
-    this.jobs.push(...jobs);
-    const p = this.takeBaseline(jobs);
-    this.adding.set(config, p);
-    return p;
+  /** Runs a file about to be written needs that no job covers yet (a workspace package's own tsconfig.json): added, with their baseline taken now. */
+  private async addedRuns(rel: string): Promise<void> {
+    for (const { checker, setup } of this.present) {
+      if (checker.scope !== 'project' || !checker.runsFor || this.off.has(checker.id)) continue;
+      const more = checker.runsFor(setup, rel, this.ctx, (key) => this.jobs.some((j) => j.key === key));
+      if (!more) continue;
+      const pending = this.adding.get(more.group);
+      if (pending) return pending;
+      if (more.runs.length === 0) continue;
+      const jobs = more.runs.map((r) => ({ ...r, checker, before: null }));
+      this.jobs.push(...jobs);
+      const p = this.takeBaseline(jobs);
+      this.adding.set(more.group, p);
+      await p;
+    }
   }
 
   private turnOff(checker: Checker, r: Outcome): void {
     if (r.ok) return;
     if (!r.off) {
-      this.notesToTell.push(`(${checker} could not be compared this time: ${r.why})`);
+      this.notesToTell.push(`(${checker.id} could not be compared this time: ${r.why})`);
       return;
     }
-    if (this.off.has(checker)) return;
-    const line = `${TITLES[checker]} is off for the rest of this run: ${r.why}`;
-    this.off.set(checker, line);
+    if (this.off.has(checker.id)) return;
+    const line = `${checker.title} is off for the rest of this run: ${r.why}`;
+    this.off.set(checker.id, line);
     this.stats.off.push(line);
     this.notesToTell.push(`(${line}.)`);
   }
 
-  /** One tsc project. */
-  private async runTsc(bin: string, project: string, buildInfo: string): Promise<Outcome> {
-    const r = await this.exec(tscCommand(bin, project, buildInfo));
-    const failed = this.failure(r);
-    if (failed) return failed;
-    if (r.truncated) return { ok: false, why: 'its output was too long to compare', off: false };
-    const diagnostics = parseTscOutput(r.output, this.opts.root);
-    if (r.exitCode !== 0 && diagnostics.length === 0) return { ok: false, why: `it exited with ${r.exitCode} without diagnostics: ${firstLine(r.output)}`, off: true };
-    // a file is judged by its own (nearest) tsconfig.json: another project that includes it does not speak for it
-    return { ok: true, diagnostics: diagnostics.filter((d) => !d.file || path.isAbsolute(d.file) || this.ownedBy(d.file, project)) };
-  }
-
-  private readonly owners = new Map<string, string[]>();
-
-  /** Whether `project` is the nearest tsconfig.json of the file (or one that nearest solution-style config references). */
-  private ownedBy(rel: string, project: string): boolean {
-    let owners = this.owners.get(rel);
-    if (!owners) {
-      const nearest = nearestTsconfig(this.opts.root, rel);
-      owners = nearest ? [nearest, ...tscProjects(nearest)] : [];
-      this.owners.set(rel, owners);
-    }
-    return owners.length === 0 || owners.includes(project);
-  }
-
-  /** mypy on the project (exit 1: errors found; 2: it could not check). */
-  private async runMypy(): Promise<Outcome> {
-    const r = await this.exec(mypyCommand(this.setup.mypy!, path.join(this.tmp, 'mypy-cache'), mypyTargets(this.opts.root)));
-    const failed = this.failure(r);
-    if (failed) return failed;
-    if (r.truncated) return { ok: false, why: 'its output was too long to compare', off: false };
-    const diagnostics = parseMypyOutput(r.output, this.opts.root);
-    if (r.exitCode !== 0 && diagnostics.length === 0) return { ok: false, why: `it exited with ${r.exitCode} without diagnostics: ${firstLine(r.output)}`, off: true };
-    return { ok: true, diagnostics };
-  }
-
-  /** pyright on the project (exit 0 or 1: a report; anything else: it could not check). */
-  private async runPyright(): Promise<Outcome> {
-    const report = path.join(this.tmp, `pyright-${++this.seq}.json`);
-    const r = await this.exec(pyrightCommand(this.setup.pyright!, report));
-    const failed = this.failure(r);
-    if (failed) return failed;
-    try {
-      const text = await fsp.readFile(report, 'utf8').catch(() => '');
-      if (r.exitCode !== 0 && r.exitCode !== 1) return { ok: false, why: `it exited with ${r.exitCode}: ${firstLine(r.output || text)}`, off: true };
-      return { ok: true, diagnostics: parsePyrightJson(text, this.opts.root) };
-    } catch (e) {
-      return { ok: false, why: `its report could not be read (${errorMessage(e)})`, off: true };
-    } finally {
-      await fsp.rm(report, { force: true });
-    }
-  }
-
   /** The errors of each file as it was before the model's first write (linted through stdin; a new file has none). */
-  private async lintBaseline(checker: FileChecker, files: string[]): Promise<Outcome> {
+  private async lintBaseline(checker: FileChecker, setup: unknown, files: string[]): Promise<Outcome> {
     // a few at a time: each is a process of its own
-    const todo = files.filter((f) => !this.lintBefore.has(`${checker}\0${f}`));
+    const todo = files.filter((f) => !this.lintBefore.has(`${checker.id}\0${f}`));
     const results: Outcome[] = [];
-    for (let i = 0; i < todo.length; i += 3) results.push(...(await Promise.all(todo.slice(i, i + 3).map((f) => this.lintOriginal(checker, f)))));
+    for (let i = 0; i < todo.length; i += 3) results.push(...(await Promise.all(todo.slice(i, i + 3).map((f) => this.lintOriginal(checker, setup, f)))));
     const failed = results.find((r) => !r.ok);
     if (failed) return failed;
-    return { ok: true, diagnostics: files.flatMap((f) => this.lintBefore.get(`${checker}\0${f}`) ?? []) };
+    return { ok: true, diagnostics: files.flatMap((f) => this.lintBefore.get(`${checker.id}\0${f}`) ?? []) };
   }
 
   /** One file as it was before the model's first write, linted through stdin under its own name. */
-  private async lintOriginal(checker: FileChecker, f: string): Promise<Outcome> {
+  private async lintOriginal(checker: FileChecker, setup: unknown, f: string): Promise<Outcome> {
     const original = this.originals.get(f);
     if (original === null || original === undefined) {
-      this.lintBefore.set(`${checker}\0${f}`, []);
+      this.lintBefore.set(`${checker.id}\0${f}`, []);
       return { ok: true, diagnostics: [] };
     }
-    const input = path.join(this.tmp, `original-${++this.seq}`);
+    const input = this.ctx.scratch('original');
     await fsp.writeFile(input, original);
-    const r = await this.lint(checker, [f], input);
+    const r = await checker.lint(setup, [f], this.ctx, input);
     await fsp.rm(input, { force: true });
-    if (r.ok) this.lintBefore.set(`${checker}\0${f}`, fillFrom(r.diagnostics, original));
+    if (r.ok) this.lintBefore.set(`${checker.id}\0${f}`, fillFrom(r.diagnostics, original));
     return r;
-  }
-
-  /** A linter on files (or one file's content from `stdin`); ESLint per nearest config, run from its directory. */
-  private async lint(checker: FileChecker, files: string[], stdin?: string): Promise<Outcome> {
-    if (checker === 'ruff') return this.lintRun('ruff', (report) => ruffCommand(this.setup.ruff!, report, files, stdin), (t) => parseRuffJson(t, this.opts.root));
-    const groups = new Map<string, { dir: string; bin: string; legacy: boolean; files: string[] }>();
-    for (const f of files) {
-      const c = nearestEslintConfig(this.opts.root, f);
-      if (!c) continue; // no config applies to it: ESLint has nothing to say
-      const g = groups.get(c.dir) ?? { dir: c.dir, bin: c.bin, legacy: c.legacy, files: [] };
-      g.files.push(path.relative(c.dir, path.join(this.opts.root, f)).split(path.sep).join('/'));
-      groups.set(c.dir, g);
-    }
-    const all: Diagnostic[] = [];
-    for (const g of groups.values()) {
-      const cwd = path.relative(this.opts.root, g.dir);
-      const r = await this.lintRun('eslint', (report) => eslintCommand(g, report, g.files, stdin, cwd), (t) => parseEslintJson(t, this.opts.root));
-      if (!r.ok) return r;
-      all.push(...r.diagnostics);
-    }
-    return { ok: true, diagnostics: all };
-  }
-
-  private async lintRun(checker: FileChecker, command: (report: string) => string, parse: (text: string) => Diagnostic[]): Promise<Outcome> {
-    const report = path.join(this.tmp, `${checker}-${++this.seq}.json`);
-    const r = await this.exec(command(report));
-    const failed = this.failure(r);
-    if (failed) return failed;
-    if (r.exitCode !== 0 && r.exitCode !== 1) return { ok: false, why: `it exited with ${r.exitCode}: ${firstLine(r.output)}`, off: true };
-    try {
-      return { ok: true, diagnostics: parse(await fsp.readFile(report, 'utf8')) };
-    } catch (e) {
-      return { ok: false, why: `its report could not be read (${errorMessage(e)})`, off: true };
-    } finally {
-      await fsp.rm(report, { force: true });
-    }
-  }
-
-  private exec(command: string): Promise<CommandResult> {
-    return this.opts.exec(command, { timeoutMs: this.opts.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS, maxOutputChars: MAX_OUTPUT_CHARS });
-  }
-
-  private failure(r: CommandResult): Outcome | null {
-    if (r.spawnError) return { ok: false, why: `it could not be started (${r.spawnError})`, off: true };
-    if (r.timedOut) return { ok: false, why: `it took longer than ${Math.round((this.opts.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS) / 1000)} s and was stopped`, off: true };
-    if (r.signal) return { ok: false, why: `it was killed (${r.signal})`, off: true };
-    return null;
   }
 }
 
-function firstLine(output: string): string {
-  const line = output.split('\n').find((l) => l.trim() !== '') ?? '(no output)';
-  return line.length > 200 ? line.slice(0, 200) + '…' : line;
+/** Diagnostics without repeats (two runs may report the same one). */
+function unique(ds: Diagnostic[]): Diagnostic[] {
+  const seen = new Set<string>();
+  return ds.filter((d) => {
+    const key = `${d.checker}:${d.file}:${d.line}:${d.column}:${d.code}:${d.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /** Fills in the source line each diagnostic points to, from the files as they are now. */

@@ -9,7 +9,7 @@
  * A category can be allowed only when both the policy allows it (action input
  * `test-integrity-allow`) and the task explicitly asks for it (see `taskAsksFor`).
  */
-import { isSnapshotFile, isTestFile } from '../verify/test-files.js';
+import { isSnapshotFile, isTestConfig, isTestFile } from '../lang/index.js';
 import type { TestChangeAnalysis } from './test-blocks.js';
 
 export type IntegrityCategory = 'delete-test' | 'remove-test' | 'skip' | 'assertion' | 'snapshot' | 'timeout' | 'config';
@@ -81,20 +81,8 @@ export function parseUnifiedDiff(diff: string): FileDiff[] {
 // One classifier for the whole harness (verify/test-files.ts); re-exported for the guard's callers.
 export { isSnapshotFile, isTestFile };
 
-const TEST_CONFIG = [
-  /(?:^|\/)jest\.config\.[cm]?[jt]s(?:on)?$/,
-  /(?:^|\/)vitest\.(?:config|workspace)\.[cm]?[jt]s$/,
-  /(?:^|\/)vite\.config\.[cm]?[jt]s$/,
-  /(?:^|\/)\.mocharc(?:\.[a-z]+)?$/,
-  /(?:^|\/)(?:pytest\.ini|tox\.ini|setup\.cfg|pyproject\.toml|conftest\.py)$/,
-  /(?:^|\/)package\.json$/,
-  /(?:^|\/)(?:Makefile|makefile|GNUmakefile)$/,
-  /(?:^|\/)\.nycrc(?:\.json)?$/,
-];
-
-export function isTestConfig(p: string): boolean {
-  return TEST_CONFIG.some((re) => re.test(p));
-}
+// Which files configure the test run: each language's (src/lang/); re-exported for the guard's callers.
+export { isTestConfig };
 
 /** Declarations of a test case, with the captured name. */
 const TEST_DECL: RegExp[] = [

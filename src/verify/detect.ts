@@ -10,7 +10,7 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { RUNNERS } from './runners/index.js';
+import { allRunners } from './runners/index.js';
 import type { PackageJson, Project } from './runners/runner.js';
 
 export interface DetectedCommands {
@@ -79,7 +79,7 @@ async function detectNode(project: Project): Promise<DetectedCommands | null> {
   let runnerCommand: string | null = null;
   let runnerWhy = '';
   if (!hasScript) {
-    for (const runner of RUNNERS) {
+    for (const runner of allRunners()) {
       if (runner.stack !== 'node' || !runner.detect) continue;
       const found = await runner.detect(project);
       if (found) {
@@ -133,7 +133,7 @@ export async function detectCommands(root: string): Promise<DetectedCommands> {
   const project = await readProject(root);
   const node = await detectNode(project);
   if (node) return node;
-  for (const runner of RUNNERS) {
+  for (const runner of allRunners()) {
     if (runner.stack === 'node' || !runner.detect) continue;
     const found = await runner.detect(project);
     if (found) return { setup: found.setup, test: found.test, stack: runner.stack, reason: found.reason };

@@ -17,19 +17,11 @@ import type { OriginalTestsResult, TestRun, Verdict } from './types.js';
 import { isSnapshotFile, isTestConfig, isTestFile } from '../guard/test-integrity.js';
 import type { TestSession } from './session.js';
 import type { ExpectationJudgement } from './expectation.js';
-
-/** Directories and names that hold test support (helpers, fixtures, mocks, setup files). */
-const SUPPORT = [
-  /(?:^|\/)(?:tests?|__tests__|__test__|spec|specs|__fixtures__|fixtures?|__mocks__|testdata|test-support|test-utils|test-helpers|testing)\//,
-  /(?:^|\/)(?:setupTests|jest\.setup|vitest\.setup|test-setup|test\.setup)\.[cm]?[jt]sx?$/,
-  /(?:^|\/)conftest\.py$/,
-  /(?:^|\/)(?:karma|ava|wdio|playwright|cypress)\.config\.[cm]?[jt]s$/,
-  /(?:^|\/)\.(?:c8rc|nycrc|taprc|babelrc)(?:\.json)?$/,
-];
+import { isTestSupportFile } from '../lang/index.js';
 
 /** A file whose change can alter what the tests check (rather than what the code does). */
 export function isTestSupport(p: string): boolean {
-  return isTestFile(p) || isSnapshotFile(p) || isTestConfig(p) || SUPPORT.some((re) => re.test(p));
+  return isTestFile(p) || isSnapshotFile(p) || isTestConfig(p) || isTestSupportFile(p);
 }
 
 /** The change split into the tests' part and the production part (a rename counts where either side is test-ish). */

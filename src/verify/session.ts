@@ -7,6 +7,7 @@
  * judged here once; the runs of the fail-to-pass proof of tests the model wrote.
  */
 import { isTestFileByName } from './test-files.js';
+import { languageOfFile, stemOfTest } from '../lang/index.js';
 import { copyFile, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -110,26 +111,25 @@ export function failingTestFiles(run: TestRun | null, allFiles: string[]): strin
   return [...out];
 }
 
-const TEST_NAME = /(?:^|\/)(?:test_)?([^/]+?)(?:[._-](?:test|spec))?(?:_test)?\.[cm]?[jt]sx?$|(?:^|\/)test_([^/]+)\.py$|(?:^|\/)([^/]+)_test\.(?:py|go)$/;
-
-/** Test files named after the changed source files (`src/plugin/duration/index.js` -> `test/plugin/duration.test.js`). */
+/**
+ * Test files named after the changed source files (`src/plugin/duration/index.js` ->
+ * `test/plugin/duration.test.js`), within the language (src/lang/: a change to math.js selects
+ * math.test.js, not test_math.py); a language that names no test after a source selects none.
+ */
 export function testFilesNamedAfter(changed: string[], allFiles: string[]): string[] {
-  const isTest = isTestFileByName;
-  // Same language family only: a change to math.js selects math.test.js, not test_math.py.
-  const family = (f: string) => (/\.py$/.test(f) ? 'py' : /\.go$/.test(f) ? 'go' : /\.[cm]?[jt]sx?$/.test(f) ? 'js' : 'other');
   const stems = new Set<string>();
   for (const c of changed) {
-    if (isTest(c) || family(c) === 'other') continue;
+    const lang = languageOfFile(c);
+    if (isTestFileByName(c) || !lang?.stemOfTest) continue;
     const parts = c.split('/');
     const base = parts[parts.length - 1].replace(/\.[^.]+$/, '');
-    stems.add(`${family(c)}:${base === 'index' && parts.length > 1 ? parts[parts.length - 2] : base}`);
+    stems.add(`${lang.id}:${base === 'index' && parts.length > 1 ? parts[parts.length - 2] : base}`);
   }
   if (stems.size === 0) return [];
   return allFiles.filter((f) => {
-    if (!isTest(f)) return false;
-    const m = f.match(TEST_NAME);
-    const stem = m ? (m[1] ?? m[2] ?? m[3]) : null;
-    return stem !== null && stem !== undefined && stems.has(`${family(f)}:${stem}`);
+    if (!isTestFileByName(f)) return false;
+    const named = stemOfTest(f);
+    return named !== null && stems.has(`${named.language}:${named.stem}`);
   });
 }
 

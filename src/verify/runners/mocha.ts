@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestCase, TestStatus } from '../types.js';
 import { testId } from '../identity.js';
-import { isTestFile } from '../test-files.js';
+import { isJsTestFile } from '../../lang/javascript/files.js';
 import { failure, oneLine, relativeTo, totalsOf, type StructuredResult } from './report.js';
 import { quote, type PlannedRun, type RunnerInfo, type SupportFile, type TestRunner } from './runner.js';
 import { Collector, indentOf, messageFrom, SEP, stripAnsi, type ParserResult, type TestTotals } from './text.js';
@@ -262,7 +262,7 @@ function mochaSelection(info: RunnerInfo, files: string[], reportFile: string): 
 }
 
 /** A JS/TS file that is a test file by name or place (`*.test.js`, `test/…`, `spec/…`). */
-const JS_TEST = { test: (f: string) => isTestFile(f) && /\.[cm]?[jt]sx?$/.test(f) };
+const JS_TEST = { test: isJsTestFile };
 
 export const mocha: TestRunner = {
   id: 'mocha',

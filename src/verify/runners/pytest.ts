@@ -18,7 +18,7 @@
  * `SUBFAILED` line while the test itself may be reported `PASSED`: the test failed.
  */
 import type { TestStatus } from '../types.js';
-import { isTestFileByName } from '../test-files.js';
+import { isPyTestFileByName } from '../../lang/python/files.js';
 import { core, quote, type TestRunner } from './runner.js';
 import { addTotals, Collector, summaryNumbers, type ParserResult, type TestTotals } from './text.js';
 
@@ -111,7 +111,7 @@ export const pytest: TestRunner = {
     else if (toxIni && /^\s*\[pytest\]/m.test(toxIni)) marker = 'tox.ini [pytest]';
     else if (await exists('conftest.py')) marker = 'conftest.py';
     else {
-      const isTestFile = (f: string) => f.endsWith('.py') && isTestFileByName(f);
+      const isTestFile = isPyTestFileByName;
       for (const dir of ['tests', 'test']) {
         if ((await listDir(dir)).some(isTestFile)) {
           marker = `${dir}/test_*.py`;

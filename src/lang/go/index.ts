@@ -1,0 +1,15 @@
+/** Go: `*_test.go` files, imports within the module (go.mod), `go test`. No checker yet (a `go vet` would be one file here). */
+import { go as goTest } from '../../verify/runners/go.js';
+import type { Language } from '../types.js';
+import { goDependencies } from './imports.js';
+
+export const go = {
+  id: 'go',
+  sources: /\.go$/,
+  testNames: [/_test\.go$/],
+  testPlaces: [],
+  stemOfTest: (p: string) => /(?:^|\/)([^/]+)_test\.go$/.exec(p)?.[1] ?? null,
+  dependencies: goDependencies,
+  runners: [goTest],
+  checkers: [],
+} as const satisfies Language;
