@@ -9,7 +9,7 @@
  * A category can be allowed only when both the policy allows it (action input
  * `test-integrity-allow`) and the task explicitly asks for it (see `taskAsksFor`).
  */
-import { isSnapshotFile, isTestConfig, isTestFile } from '../lang/index.js';
+import { isSkipMarker, isSnapshotFile, isTestConfig, isTestFile, testDeclarations } from '../lang/index.js';
 import type { TestChangeAnalysis } from './test-blocks.js';
 
 export type IntegrityCategory = 'delete-test' | 'remove-test' | 'skip' | 'assertion' | 'snapshot' | 'timeout' | 'config';
@@ -84,40 +84,14 @@ export { isSnapshotFile, isTestFile };
 // Which files configure the test run: each language's (src/lang/); re-exported for the guard's callers.
 export { isTestConfig };
 
-/** Declarations of a test case, with the captured name. */
-const TEST_DECL: RegExp[] = [
-  /\b(?:it|test|specify)\s*(?:\.\w+\s*)?\(\s*(['"`])(.+?)\1/,
-  /^\s*(?:async\s+)?def\s+(test_\w+)\s*\(/,
-  /^\s*func\s+(Test\w+)\s*\(/,
-  /^\s*#\[test\]/,
-];
-
+/** A test case declared on the line (each language's declarations, src/lang/), with its name. */
 function testName(line: string): string | null {
-  for (const re of TEST_DECL) {
+  for (const re of testDeclarations()) {
     const m = line.match(re);
     if (m) return m[2] ?? m[1] ?? line.trim();
   }
   return null;
 }
-
-const SKIP_MARKERS: RegExp[] = [
-  /\b(?:describe|it|test|context|suite|specify)\.(?:skip|only|todo|skipIf|runIf)\b/,
-  /\b(?:xit|xdescribe|xtest|xcontext|fit|fdescribe|ftest)\s*\(/,
-  /@pytest\.mark\.(?:skip|skipif|xfail)\b/,
-  /\bpytest\.(?:skip|xfail)\s*\(/,
-  /@unittest\.(?:skip|skipIf|skipUnless|expectedFailure)\b/,
-  /\bt\.Skip(?:f|Now)?\s*\(/,
-  /#\[ignore\]/,
-  /\{\s*skip\s*:\s*(?!false)/,
-  /\bthis\.skip\s*\(/,
-  /\bt\.(?:skip|todo)\s*\(/,
-  // pytest's other forms: a module-level `pytestmark = pytest.mark.skip`, `pytest.param(…, marks=pytest.mark.xfail)`,
-  // `pytest.importorskip(…)`, unittest's `self.skipTest(…)` / `raise SkipTest`
-  /\bpytest\.mark\.(?:skip|skipif|xfail)\b/,
-  /\bpytest\.importorskip\s*\(/,
-  /\bself\.skipTest\s*\(/,
-  /\braise\s+(?:unittest\.)?SkipTest\b/,
-];
 
 /** Markers that select tests (`.only`, `fit`): what they leave out is not reported as skipped by every runner, so the line decides. */
 const FOCUS = /\.(?:only|runIf)\b|\b(?:fit|fdescribe|ftest)\s*\(/;
@@ -203,7 +177,7 @@ export function checkTestIntegrity(diff: string | FileDiff[], allowed: Integrity
       const removedSet = new Set(f.removed.map((l) => l.trim()));
       for (const line of f.added) {
         if (removedSet.has(line.trim())) continue;
-        if (SKIP_MARKERS.some((re) => re.test(line))) push({ category: 'skip', file: f.path, line: clip(line), reason: `adds a skip/only/xfail marker in ${f.path}`, ...(FOCUS.test(line) ? {} : { judgedBy: 'skipped-tests' as const }) });
+        if (isSkipMarker(line)) push({ category: 'skip', file: f.path, line: clip(line), reason: `adds a skip/only/xfail marker in ${f.path}`, ...(FOCUS.test(line) ? {} : { judgedBy: 'skipped-tests' as const }) });
       }
       // Assertions removed or weakened (only in existing files: a new file only adds).
       if (f.status !== 'added') {

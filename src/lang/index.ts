@@ -67,6 +67,16 @@ export function isTestSupportFile(p: string): boolean {
   return SUPPORT_DIRS.test(p) || registered.some((l) => l.testSupport?.some((re) => re.test(p)));
 }
 
+/** Every language's test-case declarations, in the registry's order (the guard names a removed test by them). */
+export function testDeclarations(): RegExp[] {
+  return registered.flatMap((l) => l.testDeclarations ?? []);
+}
+
+/** A line that adds a skip, focus or expected-failure marker in any language. */
+export function isSkipMarker(line: string): boolean {
+  return registered.some((l) => l.skipMarkers?.some((re) => re.test(line)));
+}
+
 /** The name of the source a test file is named after, within its language; null when it names none. */
 export function stemOfTest(p: string): { language: string; stem: string } | null {
   const lang = languageOfFile(p);

@@ -52,6 +52,10 @@ export interface Language {
    * name is its file name, or its directory's for an `index` file), within the language; null when none.
    */
   stemOfTest?(file: string): string | null;
+  /** A line that declares a test case, the name captured (`it('adds', …)`, `def test_adds(`); first match wins, in the registry's order. */
+  testDeclarations?: readonly RegExp[];
+  /** A line that skips, focuses or expects failure of tests (`it.skip`, `@pytest.mark.xfail`, `t.Skip(`). */
+  skipMarkers?: readonly RegExp[];
   /**
    * Localization: the module a test file is named after, matched against the stems of the
    * language's sources (`tests/test_cached.py` → `cached` finds `pkg/_cached.py`); null when none.

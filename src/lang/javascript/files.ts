@@ -20,6 +20,18 @@ export const JS_TEST_SUPPORT = [
   /(?:^|\/)\.(?:c8rc|nycrc|taprc|babelrc)(?:\.json)?$/,
 ];
 
+/** `it('name', …)`, `test.each(…)('name', …)`, `specify('name', …)`: the name captured second. */
+export const JS_TEST_DECLARATIONS = [/\b(?:it|test|specify)\s*(?:\.\w+\s*)?\(\s*(['"`])(.+?)\1/];
+
+/** Skip, focus and todo markers of jest, vitest, mocha, node:test and tap. */
+export const JS_SKIP_MARKERS = [
+  /\b(?:describe|it|test|context|suite|specify)\.(?:skip|only|todo|skipIf|runIf)\b/,
+  /\b(?:xit|xdescribe|xtest|xcontext|fit|fdescribe|ftest)\s*\(/,
+  /\{\s*skip\s*:\s*(?!false)/,
+  /\bthis\.skip\s*\(/,
+  /\bt\.(?:skip|todo)\s*\(/,
+];
+
 /** A JavaScript or TypeScript test file (by name, or under `__tests__/`, `test/`, `spec/`). */
 export function isJsTestFile(p: string): boolean {
   return JS_SOURCE.test(p) && (JS_TEST_NAMES.some((re) => re.test(p)) || TEST_DIRS.test(p) || JS_TEST_PLACES.some((re) => re.test(p))) && !isSnapshotFile(p);

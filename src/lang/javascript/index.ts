@@ -10,7 +10,7 @@ import { tap } from '../../verify/runners/tap.js';
 import { vitest } from '../../verify/runners/vitest.js';
 import type { Language } from '../types.js';
 import { eslint } from './eslint.js';
-import { JS_SOURCE, JS_TEST_CONFIG, JS_TEST_NAMES, JS_TEST_PLACES, JS_TEST_SUPPORT, jsTestStem } from './files.js';
+import { JS_SKIP_MARKERS, JS_SOURCE, JS_TEST_CONFIG, JS_TEST_DECLARATIONS, JS_TEST_NAMES, JS_TEST_PLACES, JS_TEST_SUPPORT, jsTestStem } from './files.js';
 import { jsDependencies, jsImportCandidates } from './imports.js';
 import { tsc } from './tsc.js';
 
@@ -21,6 +21,8 @@ export const javascript = {
   testPlaces: JS_TEST_PLACES,
   testConfig: JS_TEST_CONFIG,
   testSupport: JS_TEST_SUPPORT,
+  testDeclarations: JS_TEST_DECLARATIONS,
+  skipMarkers: JS_SKIP_MARKERS,
   stemOfTest: jsTestStem,
   importCandidates: jsImportCandidates,
   dependencies: jsDependencies,

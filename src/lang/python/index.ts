@@ -5,7 +5,7 @@
  */
 import { pytest } from '../../verify/runners/pytest.js';
 import type { Language } from '../types.js';
-import { PY_SOURCE, PY_TEST_CONFIG, PY_TEST_NAMES, PY_TEST_PLACES, PY_TEST_SUPPORT, pyTestStem, pythonTestSubject } from './files.js';
+import { PY_SKIP_MARKERS, PY_SOURCE, PY_TEST_CONFIG, PY_TEST_DECLARATIONS, PY_TEST_NAMES, PY_TEST_PLACES, PY_TEST_SUPPORT, pyTestStem, pythonTestSubject } from './files.js';
 import { pyDependencies, pyImportCandidates, resolvePyImport } from './imports.js';
 import { mypy } from './mypy.js';
 import { pyright } from './pyright.js';
@@ -18,6 +18,8 @@ export const python = {
   testPlaces: PY_TEST_PLACES,
   testConfig: PY_TEST_CONFIG,
   testSupport: PY_TEST_SUPPORT,
+  testDeclarations: PY_TEST_DECLARATIONS,
+  skipMarkers: PY_SKIP_MARKERS,
   stemOfTest: pyTestStem,
   testSubject: pythonTestSubject,
   resolveImport: resolvePyImport,

@@ -1,4 +1,4 @@
-/** Rust: test files under `tests/`, `cargo test`. */
+/** Rust: test files under `tests/`, `#[test]` and `#[ignore]`, `cargo test`. */
 import { cargo } from '../../verify/runners/cargo.js';
 import type { Language } from '../types.js';
 
@@ -7,6 +7,8 @@ export const rust = {
   sources: /\.rs$/,
   testNames: [],
   testPlaces: [/(?:^|\/)tests?\/.*\.rs$/],
+  testDeclarations: [/^\s*#\[test\]/],
+  skipMarkers: [/#\[ignore\]/],
   runners: [cargo],
   checkers: [],
 } as const satisfies Language;
