@@ -158,3 +158,12 @@ describe('adding a language is local: one Language value registered, nothing els
     expect(observed().testFile).toBe(false);
   });
 });
+
+describe('what a runner module says of its reports', () => {
+  test('the parsers that name skipped tests, and those whose counts are test cases', async () => {
+    const { parserTells } = await import('../../src/verify/runners/index.js');
+    const ids = ['jest', 'vitest', 'mocha', 'node-test', 'tap', 'pytest', 'go', 'cargo', 'none'];
+    expect(ids.filter((id) => parserTells(id).reportsSkips)).toEqual(['jest', 'vitest', 'mocha', 'node-test', 'tap', 'pytest', 'go']);
+    expect(ids.filter((id) => parserTells(id).countsTests)).toEqual(['jest', 'vitest', 'mocha', 'node-test', 'pytest']);
+  });
+});

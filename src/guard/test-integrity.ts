@@ -9,6 +9,7 @@
  * A category can be allowed only when both the policy allows it (action input
  * `test-integrity-allow`) and the task explicitly asks for it (see `taskAsksFor`).
  */
+import { parserTells } from '../verify/runners/index.js';
 import { isSkipMarker, isSnapshotFile, isTestConfig, isTestFile, testDeclarations } from '../lang/index.js';
 import type { TestChangeAnalysis } from './test-blocks.js';
 
@@ -230,9 +231,6 @@ export function checkTestIntegrity(diff: string | FileDiff[], allowed: Integrity
   return findings;
 }
 
-/** Runners whose reports name skipped tests, so a skip marker is judged by what they report. */
-const REPORTS_SKIPS = new Set(['jest', 'vitest', 'mocha', 'node-test', 'tap', 'pytest', 'go']);
-
 /**
  * The tests a change skips, by what the runner reports before (`baseline`) and after (`run`),
  * not by the lines: more skipped tests than before, or a test that passed before and is skipped
@@ -243,7 +241,7 @@ export function newlySkipped(
   baseline: { tests: { id: string; status: string }[]; counts: { skipped: number }; parsedFrom: string },
   run: { tests: { id: string; status: string }[]; counts: { skipped: number }; parsedFrom: string; scope?: string },
 ): string[] | null {
-  if (!REPORTS_SKIPS.has(run.parsedFrom) || run.parsedFrom !== baseline.parsedFrom || run.scope === 'related') return null;
+  if (!parserTells(run.parsedFrom).reportsSkips || run.parsedFrom !== baseline.parsedFrom || run.scope === 'related') return null;
   const before = new Map(baseline.tests.map((t) => [t.id, t.status]));
   const skippedNow = run.tests.filter((t) => t.status === 'skipped');
   const wasRunning = skippedNow.filter((t) => before.get(t.id) === 'passed' || before.get(t.id) === 'failed').map((t) => t.id);

@@ -18,6 +18,7 @@ import type { FileChange } from '../ports/git.js';
 import type { GamingFinding, JudgedRun, TestProof, TestRun, Verdict } from './types.js';
 import { GAMING_TITLE, gamingRefusal } from '../guard/gaming/index.js';
 import { isTestFile } from './test-files.js';
+import { parserTells } from './runners/index.js';
 import { newlySkipped, renderRefusal, type IntegrityFinding } from '../guard/test-integrity.js';
 import { snapshotOwner, type ChangedExpectation } from './expectation.js';
 import type { VacuousTest } from '../guard/test-blocks.js';
@@ -298,9 +299,6 @@ function skippedRefusal(s: AttemptState, d: JudgeDeps): CheckVerdict | null {
   return { pass: false, forReport: 'refused by the test-integrity guard (skipped tests)', toModel: `${renderRefusal(markers)}\n(${evidence}.)` };
 }
 
-/** Runners whose counts are test cases (not assertions, as TAP's are). */
-const COUNTS_TESTS = new Set(['jest', 'vitest', 'mocha', 'pytest', 'node-test']);
-
 const collapse = (x: string) => x.replace(/\s+/g, ' ').trim();
 
 /** The runner's result for a test given by file and name path: a test whose id ends with that path (in that file, when ids name files). */
@@ -327,7 +325,7 @@ function movedRefusal(s: AttemptState, d: JudgeDeps): CheckVerdict | null {
   let bad: IntegrityFinding[];
   let why: string;
   const listsEach = run.tests.length > 0 && run.tests.length >= run.counts.passed + run.counts.failed + run.counts.skipped;
-  if (!listsEach && COUNTS_TESTS.has(run.parsedFrom) && run.parsedFrom === d.baseline.parsedFrom) {
+  if (!listsEach && parserTells(run.parsedFrom).countsTests && run.parsedFrom === d.baseline.parsedFrom) {
     // The runner gives counts, not the passing tests: every test of the change must be counted as
     // passing (the passing count grows by the tests added less those removed), none more skipped.
     const grew = run.counts.passed - d.baseline.counts.passed;

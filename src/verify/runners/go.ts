@@ -193,6 +193,7 @@ export const go: TestRunner = {
   id: 'go',
   stack: 'go',
   parsedFrom: 'go',
+  reportsSkips: true,
   invokedBy: (c) => /^go\s+test\b/.test(c),
   detect: async ({ exists }) => ((await exists('go.mod')) ? { setup: null, test: 'go test ./...', reason: 'go.mod' } : null),
   reportExtension: 'jsonl',

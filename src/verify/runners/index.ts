@@ -147,6 +147,12 @@ async function workspaceTarget(testCommand: string, root: string, pkg: PackageJs
 
 const parsedFromOf = (id: RunnerId): ParsedFrom => runnerById(id)?.parsedFrom ?? 'none';
 
+/** What the parser that read a run (its `parsedFrom`) tells: whether it names skipped tests, whether its counts are test cases. */
+export function parserTells(parsedFrom: string): { reportsSkips: boolean; countsTests: boolean } {
+  const r = allRunners().find((x) => x.parsedFrom === parsedFrom);
+  return { reportsSkips: r?.reportsSkips === true, countsTests: r?.countsTests === true };
+}
+
 /** The report file extension for a runner's composed runs. */
 export function reportExtension(id: RunnerId): string {
   return runnerById(id)?.reportExtension ?? 'xml';

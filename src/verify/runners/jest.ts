@@ -178,6 +178,8 @@ export const jest: TestRunner = {
   id: 'jest',
   stack: 'node',
   parsedFrom: 'jest',
+  reportsSkips: true,
+  countsTests: true,
   invokedBy: (c) => /^(?:\.\/node_modules\/\.bin\/)?jest\b/.test(c),
   directCall: true,
   async detect({ pkg, files }) {

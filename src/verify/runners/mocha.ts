@@ -268,6 +268,8 @@ export const mocha: TestRunner = {
   id: 'mocha',
   stack: 'node',
   parsedFrom: 'mocha',
+  reportsSkips: true,
+  countsTests: true,
   invokedBy: (c) => /^(?:\.\/node_modules\/\.bin\/)?mocha\b/.test(c),
   directCall: true,
   async detect({ pkg, files }) {

@@ -100,6 +100,8 @@ export const nodeTest: TestRunner = {
   id: 'node-test',
   stack: 'node',
   parsedFrom: 'node-test',
+  reportsSkips: true,
+  countsTests: true,
   invokedBy: (c) => /^node\b.*\s--test\b/.test(c),
   async detect({ listDir }) {
     const testFile = /\.test\.[cm]?js$/;

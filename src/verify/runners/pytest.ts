@@ -98,6 +98,8 @@ export const pytest: TestRunner = {
   id: 'pytest',
   stack: 'python',
   parsedFrom: 'pytest',
+  reportsSkips: true,
+  countsTests: true,
   invokedBy: (c) => PYTEST_CALL.test(c) || PYTEST_WRAPPER.test(c),
   appendable: (c) => PYTEST_CALL.test(c),
   async detect({ readText, exists, listDir }) {

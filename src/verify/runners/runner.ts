@@ -157,6 +157,10 @@ export interface TestRunner {
    * ones: the session adds the test files whose imports reach a changed file (verify/imports.ts).
    */
   relatedByImports?: boolean;
+  /** Its reports name skipped tests, so a skip marker is judged by what it reports (guard/test-integrity.ts `newlySkipped`). */
+  reportsSkips?: boolean;
+  /** Its counts are test cases (not assertions, as TAP's are): a moved test may be judged by the passing count (verify/judge.ts). */
+  countsTests?: boolean;
   /** Only the given test files; null when not possible. */
   files?(info: Appendable, testFiles: string[], reportFile: string): PlannedRun | null;
   /** The command with the reporter plumbing of `compose`/`related`/`files` removed (for humans). */

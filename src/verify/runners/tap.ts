@@ -241,6 +241,7 @@ export const tap: TestRunner = {
   id: 'tap',
   stack: 'node',
   parsedFrom: 'tap',
+  reportsSkips: true,
   invokedBy: () => false,
   output: [{ kind: 'lines', detect: (t) => /^\s*(?:not )?ok \d+\b/m.test(t), parse: parseTap }],
 };

@@ -127,6 +127,8 @@ export const vitest: TestRunner = {
   id: 'vitest',
   stack: 'node',
   parsedFrom: 'vitest',
+  reportsSkips: true,
+  countsTests: true,
   invokedBy: (c) => /^(?:\.\/node_modules\/\.bin\/)?vitest\b/.test(c),
   directCall: true,
   async detect({ pkg, files }) {
