@@ -4,6 +4,7 @@
  * Pure over the map, the signals and a reader of file lines.
  */
 import { isTestFile } from '../guard/test-integrity.js';
+import { declaredTestSpan } from '../lang/index.js';
 import type { Definition } from './extract.js';
 import type { RepoMap } from './map.js';
 import { rankFiles, type RankedFile } from './rank.js';
@@ -80,29 +81,12 @@ function fileRegions(rf: RankedFile, signals: Signals, lines: string[], testRefs
   return picked;
 }
 
-/** A Python function's span: from its `def` line (and decorators above it) to its last indented line. */
-function pythonDefSpan(lines: string[], at: number): { start: number; end: number } {
-  const indent = /^\s*/.exec(lines[at])![0].length;
-  let start = at;
-  while (start > 0 && /^\s*@/.test(lines[start - 1]) && /^\s*/.exec(lines[start - 1])![0].length === indent) start--;
-  let end = at;
-  for (let i = at + 1; i < lines.length && i < at + 200; i++) {
-    if (lines[i].trim() === '') continue;
-    if (/^\s*/.exec(lines[i])![0].length <= indent) break;
-    end = i;
-  }
-  return { start: start + 1, end: end + 1 };
-}
-
-/** The span of a test (`it("name", ...)`, Python's `def test_name(`) from its title's line to where its brackets (or its indented body) end. */
+/** The span of a test from its title's line: declared in a language's own way (Python's `def test_name(`: its indented body, src/lang/), else to where the brackets of `it("name", ...)` end. */
 export function testSpan(lines: string[], name: string): { start: number; end: number } | null {
   const needle = name.trim();
   if (needle.length < 3) return null;
-  if (/^\w+$/.test(needle)) {
-    const def = new RegExp(`^\\s*(?:async\\s+)?def\\s+${needle}\\s*\\(`);
-    const at = lines.findIndex((l) => def.test(l));
-    if (at >= 0) return pythonDefSpan(lines, at);
-  }
+  const declared = declaredTestSpan(lines, needle);
+  if (declared) return declared;
   let at = lines.findIndex((l) => l.includes(needle));
   if (at < 0) {
     const head = needle.slice(0, 40);

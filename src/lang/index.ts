@@ -116,6 +116,15 @@ export function resolveImport(from: string, spec: string, files: KnownFiles): st
   return null;
 }
 
+/** Localization: the span of a test declared in a language's own way (Python's `def test_x(`), the first language's that finds it; null when none does. */
+export function declaredTestSpan(lines: string[], name: string): { start: number; end: number } | null {
+  for (const l of registered) {
+    const span = l.testSpan?.(lines, name);
+    if (span) return span;
+  }
+  return null;
+}
+
 /** Localization: the module a test file is named after, with its language (`tests/test_cached.py` → python `cached`); null when none. */
 export function testSubject(p: string): { language: string; subject: string } | null {
   for (const l of registered) {

@@ -61,6 +61,8 @@ export interface Language {
    * language's sources (`tests/test_cached.py` → `cached` finds `pkg/_cached.py`); null when none.
    */
   testSubject?(file: string): string | null;
+  /** Localization: the lines of a test named `name` when it is declared in this language's own way (`def test_x(`); null otherwise. */
+  testSpan?(lines: string[], name: string): { start: number; end: number } | null;
   /** Localization: the tracked file an import written in `from` names; null: none of the repository; undefined: not this language's syntax (the shared path resolution applies). */
   resolveImport?(from: string, spec: string, files: KnownFiles): string | null | undefined;
   /** Localization: the file names a path written in an import may stand for (`./b` → `./b.ts`, `./b/index.ts`), in order. */

@@ -6,6 +6,7 @@
 import { pytest } from '../../verify/runners/pytest.js';
 import type { Language } from '../types.js';
 import { PY_SKIP_MARKERS, PY_SOURCE, PY_TEST_CONFIG, PY_TEST_DECLARATIONS, PY_TEST_NAMES, PY_TEST_PLACES, PY_TEST_SUPPORT, pyTestStem, pythonTestSubject } from './files.js';
+import { pyTestSpan } from './spans.js';
 import { pyDependencies, pyImportCandidates, resolvePyImport } from './imports.js';
 import { mypy } from './mypy.js';
 import { pyright } from './pyright.js';
@@ -22,6 +23,7 @@ export const python = {
   skipMarkers: PY_SKIP_MARKERS,
   stemOfTest: pyTestStem,
   testSubject: pythonTestSubject,
+  testSpan: pyTestSpan,
   resolveImport: resolvePyImport,
   importCandidates: pyImportCandidates,
   dependencies: pyDependencies,
