@@ -1,6 +1,7 @@
 /**
- * Jest runs the TypeScript sources directly (ts-jest, ESM). Type checking is `npm run typecheck`,
- * the tree's lint `npm run lint`; `npm test` runs all three.
+ * Jest runs the TypeScript sources directly: esbuild strips the types file by file
+ * (test-support/esbuild-transform.cjs, ESM). Type checking is `npm run typecheck`, the tree's lint
+ * `npm run lint`; `npm test` runs all three.
  *
  * Three projects, chosen by folder:
  * - `__tests__/unit/`: pure modules (no git, no process, no server, no temporary files); seconds
@@ -14,7 +15,7 @@ const project = {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
-  transform: { '^.+\\.ts$': ['ts-jest', { useESM: true, diagnostics: false }], '^.+\\.pl$': '<rootDir>/scripts/text-transform.cjs' },
+  transform: { '^.+\\.ts$': '<rootDir>/test-support/esbuild-transform.cjs', '^.+\\.pl$': '<rootDir>/scripts/text-transform.cjs' },
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json', 'pl'],
   setupFiles: ['<rootDir>/test-support/jest-env.cjs'],
 };

@@ -11,14 +11,14 @@
  *
  *   node scripts/run-ts.mjs bench/dialects.ts [--ids a,b] [--modes issue,ci] [--dialects plain,deepseek,...] [--out FILE]
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startScriptedModel } from '../src/scripted/server.js';
 import type { Script } from '../src/scripted/script.js';
 import { DIALECTS, isDialect, type Dialect } from '../src/scripted/dialects.js';
-import { node24, ROOT } from '../test-support/run-action.js';
+import { node24 } from '../test-support/run-action.js';
+import { fixWithCli } from './cli-run.js';
 import { arg, ciText, oracle, prepareTask, type DevTask } from './dev-task.js';
 
 const mirrors = arg('mirrors', '/work/.mirror')!;
@@ -35,21 +35,12 @@ const setupInRun = process.argv.includes('--setup-in-run');
 
 async function runCli(dir: string, t: DevTask, text: string, script: Script, dialect: Dialect) {
   const capped = dialect === 'github-models';
-  const model = await startScriptedModel(script, { dialect, limits: capped ? { maxInputTokens: 8000 } : {}, allowExhaustion: true });
   const flags = capped ? ['--max-input-tokens', '8000', '--max-output-tokens', '4000'] : ['--max-input-tokens', '1000000'];
-  const t0 = performance.now();
-  const child = spawn(node24(), [path.join(ROOT, 'dist', 'cli.js'), 'fix', text, '--repo', dir, '--test-command', t.test_command, '--base-url', model.url, '--model', 'scripted', '--max-iterations', '1', '--json', ...flags, ...(setupInRun ? ['--setup-command', t.install_command] : [])], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', OPENAI_API_KEY: 'bench-key-123456' },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const { report, model, wallMs } = await fixWithCli(dir, t, text, script, {
+    model: 'scripted',
+    server: { dialect, limits: capped ? { maxInputTokens: 8000 } : {} },
+    flags: [...flags, ...(setupInRun ? ['--setup-command', t.install_command] : [])],
   });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += d));
-  child.stderr.on('data', (d: Buffer) => (err += d));
-  await new Promise((r) => child.on('close', r));
-  const wallMs = Math.round(performance.now() - t0);
-  await model.close();
-  const report = out.trim().startsWith('{') ? JSON.parse(out) : { status: 'cli-error', detail: err.slice(-400) };
   const tokens = model.requestTokens;
   return {
     dialect,

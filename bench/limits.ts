@@ -20,13 +20,13 @@
  *
  *   node scripts/run-ts.mjs bench/limits.ts [--ids a,b] [--modes issue,ci] [--variants none,8000,4000] [--main-cli FILE] [--out FILE]
  */
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startScriptedModel, type EndpointLimits } from '../src/scripted/server.js';
+import type { EndpointLimits } from '../src/scripted/server.js';
 import type { Script } from '../src/scripted/script.js';
-import { node24, ROOT } from '../test-support/run-action.js';
+import { node24 } from '../test-support/run-action.js';
+import { fixWithCli } from './cli-run.js';
 import { arg, ciText, oracle, prepareTask, type DevTask } from './dev-task.js';
 
 const mirrors = arg('mirrors', '/work/.mirror')!;
@@ -41,22 +41,8 @@ const variants = (arg('variants', `none,8000,4000${mainCli ? ',main-8000' : ''}`
 async function runCli(dir: string, t: DevTask, text: string, script: Script, variant: string) {
   const cap = variant === 'none' ? undefined : Number(variant.replace(/^main-/, ''));
   const limits: EndpointLimits = cap ? { maxInputTokens: cap } : {};
-  const model = await startScriptedModel(script, { limits, allowExhaustion: true });
-  const cli = variant.startsWith('main-') ? mainCli! : path.join(ROOT, 'dist', 'cli.js');
   const flags = variant.startsWith('main-') ? [] : ['--max-input-tokens', String(cap ?? 1_000_000), ...(cap ? ['--max-output-tokens', '4000'] : [])];
-  const t0 = performance.now();
-  const child = spawn(node24(), [cli, 'fix', text, '--repo', dir, '--test-command', t.test_command, '--base-url', model.url, '--model', 'openai/gpt-4.1', '--max-iterations', '1', '--json', ...flags], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', OPENAI_API_KEY: 'bench-key-123456' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += d));
-  child.stderr.on('data', (d: Buffer) => (err += d));
-  await new Promise((r) => child.on('close', r));
-  const wallMs = Math.round(performance.now() - t0);
-  await model.close();
-  const report = out.trim().startsWith('{') ? JSON.parse(out) : { status: 'cli-error', detail: err.slice(-400) };
+  const { report, model, wallMs } = await fixWithCli(dir, t, text, script, { model: 'openai/gpt-4.1', server: { limits }, flags, ...(variant.startsWith('main-') ? { cli: mainCli! } : {}) });
   const tokens = model.requestTokens;
   return {
     variant,

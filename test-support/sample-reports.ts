@@ -6,20 +6,10 @@
  */
 import type { RunReport } from '../src/fix/types.js';
 import type { TestRun } from '../src/verify/types.js';
+import { testRun } from './builders.js';
 
 /** A test run with defaults (a passing `npm test`), overridden by `over`. */
-export const run = (over: Partial<TestRun>): TestRun => ({
-  command: 'npm test',
-  exitCode: 0,
-  timedOut: false,
-  durationMs: 1200,
-  succeeded: true,
-  tests: [],
-  counts: { passed: 4, failed: 0, skipped: 0 },
-  parsedFrom: 'node-test',
-  outputTail: '',
-  ...over,
-});
+export const run = (over: Partial<TestRun>): TestRun => testRun(0, [], { durationMs: 1200, succeeded: true, counts: { passed: 4, failed: 0, skipped: 0 }, parsedFrom: 'node-test', ...over });
 
 const failing = (ids: string[], passed = 2): TestRun =>
   run({ exitCode: 1, succeeded: false, counts: { passed, failed: ids.length, skipped: 0 }, tests: ids.map((id) => ({ id, status: 'failed' as const })) as TestRun['tests'] });

@@ -14,14 +14,11 @@
  * Each as root and as an unprivileged user where the machine allows it.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { startFakeGitHub } from '../../test-support/fake-github.js';
-import { startScriptedModel } from '../../src/scripted/server.js';
 import type { Script } from '../../src/scripted/script.js';
-import { makeRepo, cloneShallow, cleanupFixtures, tempDir, gitIn } from '../../test-support/git-fixture.js';
-import { runAction } from '../../test-support/run-action.js';
-import { GH_TOKEN, API_KEY, OWNER, REPO, labeledPayload } from '../../test-support/run-main.js';
+import { makeRepo, cleanupFixtures, gitIn } from '../../test-support/git-fixture.js';
+import { giveToNobody, runIssueAction, stageIssueRun, startIssueServers } from '../../test-support/issue-run.js';
 import { probeSandbox } from '../../src/sandbox/sandbox.js';
 import { HOME_CREDENTIALS } from '../../src/sandbox/home.js';
 
@@ -60,39 +57,27 @@ interface Case {
 }
 
 async function run(c: Case) {
-  const repo = makeRepo(c.files);
-  const owned = c.origin?.(repo.dir) ?? [];
+  let owned: string[] = [];
+  const stage = stageIssueRun(c.files, 'agent-fix-e2e-isolation-', ({ repo }) => {
+    owned = c.origin?.(repo.dir) ?? [];
+  });
+  const { repo, workspace, home, temp } = stage;
   const base = repo.git('rev-parse', 'HEAD');
-  const temp = tempDir('agent-fix-e2e-isolation-');
-  const home = path.join(temp, 'home');
-  mkdirSync(home, { recursive: true });
-  const workspace = cloneShallow(repo.remoteUrl).dir;
   c.prepare?.({ workspace, home, temp });
-  if (c.user === 'nobody') {
-    for (const d of [path.dirname(repo.remoteDir), path.dirname(workspace), temp, ...owned]) execFileSync('chown', ['-R', 'nobody:nogroup', d]);
-    for (const d of [path.dirname(repo.remoteDir), path.dirname(workspace), temp, ...owned]) chmodSync(d, 0o755);
-  }
-  const github = await startFakeGitHub({ owner: OWNER, repo: REPO, token: GH_TOKEN, gitDir: repo.remoteDir });
+  if (c.user === 'nobody') giveToNobody(stage, owned);
   // a run that is not fixed ends before the script does
-  const model = await startScriptedModel({ steps: c.steps }, { allowExhaustion: true });
+  const servers = await startIssueServers(stage, c.steps, { model: { allowExhaustion: true }, policy: c.policy });
+  const { github, model } = servers;
   open.push(github, model);
-  github.setPermission('maintainer', 'write');
-  if (c.policy) github.setFile('.github/agent-fix.yml', c.policy);
-  github.addIssue({ number: 7, title: 'add is wrong', body: 'add(2, 3) returns -1', author: 'reporter', labels: ['agent-fix'] });
   const gitConfigBefore = readFileSync(path.join(workspace, '.git', 'config'), 'utf8');
   const hooksBefore = readdirSync(path.join(workspace, '.git', 'hooks')).sort();
-  const result = await runAction({
-    workspace,
-    tempDir: temp,
-    eventName: 'issues',
-    payload: labeledPayload('maintainer'),
-    repository: `${OWNER}/${REPO}`,
-    apiUrl: github.url,
-    inputs: { 'github-token': GH_TOKEN, 'api-key': API_KEY, 'base-url': model.url, model: 'gpt-4.1-mini', 'test-command': c.test, ...(c.setup ? { 'setup-command': c.setup } : {}), 'max-iterations': '3' },
+  const result = await runIssueAction(stage, servers, {
+    test: c.test,
+    setup: c.setup,
+    user: c.user,
     // TMPDIR of the job's own (what a test run without the sandbox leaves in the temp stays in this test)
     extraEnv: { HOME: home, TMPDIR: temp, ...(c.extraEnv?.({ home, temp }) ?? {}), ...(c.sandbox === 'off' ? { AGENT_FIX_SANDBOX: 'off' } : {}) },
-    ...(c.user === 'nobody' ? { asUser: c.user } : {}),
-    ...(c.prefix ? { prefix: c.prefix } : {}),
+    prefix: c.prefix,
   });
   if (process.env.ISO_DEBUG) console.log(c.sandbox, c.test, result.outputs.status, result.summary.slice(0, 3000), result.stdout.slice(-3000));
   const pushed = spawnSync('git', ['--git-dir', repo.remoteDir, 'diff', '--name-only', base, 'agent-fix/issue-7'], { encoding: 'utf8' }).stdout.trim();

@@ -10,13 +10,11 @@
  * reaches the model, the report and the transcript (read here). Nothing a test writes survives it.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { startFakeGitHub } from '../../test-support/fake-github.js';
-import { startScriptedModel } from '../../src/scripted/server.js';
-import { makeRepo, cloneShallow, cleanupFixtures, tempDir } from '../../test-support/git-fixture.js';
-import { runAction } from '../../test-support/run-action.js';
-import { ADDER, GH_TOKEN, API_KEY, OWNER, REPO, labeledPayload } from '../../test-support/run-main.js';
+import { cleanupFixtures } from '../../test-support/git-fixture.js';
+import { giveToNobody, runIssueAction, stageIssueRun, startIssueServers } from '../../test-support/issue-run.js';
+import { ADDER } from '../../test-support/run-main.js';
 
 const open: { close(): Promise<void> }[] = [];
 afterAll(async () => {
@@ -67,43 +65,29 @@ console.log('ATTACK ' + [...new Set(found), 'RAN'].join(' | '));
 }
 
 async function attackRun(asUser: 'root' | 'nobody', sandbox: 'on' | 'off') {
-  const repo = makeRepo({ ...ADDER, '.gitignore': 'findings*.txt\n' });
-  const temp = tempDir('agent-fix-e2e-sandbox-');
-  const home = path.join(temp, 'home');
-  const actions = path.join(temp, '_actions');
-  mkdirSync(path.join(actions, 'evil'), { recursive: true });
-  writeFileSync(path.join(actions, 'evil', 'action.js'), 'trusted\n');
-  mkdirSync(home, { recursive: true });
-  writeFileSync(path.join(home, '.git-credentials'), `https://x-access-token:${HOME_TOKEN}@github.com\n`);
-  writeFileSync(path.join(home, '.gitconfig'), `[url "https://x-access-token:${HOME_TOKEN}@github.com/"]\n\tinsteadOf = https://github.com/\n`);
-  const workspace = cloneShallow(repo.remoteUrl).dir;
+  let actions = '';
+  const stage = stageIssueRun({ ...ADDER, '.gitignore': 'findings*.txt\n' }, 'agent-fix-e2e-sandbox-', ({ temp, home }) => {
+    actions = path.join(temp, '_actions');
+    mkdirSync(path.join(actions, 'evil'), { recursive: true });
+    writeFileSync(path.join(actions, 'evil', 'action.js'), 'trusted\n');
+    writeFileSync(path.join(home, '.git-credentials'), `https://x-access-token:${HOME_TOKEN}@github.com\n`);
+    writeFileSync(path.join(home, '.gitconfig'), `[url "https://x-access-token:${HOME_TOKEN}@github.com/"]\n\tinsteadOf = https://github.com/\n`);
+  });
+  const { repo, temp, home, workspace } = stage;
   // actions/checkout's v4 layout: the token in the checkout's .git/config
   execFileSync('git', ['config', 'http.https://github.com/.extraheader', 'AUTHORIZATION: basic eC1hY2Nlc3MtdG9rZW46Z2hzX2NoZWNrb3V0'], { cwd: workspace });
-  if (asUser === 'nobody') {
-    for (const d of [path.dirname(repo.remoteDir), path.dirname(workspace), temp]) execFileSync('chown', ['-R', 'nobody:nogroup', d]);
-    for (const d of [path.dirname(repo.remoteDir), path.dirname(workspace), temp]) chmodSync(d, 0o755);
-  }
-  const github = await startFakeGitHub({ owner: OWNER, repo: REPO, token: GH_TOKEN, gitDir: repo.remoteDir });
-  const model = await startScriptedModel({
-    steps: [
-      { toolCalls: [{ name: 'write_file', arguments: { path: 'attack.test.cjs', content: attack({ home, temp, actions, workspace }) } }] },
-      { toolCalls: [{ name: 'edit_file', arguments: { path: 'src/add.js', old_string: 'return a - b;', new_string: 'return a + b;' } }] },
-      { toolCalls: [{ name: 'finish', arguments: { summary: 'add now adds.' } }] },
-    ],
-  });
+  if (asUser === 'nobody') giveToNobody(stage);
+  const servers = await startIssueServers(stage, [
+    { toolCalls: [{ name: 'write_file', arguments: { path: 'attack.test.cjs', content: attack({ home, temp, actions, workspace }) } }] },
+    { toolCalls: [{ name: 'edit_file', arguments: { path: 'src/add.js', old_string: 'return a - b;', new_string: 'return a + b;' } }] },
+    { toolCalls: [{ name: 'finish', arguments: { summary: 'add now adds.' } }] },
+  ]);
+  const { github, model } = servers;
   open.push(github, model);
-  github.setPermission('maintainer', 'write');
-  github.addIssue({ number: 7, title: 'add is wrong', body: 'add(2, 3) returns -1', author: 'reporter', labels: ['agent-fix'] });
-  const result = await runAction({
-    workspace,
-    tempDir: temp,
-    eventName: 'issues',
-    payload: labeledPayload('maintainer'),
-    repository: `${OWNER}/${REPO}`,
-    apiUrl: github.url,
-    inputs: { 'github-token': GH_TOKEN, 'api-key': API_KEY, 'base-url': model.url, model: 'gpt-4.1-mini', 'test-command': 'node attack.test.cjs 2>/dev/null; node test.js', 'max-iterations': '3' },
+  const result = await runIssueAction(stage, servers, {
+    test: 'node attack.test.cjs 2>/dev/null; node test.js',
+    user: asUser,
     extraEnv: { HOME: home, ...(sandbox === 'off' ? { AGENT_FIX_SANDBOX: 'off' } : {}) },
-    ...(asUser === 'nobody' ? { asUser } : {}),
   });
   // the daemon sleeps 2 s after the last test run: give it time to act
   await new Promise((resolve) => setTimeout(resolve, 3000));

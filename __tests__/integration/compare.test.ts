@@ -2,27 +2,14 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CommandResult } from '../../src/ports/shell.js';
 import { Redactor } from '../../src/redact.js';
-import type { TestCase, TestRun, TestStatus } from '../../src/verify/types.js';
+import type { TestRun, TestStatus } from '../../src/verify/types.js';
+import { testRun as build } from '../../test-support/builders.js';
 import { compareRuns, describeTaskFailures, taskTargets, type GateRule } from '../../src/verify/compare.js';
 import type { TestLinks } from '../../src/verify/tolerance.js';
 import { failureFeedback, toTestRun } from '../../src/verify/test-run.js';
 
 function testRun(exitCode: number | null, tests: Record<string, TestStatus>, over: Partial<TestRun> = {}): TestRun {
-  const list: TestCase[] = Object.entries(tests).map(([id, status]) => ({ id, status }));
-  const counts = { passed: 0, failed: 0, skipped: 0 };
-  for (const t of list) counts[t.status]++;
-  return {
-    command: 'npm test',
-    exitCode,
-    timedOut: false,
-    durationMs: 1000,
-    succeeded: exitCode === 0 && !over.timedOut,
-    tests: list,
-    counts,
-    parsedFrom: list.length ? 'jest' : 'none',
-    outputTail: '',
-    ...over,
-  };
+  return build(exitCode, tests, { durationMs: 1000, parsedFrom: Object.keys(tests).length ? 'jest' : 'none', ...over });
 }
 
 describe('compareRuns', () => {

@@ -14,6 +14,7 @@ import { compactMessages, compactionNote, messagesTokens } from '../../src/conte
 import type { ChatMessage } from '../../src/ports/llm.js';
 import { makeRepo, cleanupFixtures } from '../../test-support/git-fixture.js';
 import type { TestRun } from '../../src/verify/types.js';
+import { testRun } from '../../test-support/builders.js';
 
 afterAll(() => cleanupFixtures());
 
@@ -62,17 +63,7 @@ function shop(): Record<string, string> {
   };
 }
 
-const passing = (command = 'node --test'): TestRun => ({
-  command,
-  exitCode: 0,
-  timedOut: false,
-  durationMs: 1,
-  succeeded: true,
-  tests: [],
-  counts: { passed: 1, failed: 0, skipped: 0 },
-  parsedFrom: 'node-test',
-  outputTail: '',
-});
+const passing = (command = 'node --test'): TestRun => testRun(0, [], { command, counts: { passed: 1, failed: 0, skipped: 0 }, parsedFrom: 'node-test' });
 
 const failing = (): TestRun => ({
   ...passing(),

@@ -6,19 +6,13 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { runAgentLoop, type LoopDeps, type LoopEvent } from '../../src/agent/loop.js';
-import { ToolBox } from '../../src/agent/tools.js';
-import { openGit } from '../../src/adapters/git.js';
-import { makeShell } from '../../src/adapters/shell.js';
+import { runAgentLoop, type LoopDeps } from '../../src/agent/loop.js';
 import { makeChatModel, normalizeErrorBody } from '../../src/adapters/openai.js';
 import { limitFromMessage } from '../../src/adapters/rate-limit.js';
-import { childEnv } from '../../src/verify/env.js';
-import { toTestRun } from '../../src/verify/test-run.js';
-import { compareRuns } from '../../src/verify/compare.js';
-import { Redactor } from '../../src/redact.js';
 import { startScriptedModel, type ScriptedModel, type ScriptedModelOptions } from '../../src/scripted/server.js';
 import { parseScript, type Script } from '../../src/scripted/script.js';
-import { makeRepo, cleanupFixtures } from '../../test-support/git-fixture.js';
+import { cleanupFixtures } from '../../test-support/git-fixture.js';
+import { openLoopWorld } from '../../test-support/loop-world.js';
 import { PERCENT, QUANTITY, READER, RATES_JS } from '../../test-support/limits-task.js';
 
 const servers: ScriptedModel[] = [];
@@ -47,33 +41,10 @@ const FIX = parseScript({
 async function run(script: Script, opts: ScriptedModelOptions, more: Partial<LoopDeps> = {}, files: Record<string, string> = {}) {
   const server = await startScriptedModel(script, { allowExhaustion: true, ...opts });
   servers.push(server);
-  const repo = makeRepo(sample(files));
-  const git = await openGit(repo.dir);
-  const shell = makeShell();
-  const redactor = new Redactor();
-  const runTests = async () => toTestRun(await shell.run('node --test', { cwd: repo.dir, timeoutMs: 60_000, env: childEnv(process.env), maxOutputChars: 100_000 }), redactor);
-  const baseline = await runTests();
-  const events: LoopEvent[] = [];
-  const out = await runAgentLoop(
-    { key: 'issue-1', title: 'cart total', goal: 'fix the cart total' },
-    {
-      model: makeChatModel({ baseUrl: server.url, apiKey: KEY, model: 'scripted', maxRetries: 0 }),
-      tools: new ToolBox({ root: git.root, listFiles: () => git.listFiles(), protectedPaths: [] }),
-      git,
-      runTests: async () => {
-        const r = await runTests();
-        return { run: r, verdict: compareRuns(baseline, r) };
-      },
-      baseline,
-      baselineTree: await git.snapshot(),
-      limits: { maxIterations: 3, maxChangedFiles: 10, maxChangedLines: 200, maxTurns: 20, maxTokens: 0 },
-      redact: (t) => redactor.redact(t),
-      emit: (e) => events.push(e),
-      sleep: async () => undefined,
-      ...more,
-    },
-  );
-  const notes = events.flatMap((e) => (e.type === 'note' ? [e.message] : []));
+  const world = await openLoopWorld(sample(files));
+  const model = makeChatModel({ baseUrl: server.url, apiKey: KEY, model: 'scripted', maxRetries: 0 });
+  const out = await runAgentLoop({ key: 'issue-1', title: 'cart total', goal: 'fix the cart total' }, world.deps(model, {}, { sleep: async () => undefined, ...more }));
+  const notes = world.events.flatMap((e) => (e.type === 'note' ? [e.message] : []));
   return { out, server, notes };
 }
 

@@ -2,7 +2,11 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startFakeGitHub, type FakeGitHub, type FakeGitHubOptions } from '../../test-support/fake-github.js';
+import { startFakeGitHub, type FakeGitHub, type FakeGitHubOptions, type Schema } from '../../test-support/fake-github.js';
+import { checkResponse, findOperation } from '../../test-support/fake-github/contract.js';
+import { issueJson } from '../../test-support/fake-github/json.js';
+import { pullJson } from '../../test-support/fake-github/json-pulls.js';
+import { FakeGitHubState } from '../../test-support/fake-github/state.js';
 
 const TOKEN = 'ghs_faketoken123';
 
@@ -308,5 +312,35 @@ describe('state and semantics', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('responses typed with GitHub\'s schema (@octokit/openapi-types)', () => {
+  test('a builder\'s JSON is the schema\'s type, and the runtime contract accepts the same object', () => {
+    const state = new FakeGitHubState({ owner: 'octo-org', repo: 'demo' });
+    state.url = 'http://127.0.0.1:9'; // no server: the JSON alone
+    const issue: Schema<'issue'> = issueJson(state, state.addIssue({ number: 7, title: 'Crash', author: 'alice' }));
+    const pull: Schema<'pull-request'> = pullJson(state, state.addPull({ number: 8, title: 'Fix', head: 'fix' }));
+    expect(checkResponse(findOperation('GET', '/repos/octo-org/demo/issues/7')!, 200, issue)).toBeNull();
+    expect(checkResponse(findOperation('GET', '/repos/octo-org/demo/pulls/8')!, 200, pull)).toBeNull();
+  });
+
+  test('control: JSON that drifts from the schema fails the type check (and the runtime contract)', () => {
+    const state = new FakeGitHubState({ owner: 'octo-org', repo: 'demo' });
+    state.url = 'http://127.0.0.1:9'; // no server: the JSON alone
+    const issue = issueJson(state, state.addIssue({ number: 7, title: 'Crash', author: 'alice' }));
+    const withoutNumber: Omit<Schema<'issue'>, 'number'> = issue;
+    // @ts-expect-error `number` is required by components['schemas']['issue']: a builder that leaves it out fails tsc
+    const missing: Schema<'issue'> = withoutNumber;
+    // @ts-expect-error `state` is a string in GitHub's schema
+    const wrongType: Schema<'issue'> = { ...issue, state: 1 };
+    // @ts-expect-error a renamed field (`numbr`) is not in GitHub's schema
+    const renamed: Schema<'issue'> = { ...issue, numbr: 7 };
+    // the same drift at run time: the contract refuses each one
+    const op = findOperation('GET', '/repos/octo-org/demo/issues/7')!;
+    const { number: _number, ...dropped } = missing;
+    expect(checkResponse(op, 200, dropped)).toMatch(/must have required property 'number'/);
+    expect(checkResponse(op, 200, wrongType)).toMatch(/state must be string/);
+    expect(renamed).toHaveProperty('numbr', 7);
   });
 });

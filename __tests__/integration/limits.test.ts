@@ -6,22 +6,16 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { runAgentLoop, type LoopDeps, type LoopEvent } from '../../src/agent/loop.js';
-import { ToolBox } from '../../src/agent/tools.js';
-import { openGit } from '../../src/adapters/git.js';
-import { makeShell } from '../../src/adapters/shell.js';
+import { runAgentLoop, type LoopDeps } from '../../src/agent/loop.js';
 import { makeChatModel, type ChatModelOptions } from '../../src/adapters/openai.js';
 import { limitFromMessage, parseDurationMs, readRateHeaders, RequestPacer, RESET_MARGIN_MS } from '../../src/adapters/rate-limit.js';
 import { defaultInputTokens, defaultOutputTokens, defaultRequestsPerMinute, quotaStopMessage } from '../../src/budget/rate.js';
 import { fitToBudget, messagesTokens } from '../../src/context/compact.js';
-import { childEnv } from '../../src/verify/env.js';
-import { toTestRun } from '../../src/verify/test-run.js';
-import { compareRuns } from '../../src/verify/compare.js';
-import { Redactor } from '../../src/redact.js';
 import { readSettings, SettingsError } from '../../src/settings/inputs.js';
 import { startScriptedModel, type EndpointLimits } from '../../src/scripted/server.js';
 import { parseScript } from '../../src/scripted/script.js';
-import { makeRepo, cleanupFixtures } from '../../test-support/git-fixture.js';
+import { cleanupFixtures } from '../../test-support/git-fixture.js';
+import { openLoopWorld } from '../../test-support/loop-world.js';
 import { PERCENT, QUANTITY, RATES_JS, READER } from '../../test-support/limits-task.js';
 import type { ChatMessage } from '../../src/ports/llm.js';
 
@@ -221,35 +215,12 @@ function sample(): Record<string, string> {
 
 
 async function loopAgainst(limits: EndpointLimits | undefined, more: Partial<LoopDeps> = {}, script = READER, adapter: Partial<ChatModelOptions> = {}) {
-  const repo = makeRepo(sample());
-  const git = await openGit(repo.dir);
-  const shell = makeShell();
-  const redactor = new Redactor();
-  const runTests = async () => toTestRun(await shell.run('node --test', { cwd: repo.dir, timeoutMs: 60_000, env: childEnv(process.env), maxOutputChars: 100_000 }), redactor);
-  const baseline = await runTests();
-  const baselineTree = await git.snapshot();
+  const world = await openLoopWorld(sample());
   const server = await startScriptedModel(script, { limits, allowExhaustion: true });
-  const events: LoopEvent[] = [];
+  const events = world.events;
   try {
     const model = makeChatModel({ baseUrl: server.url, apiKey: 'sk-limits-test-123456', model: 'openai/gpt-4.1', maxRetries: 0, ...adapter });
-    const out = await runAgentLoop(
-      { key: 'issue-1', title: 'cart total', goal: 'The cart total ignores quantities and the discount is a percentage.' },
-      {
-        model,
-        tools: new ToolBox({ root: git.root, listFiles: () => git.listFiles(), protectedPaths: [] }),
-        git,
-        runTests: async () => {
-          const run = await runTests();
-          return { run, verdict: compareRuns(baseline, run) };
-        },
-        baseline,
-        baselineTree,
-        limits: { maxIterations: 3, maxChangedFiles: 10, maxChangedLines: 200, maxTurns: 20, maxTokens: 0 },
-        redact: (t) => redactor.redact(t),
-        emit: (e) => events.push(e),
-        ...more,
-      },
-    );
+    const out = await runAgentLoop({ key: 'issue-1', title: 'cart total', goal: 'The cart total ignores quantities and the discount is a percentage.' }, world.deps(model, {}, more));
     return { out, server, events, notes: events.flatMap((e) => (e.type === 'note' ? [e.message] : [])) };
   } finally {
     await server.close();

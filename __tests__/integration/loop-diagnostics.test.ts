@@ -6,16 +6,11 @@
 import { readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runAgentLoop, type LoopEvent } from '../../src/agent/loop.js';
+import { runAgentLoop } from '../../src/agent/loop.js';
 import { ToolBox } from '../../src/agent/tools.js';
-import { openGit } from '../../src/adapters/git.js';
-import { makeShell } from '../../src/adapters/shell.js';
-import { childEnv } from '../../src/verify/env.js';
-import { toTestRun } from '../../src/verify/test-run.js';
-import { compareRuns } from '../../src/verify/compare.js';
-import { Redactor } from '../../src/redact.js';
 import { createDiagnostics } from '../../src/diagnostics/watch.js';
-import { makeRepo, cleanupFixtures } from '../../test-support/git-fixture.js';
+import { cleanupFixtures } from '../../test-support/git-fixture.js';
+import { openLoopWorld } from '../../test-support/loop-world.js';
 import type { ChatMessage, ChatModel, ModelReply, ToolCall } from '../../src/ports/llm.js';
 
 afterAll(() => cleanupFixtures());
@@ -40,43 +35,24 @@ function replay(turns: Call[][]): ChatModel & { seen: ChatMessage[][] } {
 
 test('a run_tests in the reply whose edit introduced a type error is held back; sent again alone it runs', async () => {
   const sample = path.join(ROOT, 'demo', 'sample-repo');
-  const repo = makeRepo(
+  const world = await openLoopWorld(
     {
       ...Object.fromEntries(['package.json', 'src/cart.js', 'test/cart.test.js'].map((f) => [f, readFileSync(path.join(sample, f), 'utf8')])),
       'tsconfig.json': JSON.stringify({ compilerOptions: { allowJs: true, checkJs: true, noEmit: true, strict: true, target: 'es2022', module: 'nodenext', types: [] }, include: ['src'] }),
     },
-    { gitignore: ['node_modules'] },
+    { fixture: { gitignore: ['node_modules'] }, prepare: (dir) => symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules')) },
   );
-  symlinkSync(path.join(ROOT, 'node_modules'), path.join(repo.dir, 'node_modules'));
-  const git = await openGit(repo.dir);
-  const shell = makeShell();
-  const env = childEnv(process.env);
-  const redactor = new Redactor();
-  const runTests = async () => toTestRun(await shell.run('node --test', { cwd: repo.dir, timeoutMs: 60_000, env, maxOutputChars: 100_000 }), redactor);
-  const baseline = await runTests();
-  const baselineTree = await git.snapshot();
+  const { repo, git, shell, env, events } = world;
   const diagnostics = createDiagnostics({ root: repo.dir, exec: (command, o) => shell.run(command, { cwd: repo.dir, env, ...o }) })!;
   const typo: Call = ['edit_file', { path: 'src/cart.js', old_string: 'sum + item.price, 0)', new_string: 'sum + item.price * item.qty, 0)' }];
   const model = replay([[typo, ['run_tests', {}]], [['run_tests', {}]]]);
-  const events: LoopEvent[] = [];
   await runAgentLoop(
     { key: 'issue-1', title: 'cart total', goal: 'fix the cart total' },
-    {
+    world.deps(
       model,
-      tools: new ToolBox({ root: git.root, listFiles: () => git.listFiles(), protectedPaths: [], beforeWrite: (rel) => diagnostics.beforeWrite(rel) }),
-      git,
-      // the gate's verdict comes with the run (the test session judges; here compareRuns directly)
-      runTests: async () => {
-        const run = await runTests();
-        return { run, verdict: compareRuns(baseline, run) };
-      },
-      baseline,
-      baselineTree,
-      limits: { maxIterations: 1, maxChangedFiles: 10, maxChangedLines: 200, maxTurns: 3, maxTokens: 0 },
-      redact: (t) => redactor.redact(t),
-      emit: (e) => events.push(e),
-      diagnostics,
-    },
+      { maxIterations: 1, maxTurns: 3 },
+      { tools: new ToolBox({ root: git.root, listFiles: () => git.listFiles(), protectedPaths: [], beforeWrite: (rel) => diagnostics.beforeWrite(rel) }), diagnostics },
+    ),
   );
   await diagnostics.dispose();
   const second = model.seen[1];

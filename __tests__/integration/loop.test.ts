@@ -2,14 +2,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { runAgentLoop, type LoopDeps, type LoopEvent, type LoopLimits } from '../../src/agent/loop.js';
-import { ToolBox } from '../../src/agent/tools.js';
-import { openGit } from '../../src/adapters/git.js';
-import { makeShell } from '../../src/adapters/shell.js';
-import { childEnv } from '../../src/verify/env.js';
-import { toTestRun } from '../../src/verify/test-run.js';
-import { compareRuns } from '../../src/verify/compare.js';
-import { Redactor } from '../../src/redact.js';
-import { makeRepo, cleanupFixtures } from '../../test-support/git-fixture.js';
+import { cleanupFixtures } from '../../test-support/git-fixture.js';
+import { openLoopWorld } from '../../test-support/loop-world.js';
 import type { ChatMessage, ChatModel, ModelReply, ToolCall } from '../../src/ports/llm.js';
 
 afterAll(() => cleanupFixtures());
@@ -41,35 +35,11 @@ function replay(turns: Turn[]): ChatModel & { seen: ChatMessage[][] } {
 const lastToolResult = (m: ChatMessage[]) => [...m].reverse().find((x) => x.role === 'tool')?.content ?? '';
 
 async function setup(turns: Turn[], limits: Partial<LoopLimits> = {}, more: Partial<LoopDeps> = {}) {
-  const repo = makeRepo(sample());
-  const git = await openGit(repo.dir);
-  const shell = makeShell();
-  const redactor = new Redactor();
-  const runTests = async () => toTestRun(await shell.run('node --test', { cwd: repo.dir, timeoutMs: 60_000, env: childEnv(process.env), maxOutputChars: 100_000 }), redactor);
-  const baseline = await runTests();
-  const baselineTree = await git.snapshot();
+  const world = await openLoopWorld(sample());
   const model = replay(turns);
-  const events: LoopEvent[] = [];
-  const out = await runAgentLoop(
-    { key: 'issue-1', title: 'cart total', goal: 'fix the cart total' },
-    {
-      model,
-      tools: new ToolBox({ root: git.root, listFiles: () => git.listFiles(), protectedPaths: [] }),
-      git,
-      // the gate's verdict comes with the run (the test session judges; here compareRuns directly)
-      runTests: async () => {
-        const run = await runTests();
-        return { run, verdict: compareRuns(baseline, run) };
-      },
-      baseline,
-      baselineTree,
-      limits: { maxIterations: 3, maxChangedFiles: 10, maxChangedLines: 200, maxTurns: 20, maxTokens: 0, ...limits },
-      redact: (t) => redactor.redact(t),
-      emit: (e) => events.push(e),
-      ...more,
-    },
-  );
-  return { out, model, events, repo, cart: () => readFileSync(path.join(repo.dir, 'src/cart.js'), 'utf8') };
+  const out = await runAgentLoop({ key: 'issue-1', title: 'cart total', goal: 'fix the cart total' }, world.deps(model, limits, more));
+  const repo = world.repo;
+  return { out, model, events: world.events, repo, cart: () => readFileSync(path.join(repo.dir, 'src/cart.js'), 'utf8') };
 }
 
 const fixQuantity: [string, Record<string, unknown>] = ['edit_file', { path: 'src/cart.js', old_string: '(sum, item) => sum + item.price, 0)', new_string: '(sum, item) => sum + item.price * item.quantity, 0)' }];

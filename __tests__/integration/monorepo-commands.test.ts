@@ -11,6 +11,7 @@ import { compareRuns } from '../../src/verify/compare.js';
 import { configuredRoot } from '../../src/verify/runner-root.js';
 import { identifyRunner, loadRunner, parseTestOutput, planFiles, planRelated, planStructured } from '../../src/verify/runners/index.js';
 import type { TestRun, TestStatus } from '../../src/verify/types.js';
+import { testRun } from '../../test-support/builders.js';
 import { parseWorkspaceCommand, resolveTargets, rootScriptCommand, selects } from '../../src/verify/workspace-command.js';
 import { extractFailure } from '../../src/ci/log-extract.js';
 import { resolveFrames } from '../../src/verify/session.js';
@@ -191,9 +192,7 @@ describe('other runners in a workspace, with and without prefixes: the same resu
 
 function run(exitCode: number, tests: Record<string, TestStatus>, over: Partial<TestRun> = {}): TestRun {
   const list = Object.entries(tests).map(([id, status]) => ({ id, status, file: id.split(' > ')[0] }));
-  const counts = { passed: 0, failed: 0, skipped: 0 };
-  for (const t of list) counts[t.status]++;
-  return { command: 'pnpm --filter @x/dom test', exitCode, timedOut: false, durationMs: 1, succeeded: exitCode === 0, tests: list, counts, parsedFrom: 'vitest', outputTail: '', ...over };
+  return testRun(exitCode, list, { command: 'pnpm --filter @x/dom test', succeeded: exitCode === 0, parsedFrom: 'vitest', ...over });
 }
 
 describe('a verdict never contradicts its evidence', () => {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { RunReport } from '../../src/fix/types.js';
 import type { TestCase, TestRun, TestStatus } from '../../src/verify/types.js';
+import { testRun } from '../../test-support/builders.js';
 import { goJsonToText, parseGoJson } from '../../src/verify/runners/go.js';
 import { parseJestJson } from '../../src/verify/runners/jest.js';
 import { parseJUnit } from '../../src/verify/runners/junit.js';
@@ -27,10 +28,7 @@ const ROOT = '/home/runner/work/fx';
 const failing = (tests: TestCase[]) => tests.filter((t) => t.status === 'failed').map((t) => t.id).sort();
 
 function run(exitCode: number | null, tests: Record<string, TestStatus>, over: Partial<TestRun> = {}): TestRun {
-  const list: TestCase[] = Object.entries(tests).map(([id, status]) => ({ id, status }));
-  const counts = { passed: 0, failed: 0, skipped: 0 };
-  for (const t of list) counts[t.status]++;
-  return { command: 'npm test', exitCode, timedOut: false, durationMs: 10, succeeded: exitCode === 0, tests: list, counts, parsedFrom: 'jest', outputTail: '', ...over };
+  return testRun(exitCode, tests, { durationMs: 10, succeeded: exitCode === 0, ...over });
 }
 
 describe('structured parsers on captured reports', () => {

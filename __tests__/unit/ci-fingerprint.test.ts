@@ -1,5 +1,6 @@
 import { baseJobName, checkReproduction, ciFingerprint, failureSignature, normalizeError, sameTest } from '../../src/ci/fingerprint.js';
 import type { TestRun } from '../../src/verify/types.js';
+import { testRun } from '../../test-support/builders.js';
 
 const job = (name: string, failingTests: string[], errors: string[] = [], failedSteps = ['Run tests']) => ({ name, failingTests, errors, failedSteps });
 
@@ -33,17 +34,7 @@ describe('ciFingerprint', () => {
 
 function run(p: Partial<TestRun> & { failing?: string[]; passing?: string[] }): TestRun {
   const tests = [...(p.failing ?? []).map((id) => ({ id, status: 'failed' as const })), ...(p.passing ?? []).map((id) => ({ id, status: 'passed' as const }))];
-  return {
-    command: 'npm test',
-    exitCode: p.exitCode ?? (p.failing?.length ? 1 : 0),
-    timedOut: false,
-    durationMs: 10,
-    succeeded: p.succeeded ?? !(p.failing?.length || p.exitCode),
-    tests,
-    counts: { passed: p.passing?.length ?? 0, failed: p.failing?.length ?? 0, skipped: 0 },
-    parsedFrom: tests.length ? 'jest' : 'none',
-    outputTail: '',
-  };
+  return testRun(p.exitCode ?? (p.failing?.length ? 1 : 0), tests, { durationMs: 10, succeeded: p.succeeded ?? !(p.failing?.length || p.exitCode), parsedFrom: tests.length ? 'jest' : 'none' });
 }
 
 describe('checkReproduction', () => {

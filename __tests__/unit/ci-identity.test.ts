@@ -14,15 +14,12 @@ import { parseGoJson } from '../../src/verify/runners/go.js';
 import { parseJestJson } from '../../src/verify/runners/jest.js';
 import { parseTestOutput } from '../../src/verify/runners/index.js';
 import type { TestCase, TestRun } from '../../src/verify/types.js';
+import { testRun } from '../../test-support/builders.js';
 
 const LOGS = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'fixtures', 'ci-identity', 'logs');
 const logs = readdirSync(LOGS).filter((f) => f.endsWith('.log'));
 
-function runOf(tests: TestCase[], exitCode = 1): TestRun {
-  const counts = { passed: 0, failed: 0, skipped: 0 };
-  for (const t of tests) counts[t.status]++;
-  return { command: 'npm test', exitCode, timedOut: false, durationMs: 1, succeeded: exitCode === 0, tests, counts, parsedFrom: 'jest', outputTail: '' };
-}
+const runOf = (tests: TestCase[], exitCode = 1): TestRun => testRun(exitCode, tests);
 
 const stamp = (text: string) => text.split('\n').map((l) => `2026-01-01T00:00:00.0000000Z ${l}`).join('\n');
 const label = (i: TestIdentity) => identityLabel(i);

@@ -2,6 +2,7 @@ import { renderCiPrBody, renderCiPrTitle, renderCiSection, renderFailingTests, l
 import type { CiFailure } from '../../src/ci/context.js';
 import type { RunReport } from '../../src/fix/types.js';
 import type { TestRun } from '../../src/verify/types.js';
+import { testRun } from '../../test-support/builders.js';
 
 const failure: CiFailure = {
   runId: 77,
@@ -26,7 +27,7 @@ const failure: CiFailure = {
 };
 
 function run(succeeded: boolean, tests: [string, 'passed' | 'failed'][]): TestRun {
-  return { command: 'npm test', exitCode: succeeded ? 0 : 1, timedOut: false, durationMs: 1, succeeded, tests: tests.map(([id, status]) => ({ id, status })), counts: { passed: 0, failed: 0, skipped: 0 }, parsedFrom: 'jest', outputTail: '' };
+  return testRun(succeeded ? 0 : 1, tests, { succeeded, counts: { passed: 0, failed: 0, skipped: 0 } });
 }
 
 describe('CI report', () => {

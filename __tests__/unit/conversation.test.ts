@@ -2,19 +2,11 @@
 import { Conversation, type ConversationOptions } from '../../src/agent/conversation.js';
 import { TOOL_SPECS } from '../../src/agent/tools.js';
 import type { ModelReply } from '../../src/ports/llm.js';
+import { conversationOptions } from '../../test-support/builders.js';
 
 function conversation(more: Partial<ConversationOptions> = {}) {
-  const notes: string[] = [];
-  const conv = new Conversation({
-    first: 'Fix the cart total.',
-    tools: TOOL_SPECS,
-    limits: { maxIterations: 3, maxChangedFiles: 10, maxChangedLines: 400 },
-    redact: (t) => t,
-    changes: async () => 'diff --git a/src/cart.js b/src/cart.js',
-    note: (m) => notes.push(m),
-    ...more,
-  });
-  return { conv, notes };
+  const { options, notes } = conversationOptions(TOOL_SPECS, { changes: async () => 'diff --git a/src/cart.js b/src/cart.js', ...more });
+  return { conv: new Conversation(options), notes };
 }
 
 const reply = (r: Partial<ModelReply>): ModelReply => ({ content: null, toolCalls: [], finishReason: 'tool_calls', usage: { promptTokens: 10, completionTokens: 5 }, ...r });

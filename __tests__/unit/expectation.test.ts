@@ -6,22 +6,10 @@
 import { describeChangedExpectations, expectedReceived, judgeExpectations, loosened, relatedToTask, snapshotOwner, type ExpectationInput } from '../../src/verify/expectation.js';
 import { newlySkipped, parseUnifiedDiff, checkTestIntegrity } from '../../src/guard/test-integrity.js';
 import type { TestRun, TestStatus } from '../../src/verify/types.js';
+import { runOfTests } from '../../test-support/builders.js';
 
-const run = (tests: [string, TestStatus, string?][], parsedFrom: TestRun['parsedFrom'] = 'jest'): TestRun => {
-  const counts = { passed: 0, failed: 0, skipped: 0 };
-  for (const [, s] of tests) counts[s]++;
-  return {
-    command: 'npm test',
-    exitCode: counts.failed ? 1 : 0,
-    timedOut: false,
-    durationMs: 1,
-    succeeded: counts.failed === 0,
-    tests: tests.map(([id, status, details]) => ({ id, status, ...(details ? { details, message: details.split('\n')[0] } : {}) })),
-    counts,
-    parsedFrom,
-  outputTail: '',
-  };
-};
+const run = (tests: [string, TestStatus, string?][], parsedFrom: TestRun['parsedFrom'] = 'jest'): TestRun =>
+  runOfTests(tests.map(([id, status, details]) => ({ id, status, ...(details ? { details, message: details.split('\n')[0] } : {}) })), { parsedFrom });
 
 const ID = 'test/plugin/duration.test.js > Parse ISO string > ISO string with week';
 const DIFF = `diff --git a/test/plugin/duration.test.js b/test/plugin/duration.test.js

@@ -1,12 +1,11 @@
 import type { TestCase, TestRun, TestStatus } from '../../src/verify/types.js';
+import { testRun as build } from '../../test-support/builders.js';
 import type { RunReport } from '../../src/fix/types.js';
 import { asksForTest, judgeFollowUp, parseProofMarker, proofMarker, proofTests, requiredOriginal, withoutProofMarker, withProofMarker, type FollowUpGate } from '../../src/fix/follow-up-gate.js';
 
 function testRun(exitCode: number, tests: Record<string, TestStatus>, files: Record<string, string> = {}): TestRun {
   const list: TestCase[] = Object.entries(tests).map(([id, status]) => ({ id, status, ...(files[id] ? { file: files[id] } : {}) }));
-  const counts = { passed: 0, failed: 0, skipped: 0 };
-  for (const t of list) counts[t.status]++;
-  return { command: 'npm test', exitCode, timedOut: false, durationMs: 10, succeeded: exitCode === 0, tests: list, counts, parsedFrom: 'jest', outputTail: '' };
+  return build(exitCode, list, { durationMs: 10 });
 }
 
 const gate = (over: Partial<FollowUpGate> = {}): FollowUpGate => ({ original: [], originalFiles: [], source: 'test', wantsTest: false, ...over });

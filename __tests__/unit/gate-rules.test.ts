@@ -1,4 +1,5 @@
 import type { TestRun, TestStatus } from '../../src/verify/types.js';
+import { testRun } from '../../test-support/builders.js';
 import { ImportGraph, jsSpecifiers, pySpecifiers, goImports } from '../../src/verify/imports.js';
 import { isTestSupport, judgeOriginal, requiredTests, splitChange } from '../../src/verify/original.js';
 import { commentOnlyHunks } from '../../src/verify/comments.js';
@@ -75,10 +76,7 @@ describe('import graph (evidence of relatedness)', () => {
 });
 
 function run(exitCode: number, tests: Record<string, TestStatus>, over: Partial<TestRun> = {}): TestRun {
-  const list = Object.entries(tests).map(([id, status]) => ({ id, status }));
-  const counts = { passed: 0, failed: 0, skipped: 0 };
-  for (const t of list) counts[t.status]++;
-  return { command: 'npm test', exitCode, timedOut: false, durationMs: 1, succeeded: exitCode === 0, tests: list, counts, parsedFrom: 'jest', outputTail: '', consistency: 'consistent', ...over };
+  return testRun(exitCode, tests, { succeeded: exitCode === 0, consistency: 'consistent', ...over });
 }
 
 describe('original-test gate (pure rules)', () => {

@@ -9,14 +9,11 @@ import { parsePolicy } from '../../src/policy/schema.js';
 import { applyPolicy } from '../../src/policy/apply.js';
 import type { FileChange } from '../../src/ports/git.js';
 import type { GamingFinding, TestProof, TestRun, TestStatus, Verdict } from '../../src/verify/types.js';
+import { runOfTests } from '../../test-support/builders.js';
 import type { IntegrityFinding } from '../../src/guard/test-integrity.js';
 import type { Settings } from '../../src/settings/types.js';
 
-const run = (tests: [string, TestStatus][]): TestRun => {
-  const counts = { passed: 0, failed: 0, skipped: 0 };
-  for (const [, s] of tests) counts[s]++;
-  return { command: 'npm test', exitCode: counts.failed ? 1 : 0, timedOut: false, durationMs: 1, succeeded: !counts.failed, tests: tests.map(([id, status]) => ({ id, status })), counts, parsedFrom: 'jest', outputTail: '' };
-};
+const run = (tests: [string, TestStatus][]): TestRun => runOfTests(tests);
 const ok = (summary = '1 passing'): Verdict => ({ ok: true, newlyFailing: [], nowPassing: [], stillFailing: [], summary });
 const change = (p: string, lines = 2): FileChange => ({ path: p, status: 'modified', additions: lines / 2, deletions: lines / 2 }) as FileChange;
 const skipMarker: IntegrityFinding = { category: 'skip', file: 'a.test.js', line: "t.test('x', { skip: 'why' })", reason: 'adds a skip/only/xfail marker in a.test.js', judgedBy: 'skipped-tests' };

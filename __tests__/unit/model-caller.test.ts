@@ -3,17 +3,11 @@ import { Conversation } from '../../src/agent/conversation.js';
 import { callModel } from '../../src/agent/model-caller.js';
 import { TOOL_SPECS } from '../../src/agent/tools.js';
 import type { ChatMessage, ChatModel, ModelReply } from '../../src/ports/llm.js';
+import { conversationOptions } from '../../test-support/builders.js';
 
 function setup(reported: (sent: ChatMessage[]) => number) {
-  const notes: string[] = [];
-  const conv = new Conversation({
-    first: 'Fix the cart total.',
-    tools: TOOL_SPECS,
-    limits: { maxIterations: 3, maxChangedFiles: 10, maxChangedLines: 400 },
-    redact: (t) => t,
-    changes: async () => '',
-    note: (m) => notes.push(m),
-  });
+  const { options, notes } = conversationOptions(TOOL_SPECS);
+  const conv = new Conversation(options);
   const seen: number[] = [];
   const model: ChatModel = {
     model: 'replay',

@@ -1,18 +1,9 @@
 /** When the change adds no test, the existing tests that failed at baseline and pass now are the proof. */
 import { proveFailToPass, type ProofDeps } from '../../src/verify/proof.js';
 import type { TestRun } from '../../src/verify/types.js';
+import { testRun } from '../../test-support/builders.js';
 
-const run = (succeeded: boolean, tests: [string, 'passed' | 'failed'][]): TestRun => ({
-  command: 'npm test',
-  exitCode: succeeded ? 0 : 1,
-  timedOut: false,
-  durationMs: 10,
-  succeeded,
-  tests: tests.map(([id, status]) => ({ id, status })),
-  counts: { passed: tests.filter((t) => t[1] === 'passed').length, failed: tests.filter((t) => t[1] === 'failed').length, skipped: 0 },
-  parsedFrom: 'node-test',
-  outputTail: '',
-});
+const run = (succeeded: boolean, tests: [string, 'passed' | 'failed'][]): TestRun => testRun(succeeded ? 0 : 1, tests, { durationMs: 10, succeeded, parsedFrom: 'node-test' });
 
 // No test file changed: proveFailToPass answers before touching git or running anything.
 const deps = (baselineRun: TestRun | null, finalRun: TestRun | null): ProofDeps =>
