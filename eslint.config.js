@@ -74,6 +74,5 @@ export default tseslint.config(
     { files: ['src/guard/gaming/source.ts'], rules: { 'max-lines': 'off' } },
     // MINE-TEMP
     { files: ['src/adapters/github.ts'], rules: { 'local/max-function-lines': ['error', { max: 150, allow: ['makeGitHub'] }] } },
-    { files: ['src/scripted/server.ts'], rules: { 'local/max-function-lines': ['error', { max: 150, allow: ['startScriptedModel'] }] } },
   ],
 );
