@@ -72,7 +72,5 @@ export default tseslint.config(
     { files: ['src/verify/runners/index.ts'], rules: { 'max-lines': 'off' } },
     // 503 lines (engineer "lang")
     { files: ['src/guard/gaming/source.ts'], rules: { 'max-lines': 'off' } },
-    // MINE-TEMP
-    { files: ['src/adapters/github.ts'], rules: { 'local/max-function-lines': ['error', { max: 150, allow: ['makeGitHub'] }] } },
   ],
 );
