@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import noTypeCycle from './scripts/eslint/no-type-cycle.js';
-import maxOwnLines from './scripts/eslint/max-own-lines.js';
+import maxFunctionLines from './scripts/eslint/max-function-lines.js';
 
 export const LAYERS = [
   ['src/index.ts', 'src/main.ts', 'src/cli.ts'],
@@ -35,7 +35,7 @@ export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'bench/results/**', '**/*.cjs', '**/*.mjs', 'demo/**', '__tests__/fixtures/**', 'test-support/fixtures/**'] },
   ...tseslint.configs.recommended,
   {
-    plugins: { 'import-x': importX, local: { rules: { 'no-type-cycle': noTypeCycle, 'max-own-lines': maxOwnLines } } },
+    plugins: { 'import-x': importX, local: { rules: { 'no-type-cycle': noTypeCycle, 'max-function-lines': maxFunctionLines } } },
     settings: { 'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })] },
     rules: {
       // Payloads are untrusted JSON read defensively through `Record<string, any>` views.
@@ -52,12 +52,25 @@ export default tseslint.config(
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
       // import-x/no-cycle skips type-only imports; this one sees them (scripts/eslint/no-type-cycle.js).
       'local/no-type-cycle': 'error',
-      // No function over 120 of its own lines (nested functions measured on their own; scripts/eslint/max-own-lines.js).
-      'local/max-own-lines': ['error', { max: 120 }],
+      // No function over 150 lines, counted whole: nested closures included (scripts/eslint/max-function-lines.js).
+      'local/max-function-lines': ['error', { max: 150 }],
+      // No file over 500 lines: a file does one thing.
+      'max-lines': ['error', { max: 500, skipBlankLines: false, skipComments: false }],
       // A type-position import('…') hides a dependency from a reader: import the type at the top.
       'no-restricted-syntax': ['error', { selector: 'TSImportType', message: "A type-position import('…') hides a dependency; import the type at the top of the file (import type)." }],
       'no-restricted-imports': ['error', { patterns: [{ group: SDKS, message: 'SDK imports live only in src/adapters/ (behind a port in src/ports/).' }] }],
     },
   },
   { files: ['src/adapters/**/*.ts'], rules: { 'no-restricted-imports': 'off' } },
+  // ALLOW-LIST, temporary: what broke the size rules when they came in (issue #30, items 5 and 7),
+  // in files being rewritten elsewhere. Each entry names its file and function; the integrator
+  // empties this list as those rewrites land. Nothing new goes here.
+  ...[
+    // runStory: 295 lines (engineer "pipeline")
+    { files: ['src/run/story.ts'], rules: { 'local/max-function-lines': ['error', { max: 150, allow: ['runStory'] }] } },
+    // 576 lines (engineer "lang")
+    { files: ['src/verify/runners/index.ts'], rules: { 'max-lines': 'off' } },
+    // 503 lines (engineer "lang")
+    { files: ['src/guard/gaming/source.ts'], rules: { 'max-lines': 'off' } },
+  ],
 );

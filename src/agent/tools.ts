@@ -4,348 +4,28 @@
  * actionable message); nothing throws out of execute().
  *
  * run_tests and finish are executed by the agent loop; only their specs live here.
+ *
+ * This file is the ToolBox; tools/specs.ts (names, schemas, caps), tools/args.ts (argument
+ * validation), tools/results.ts (how results are written, the syntax gate), tools/search-pattern.ts
+ * (the linear-time search pattern), tools/read-focus.ts (a long file's regions that matter first).
  */
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import picomatch from 'picomatch';
-import { RE2JS } from 're2js';
-import { z } from 'zod';
-import type { ToolSpec } from '../ports/llm.js';
 import { resolveRepoPath } from '../workspace/paths.js';
-import { applyEdit, applyEdits, type EditResult, type Rung } from './edit-match.js';
-import { checkSyntax } from './syntax-check.js';
+import { applyEdit, applyEdits, type EditResult } from './edit-match.js';
 import { applyUnifiedDiff } from './unified-diff.js';
-import { countTokens, truncateToTokens } from '../context/tokens.js';
-
-export interface ToolResult {
-  ok: boolean;
-  /** What the model sees. */
-  content: string;
-  /** One line for humans and the transcript. */
-  display: string;
-  /** Repo-relative path of a file this call changed. */
-  changedPath?: string;
-}
-
-export type ToolName = 'list_files' | 'read_file' | 'search' | 'edit_file' | 'write_file' | 'run_tests' | 'finish';
-
-export const LIST_CAP = 400;
-export const READ_MAX_LINES = 400;
-export const READ_MAX_BYTES = 40_000;
-export const SEARCH_MAX_MATCHES = 100;
-export const SEARCH_MAX_LINE_CHARS = 200;
-export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
-const BINARY_SNIFF_BYTES = 8192;
-const READ_MAX_LINE_CHARS = 2000;
-
-// ------------------------------------------------------------------ specs
-
-export const TOOL_SPECS: ToolSpec[] = [
-  {
-    name: 'list_files',
-    description:
-      'List files of the repository (tracked, plus untracked files that are not git-ignored), sorted. ' +
-      `Optionally narrowed to a directory and/or a glob. At most ${LIST_CAP} paths are returned; narrow with path or pattern to see more.`,
-    parameters: {
-      type: 'object',
-      properties: {
-        path: { type: 'string', description: 'Directory (or file) relative to the repository root, e.g. "src/utils". Default: the whole repository.' },
-        pattern: {
-          type: 'string',
-          description: 'Glob such as "**/*.test.ts" or "*.py". A pattern without "/" matches file names in any directory.',
-        },
-      },
-      additionalProperties: false,
-    },
-  },
-  {
-    name: 'read_file',
-    description:
-      'Read a text file. Lines come back numbered as "  12| text"; the number and "| " are not part of the file, so never copy them into edit_file. ' +
-      `At most ${READ_MAX_LINES} lines or ${READ_MAX_BYTES / 1000} KB per call; use start_line/end_line to read further.`,
-    parameters: {
-      type: 'object',
-      properties: {
-        path: { type: 'string', description: 'File path relative to the repository root.' },
-        start_line: { type: 'integer', minimum: 1, description: 'First line to show (1-based). Default 1.' },
-        end_line: { type: 'integer', minimum: 1, description: 'Last line to show (inclusive).' },
-      },
-      required: ['path'],
-      additionalProperties: false,
-    },
-  },
-  {
-    name: 'search',
-    description:
-      'Search the text files of the repository, line by line, with a regular expression in JavaScript syntax (an invalid regex is searched literally; ' +
-      'lookahead and backreferences are not supported, lookbehind is). ' +
-      `Returns "file:line: text" lines, at most ${SEARCH_MAX_MATCHES} matches.`,
-    parameters: {
-      type: 'object',
-      properties: {
-        pattern: { type: 'string', description: 'JavaScript regular expression (no slashes or flags), e.g. "function\\s+parseArgs".' },
-        path: { type: 'string', description: 'Directory or file to search in, relative to the repository root. Default: everything.' },
-      },
-      required: ['pattern'],
-      additionalProperties: false,
-    },
-  },
-  {
-    name: 'edit_file',
-    description:
-      'Replace one region of an existing file: old_string must identify exactly one place (copy it from read_file output without the line numbers, ' +
-      'with a few lines of context so it is unique). Slips in indentation, trailing whitespace and one blank line are tolerated; an ambiguous or missing ' +
-      'old_string changes nothing and says why. To replace a long region, quote its first lines, a line "...", then its last lines. ' +
-      'Instead of old_string/new_string you may send diff: a unified diff of this file (@@ numbers may be approximate), or edits. ' +
-      'A result that does not parse is written, with a warning saying where.',
-    parameters: {
-      type: 'object',
-      properties: {
-        path: { type: 'string', description: 'File path relative to the repository root.' },
-        old_string: { type: 'string', description: 'The text to replace; must match exactly one place in the file. Not empty.' },
-        new_string: { type: 'string', description: 'The replacement text (may be empty to delete).' },
-        diff: { type: 'string', description: 'A unified diff of this file, instead of old_string and new_string.' },
-        edits: {
-          type: 'array',
-          description: 'Several old/new pairs for this file, applied in order, all or none.',
-          items: { type: 'object', properties: { old_string: { type: 'string' }, new_string: { type: 'string' } }, required: ['old_string', 'new_string'] },
-        },
-      },
-      required: ['path'],
-      additionalProperties: false,
-    },
-  },
-  {
-    name: 'write_file',
-    description:
-      'Create a file with the given content (parent directories are created). Overwrites an existing file completely, ' +
-      'so prefer edit_file for changing part of an existing file.',
-    parameters: {
-      type: 'object',
-      properties: {
-        path: { type: 'string', description: 'File path relative to the repository root.' },
-        content: { type: 'string', description: 'The complete file content.' },
-      },
-      required: ['path', 'content'],
-      additionalProperties: false,
-    },
-  },
-  {
-    name: 'run_tests',
-    description:
-      "Run the repository's test command (chosen by the harness, not by you) and get a concise summary: counts, failing tests with messages, output tail. " +
-      'Use it to check your change before calling finish.',
-    // No arguments: which tests run is the harness's choice (the tests related to the change first, when it can tell).
-    parameters: { type: 'object', properties: {}, additionalProperties: false },
-  },
-  {
-    name: 'finish',
-    description:
-      'Call when the change is complete. The harness then runs the full test suite itself; if it fails you get the results and can continue.',
-    parameters: {
-      type: 'object',
-      properties: {
-        summary: { type: 'string', description: 'What you changed and why, in a few sentences, for the pull request description.' },
-      },
-      required: ['summary'],
-      additionalProperties: false,
-    },
-  },
-];
-
-export const TOOL_NAMES: ToolName[] = TOOL_SPECS.map((s) => s.name as ToolName);
-
-// ------------------------------------------------------------------ argument validation
-
-/** Models often send null for an absent optional argument; treat it as absent. */
-const opt = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === null ? undefined : v), schema.optional());
-const lineNo = z.coerce.number().int().min(1);
-
-const ARG_SCHEMAS = {
-  list_files: z.object({ path: opt(z.string()), pattern: opt(z.string()) }),
-  read_file: z.object({ path: z.string(), start_line: opt(lineNo), end_line: opt(lineNo) }),
-  search: z.object({ pattern: z.string(), path: opt(z.string()) }),
-  edit_file: z.object({
-    path: z.string(),
-    old_string: opt(z.string()),
-    new_string: opt(z.string()),
-    diff: opt(z.string()),
-    edits: opt(z.array(z.object({ old_string: z.string(), new_string: z.string() }))),
-  }),
-  write_file: z.object({ path: z.string(), content: z.string() }),
-  run_tests: z.object({}),
-  finish: z.object({ summary: z.string() }),
-} satisfies Record<ToolName, z.ZodType>;
-
-export type ToolArgs = { [K in ToolName]: z.infer<(typeof ARG_SCHEMAS)[K]> };
-
-const ARG_EXAMPLES: Record<ToolName, string> = {
-  list_files: '{"path": "src", "pattern": "*.ts"}',
-  read_file: '{"path": "src/index.ts", "start_line": 1, "end_line": 200}',
-  search: '{"pattern": "parseConfig\\\\(", "path": "src"}',
-  edit_file: '{"path": "src/a.ts", "old_string": "return a - b;", "new_string": "return a + b;"}',
-  write_file: '{"path": "src/new.ts", "content": "export const x = 1;\\n"}',
-  run_tests: '{}',
-  finish: '{"summary": "Fixed the off-by-one in parseRange and added a test."}',
-};
-
-function isToolName(name: string): name is ToolName {
-  return (TOOL_NAMES as string[]).includes(name);
-}
-
-/** Parses and validates the JSON arguments the model sent for a tool (the loop uses it for run_tests and finish too). */
-export function validateToolArgs<K extends ToolName>(
-  name: K,
-  rawArgs: string,
-): { ok: true; args: ToolArgs[K] } | { ok: false; error: string } {
-  let parsed: unknown;
-  const text = (rawArgs ?? '').trim();
-  if (text === '') parsed = {};
-  else {
-    try {
-      parsed = JSON.parse(text);
-    } catch (e) {
-      return {
-        ok: false,
-        error:
-          `The arguments of ${name} are not valid JSON (${(e as Error).message}). ` +
-          `Send one JSON object, e.g. ${ARG_EXAMPLES[name]} (escape newlines in strings as \\n and quotes as \\").`,
-      };
-    }
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    return { ok: false, error: `The arguments of ${name} must be a JSON object, e.g. ${ARG_EXAMPLES[name]}.` };
-  }
-  const res = ARG_SCHEMAS[name].safeParse(parsed);
-  if (!res.success) {
-    const problems = res.error.issues
-      .slice(0, 5)
-      .map((i) => {
-        const key = i.path.join('.') || '(arguments)';
-        const got = i.path.length ? (parsed as Record<string, unknown>)[String(i.path[0])] : parsed;
-        return got === undefined ? `${key} is missing` : `${key}: ${i.message}`;
-      })
-      .join('; ');
-    return { ok: false, error: `Invalid arguments for ${name}: ${problems}. Expected e.g. ${ARG_EXAMPLES[name]}.` };
-  }
-  return { ok: true, args: res.data as ToolArgs[K] };
-}
-
-// ------------------------------------------------------------------ helpers
-
-function fail(content: string, display: string): ToolResult {
-  return { ok: false, content, display };
-}
-
-function numbered(lines: string[], firstLine: number, width: number): string[] {
-  return lines.map((l, k) => `${String(firstLine + k).padStart(width)}| ${l}`);
-}
-
-function numberWidth(maxLine: number): number {
-  return Math.max(4, String(maxLine).length);
-}
-
-/** File lines for display: without the '\n' separators and a trailing CR. */
-function displayLines(text: string): string[] {
-  if (text === '') return [];
-  const lines = text.split('\n');
-  if (lines[lines.length - 1] === '') lines.pop();
-  return lines.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
-}
-
-function isBinary(buf: Buffer): boolean {
-  return buf.subarray(0, BINARY_SNIFF_BYTES).includes(0);
-}
-
-function capLine(s: string, n: number): string {
-  return s.length > n ? s.slice(0, n) + '…' : s;
-}
-
-function short(s: string, n = 60): string {
-  const one = s.replace(/\s+/g, ' ');
-  return one.length > n ? one.slice(0, n - 1) + '…' : one;
-}
-
-const RUNG_NOTE: Record<Rung, string> = {
-  exact: 'exact match',
-  whitespace: 'matched ignoring trailing whitespace and line endings',
-  indentation: 'matched ignoring indentation; new_string was re-indented to the file',
-  'blank-lines': 'matched allowing one blank line more or less; the file\'s blank lines were kept',
-  elision: 'matched the quoted lines around "..."; everything between them was replaced',
-};
-
-type Stat = Awaited<ReturnType<typeof fsp.stat>>;
-
-async function statOrNull(p: string): Promise<Stat | null> {
-  try {
-    return await fsp.stat(p);
-  } catch {
-    return null;
-  }
-}
-
-/**
- * The syntax errors a change introduces, for the model ('' when none: it parses, or parsed no better
- * before), and a note for the result when the syntax could not be checked.
- */
-async function syntaxGate(rel: string, before: string | null, after: string, editLine?: number): Promise<{ problem: string; note: string }> {
-  const v = await checkSyntax(rel, before, after);
-  if (v.kind === 'ok') return { problem: '', note: '' };
-  if (v.kind === 'unchecked') return { problem: '', note: v.reason ? ` (syntax not checked: ${short(v.reason, 80)})` : '' };
-  const p = v.problems[0];
-  const lines = displayLines(after);
-  const from = Math.max(1, p.line - 2);
-  const to = Math.min(lines.length, p.line + 2);
-  const snippet = numbered(lines.slice(from - 1, to).map((l) => capLine(l, 200)), from, numberWidth(to)).join('\n');
-  const more = v.added > 1 ? ` (and ${v.added - 1} more)` : '';
-  const where = editLine !== undefined && Math.abs(editLine - p.line) > 2 ? ` (the edit starts at line ${editLine})` : '';
-  return { problem: `does not parse as ${v.language}: line ${p.line}, column ${p.column}: ${p.message}${more}${where}:\n${snippet}`, note: '' };
-}
-
-/**
- * The model's search pattern for a linear-time engine (RE2, through re2js): matching never
- * backtracks, so no pattern can stall the process (`(a+)+$` on a long line takes time
- * proportional to the line). JavaScript syntax is accepted (named groups, `\uXXXX`, `\cX`,
- * lookbehind); a pattern that is not a valid JavaScript regex is searched literally; lookahead
- * and backreferences, which need backtracking, are refused with a message saying so.
- */
-export function compileSearchPattern(pattern: string): { ok: true; re: RE2JS; literal: boolean } | { ok: false; error: string } {
-  try {
-    new RegExp(pattern); // syntax check only: compiling a JavaScript regex never runs it
-  } catch {
-    return { ok: true, re: RE2JS.compile(RE2JS.quote(pattern)), literal: true };
-  }
-  const unsupported = backtrackingConstruct(pattern);
-  if (!unsupported) {
-    try {
-      return { ok: true, re: RE2JS.compile(RE2JS.translateRegExp(pattern), RE2JS.LOOKBEHINDS), literal: false };
-    } catch (e) {
-      const why = e instanceof Error ? e.message.replace(/^error parsing regexp: /, '') : String(e);
-      return { ok: false, error: `The search pattern ${JSON.stringify(pattern)} is not supported by search's linear-time engine (${why}). Rewrite it more simply, or search for a plain word.` };
-    }
-  }
-  return {
-    ok: false,
-    error:
-      `The search pattern ${JSON.stringify(pattern)} uses ${unsupported}, which search does not support (its engine runs in linear time, so no pattern can stall the run). ` +
-      'Search without it (e.g. for the part before the lookahead, then read_file around the matches).',
-  };
-}
-
-/** Lookahead or a backreference outside escapes, which RE2 cannot run; undefined when there is none. */
-function backtrackingConstruct(pattern: string): string | undefined {
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i];
-    if (c === '\\') {
-      const next = pattern[i + 1] ?? '';
-      if (/[1-9]/.test(next) || (next === 'k' && pattern[i + 2] === '<')) return `a backreference (\\${next}${next === 'k' ? '<…>' : ''})`;
-      i++;
-    } else if (c === '(' && pattern[i + 1] === '?' && (pattern[i + 2] === '=' || pattern[i + 2] === '!')) {
-      return `a lookahead (${pattern.slice(i, i + 3)}…)`;
-    }
-  }
-  return undefined;
-}
+import { countTokens } from '../context/tokens.js';
+import { type ToolResult, LIST_CAP, READ_MAX_LINES, READ_MAX_BYTES, SEARCH_MAX_MATCHES, SEARCH_MAX_LINE_CHARS, DEFAULT_MAX_FILE_BYTES, READ_MAX_LINE_CHARS, TOOL_NAMES } from './tools/specs.js';
+import { type ToolArgs, ARG_EXAMPLES, isToolName, validateToolArgs } from './tools/args.js';
+import { fail, numbered, numberWidth, displayLines, isBinary, capLine, short, RUNG_NOTE, statOrNull, syntaxGate } from './tools/results.js';
+import { compileSearchPattern } from './tools/search-pattern.js';
+import { readFocus } from './tools/read-focus.js';
+export { LIST_CAP, READ_MAX_LINES, READ_MAX_BYTES, SEARCH_MAX_MATCHES, SEARCH_MAX_LINE_CHARS, DEFAULT_MAX_FILE_BYTES, TOOL_SPECS, TOOL_NAMES } from './tools/specs.js';
+export type { ToolResult, ToolName } from './tools/specs.js';
+export { validateToolArgs } from './tools/args.js';
+export type { ToolArgs } from './tools/args.js';
+export { compileSearchPattern } from './tools/search-pattern.js';
 
 // ------------------------------------------------------------------ the toolbox
 
@@ -528,7 +208,7 @@ export class ToolBox {
     if (total === 0) return { ok: true, content: `${r.rel} is empty (0 lines).`, display: `${label}: empty` };
 
     if (args.start_line === undefined && args.end_line === undefined && total > READ_MAX_LINES) {
-      const focused = this.readFocus(r.rel, lines, label, maxTokens);
+      const focused = readFocus(this.focus?.(r.rel) ?? [], r.rel, lines, label, maxTokens);
       if (focused) return focused;
     }
     const start = args.start_line ?? 1;
@@ -574,44 +254,6 @@ export class ToolBox {
       content += `\n[Showing lines ${start}-${end} of ${total}.]`;
     }
     return { ok: true, content, display: `${label}:${start}-${end}` };
-  }
-
-  /** A long file read without a range: the regions that matter for the task first, within the read cap. */
-  private readFocus(rel: string, lines: string[], label: string, maxTokens = Number.POSITIVE_INFINITY): ToolResult | null {
-    const regions = (this.focus?.(rel) ?? []).filter((x) => x.start >= 1 && x.start <= lines.length).sort((a, b) => a.start - b.start);
-    if (regions.length === 0) return null;
-    const blocks: string[] = [];
-    const spans: string[] = [];
-    let budget = READ_MAX_LINES;
-    let bytes = 0;
-    for (const x of regions) {
-      const from = Math.max(1, x.start - 3);
-      const to = Math.min(lines.length, x.end + 3, from + budget - 1);
-      if (to < from || budget <= 0) break;
-      const width = numberWidth(to);
-      const body: string[] = [];
-      for (let n = from; n <= to; n++) body.push(`${String(n).padStart(width)}| ${capLine(lines[n - 1], READ_MAX_LINE_CHARS)}`);
-      let text = body.join('\n');
-      if (bytes + text.length > READ_MAX_BYTES && blocks.length > 0) break;
-      if (Number.isFinite(maxTokens)) {
-        const left = maxTokens - 80 - countTokens(blocks.join('\n'));
-        if (left < 60 && blocks.length > 0) break;
-        const cut = truncateToTokens(text, Math.max(60, left));
-        if (cut !== text) {
-          const kept = cut.split('\n').length;
-          text = body.slice(0, kept).join('\n');
-          blocks.push(`[lines ${from}-${from + kept - 1}: ${x.label}]\n${text}`);
-          spans.push(`${from}-${from + kept - 1}`);
-          break;
-        }
-      }
-      bytes += text.length;
-      budget -= to - from + 1;
-      blocks.push(`[lines ${from}-${to}: ${x.label}]\n${text}`);
-      spans.push(`${from}-${to}`);
-    }
-    const content = `${rel} (${lines.length} lines; the regions that matter for this task first)\n${blocks.join('\n')}\n[Shown: lines ${spans.join(', ')} of ${lines.length}. Call read_file with start_line/end_line for any other part.]`;
-    return { ok: true, content, display: `${label}: focus ${spans.join(',')}` };
   }
 
   private async search(args: ToolArgs['search'], maxTokens = Number.POSITIVE_INFINITY): Promise<ToolResult> {
