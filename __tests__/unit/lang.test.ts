@@ -4,7 +4,8 @@
  * one `Language` value) is picked up by test-file classification, related-test selection and
  * localization without any other edit — with the same calls before it is registered as the control.
  */
-import { checkers, isTestConfig, isTestFile, isTestFileByName, knownFiles, languageOfFile, languages, registerLanguage, resolveImport, type Language } from '../../src/lang/index.js';
+import { isRepoPath } from '../../src/ci/log/recognise.js';
+import { checkers, isCrashHeader, isTestConfig, isTestFile, isTestFileByName, knownFiles, languageOfFile, languages, registerLanguage, resolveImport, type Language } from '../../src/lang/index.js';
 import { allRunners } from '../../src/verify/runners/index.js';
 import { testFilesNamedAfter } from '../../src/verify/session.js';
 import { rankFiles } from '../../src/context/rank.js';
@@ -113,6 +114,8 @@ const elixir: Language = {
     const file = `lib/${spec.replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase()}.ex`;
     return files.has(file) ? file : null;
   },
+  crashHeaders: ['** (ExUnit.AssertionError)'],
+  dependencyPaths: ['/deps/'],
   runners: [],
   checkers: [exlint],
 };
@@ -137,19 +140,21 @@ function observed() {
     calc: why('lib/calc.ex'),
     taxRate: why('lib/tax_rate.ex'),
     checkers: Object.keys(detectCheckers('/nonexistent-agent-fix-lang-test') as CheckerSetup),
+    crash: isCrashHeader('** (ExUnit.AssertionError) Assertion with == failed'),
+    repoFrame: isRepoPath('deps/decimal/lib/decimal.ex') && isRepoPath('app/deps/decimal/lib/decimal.ex'),
   };
 }
 
 describe('adding a language is local: one Language value registered, nothing else edited', () => {
   test('before it is registered (the control), the tree knows nothing of Elixir', () => {
-    expect(observed()).toEqual({ testFile: false, byName: false, related: [], imported: null, calc: [], taxRate: [], checkers: [] });
+    expect(observed()).toEqual({ testFile: false, byName: false, related: [], imported: null, calc: [], taxRate: [], checkers: [], crash: false, repoFrame: true });
   });
 
   test('registered, it is picked up by test-file classification, related tests, localization and the checkers', () => {
     const unregister = registerLanguage(elixir);
     try {
       const seen = observed();
-      expect(seen).toMatchObject({ testFile: true, byName: true, related: ['test/calc_test.exs'], imported: 'lib/tax_rate.ex', checkers: ['exlint'] });
+      expect(seen).toMatchObject({ testFile: true, byName: true, related: ['test/calc_test.exs'], imported: 'lib/tax_rate.ex', checkers: ['exlint'], crash: true, repoFrame: false });
       expect(seen.calc).toEqual(expect.arrayContaining(['imported by a failing test', 'named like a failing test']));
       expect(seen.taxRate).toEqual(['imported by a failing test']);
     } finally {

@@ -21,6 +21,8 @@ export { isSnapshotFile } from './files.js';
 const BUILTIN: readonly Language[] = [javascript, python, go, rust];
 
 const registered: Language[] = [...BUILTIN];
+/** Bumped when the list changes, so what is gathered from it is gathered again. */
+let registryVersion = 0;
 
 /** The languages the tree knows. */
 export function languages(): readonly Language[] {
@@ -30,10 +32,31 @@ export function languages(): readonly Language[] {
 /** Adds a language after the others (tests: a language module is all a new language needs); returns its removal. */
 export function registerLanguage(lang: Language): () => void {
   registered.push(lang);
+  registryVersion++;
   return () => {
     const i = registered.indexOf(lang);
     if (i >= 0) registered.splice(i, 1);
+    registryVersion++;
   };
+}
+
+/** Every language's crash headers and dependency path parts, gathered once per registry change (CI log lines are many). */
+let logWords: { crash: readonly string[]; deps: readonly string[]; of: number } | undefined;
+function gatheredLogWords(): { crash: readonly string[]; deps: readonly string[] } {
+  if (logWords?.of !== registryVersion) {
+    logWords = { crash: registered.flatMap((l) => l.crashHeaders ?? []), deps: registered.flatMap((l) => l.dependencyPaths ?? []), of: registryVersion };
+  }
+  return logWords;
+}
+
+/** Does a CI log line open an uncaught error's report in one of the languages (`Traceback `, `panic: `)? */
+export function isCrashHeader(line: string): boolean {
+  return gatheredLogWords().crash.some((h) => line.startsWith(h));
+}
+
+/** Is a path an installed dependency of one of the languages (`node_modules`, `site-packages`, `/go/pkg/mod/`)? */
+export function isDependencyPath(p: string): boolean {
+  return gatheredLogWords().deps.some((d) => p.includes(d));
 }
 
 /** The language of a file by its name, or undefined. */

@@ -69,6 +69,10 @@ export interface Language {
   importCandidates?(base: string): string[];
   /** The test session's import graph: the repository files `file` (this language's) depends on. */
   dependencies?(file: string, text: string, repo: GraphFiles): Promise<Dependencies>;
+  /** A CI log line starting with one of these opens an uncaught error's report (`Traceback `, `panic: `): the failure's text. */
+  crashHeaders?: readonly string[];
+  /** A path containing one of these is an installed dependency or the toolchain, not the repository (`node_modules`, `site-packages`). */
+  dependencyPaths?: readonly string[];
   /** Its test runners, in order of precedence (detection, output parsers). */
   runners: readonly TestRunner[];
   /** Its type checkers and linters. */

@@ -1,4 +1,5 @@
 /** What one cleaned line is: a failing test, a failing file, a compiler or other error, a stack frame, a passing line. */
+import { isCrashHeader, isDependencyPath } from '../../lang/index.js';
 import { pytestSubtestFailure } from '../../verify/runners/index.js';
 import { normaliseSegment } from '../../verify/identity.js';
 import { MAX_TEST_NAME } from './types.js';
@@ -111,7 +112,7 @@ export function classify(t: string): LineKind {
   }
   // ---- error and assertion lines
   if (c === 69 /* E */ && (t.startsWith('E   ') || t.startsWith('E       '))) return { kind: 'error', text: t };
-  if (t.startsWith('panic: ') || t.startsWith('Traceback ') || t.startsWith('thread \'') || t.startsWith('AssertionError') || t.startsWith('assert ')) {
+  if (isCrashHeader(t)) {
     return { kind: 'error', text: t };
   }
   if ((rror > 0 && (t.includes('Error: ') || t.includes('Error ['))) || t.startsWith('Expected') || t.startsWith('Received') || t.startsWith('expected ') || t.startsWith('+ expected') || t.startsWith('- actual')) {
@@ -142,7 +143,7 @@ export function isPassingLine(t: string): boolean {
 /** Is a (workspace-stripped) path a repository file rather than a dependency or the runtime? */
 export function isRepoPath(path: string, isRepoFile?: (p: string) => boolean): boolean {
   if (path === '' || path.startsWith('node:') || path.startsWith('internal/') || path.startsWith('<')) return false;
-  if (path.includes('node_modules') || path.includes('site-packages') || path.includes('/hostedtoolcache/') || path.includes('/.cargo/') || path.includes('/go/pkg/mod/')) return false;
+  if (path.includes('/hostedtoolcache/') || isDependencyPath(path)) return false;
   if (path.startsWith('/') || /^[A-Za-z]:\\/.test(path)) return false;
   const rel = path.replace(/^\.\//, '');
   return isRepoFile ? isRepoFile(rel) : true;

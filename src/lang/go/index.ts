@@ -12,6 +12,8 @@ export const go = {
   skipMarkers: [/\bt\.Skip(?:f|Now)?\s*\(/],
   stemOfTest: (p: string) => /(?:^|\/)([^/]+)_test\.go$/.exec(p)?.[1] ?? null,
   dependencies: goDependencies,
+  crashHeaders: ['panic: '],
+  dependencyPaths: ['/go/pkg/mod/'],
   runners: [goTest],
   checkers: [],
 } as const satisfies Language;

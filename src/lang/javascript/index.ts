@@ -26,6 +26,8 @@ export const javascript = {
   stemOfTest: jsTestStem,
   importCandidates: jsImportCandidates,
   dependencies: jsDependencies,
+  crashHeaders: ['AssertionError'],
+  dependencyPaths: ['node_modules'],
   runners: [vitest, jest, mocha, nodeTest, tap],
   checkers: [tsc, eslint],
 } as const satisfies Language;

@@ -27,6 +27,8 @@ export const python = {
   resolveImport: resolvePyImport,
   importCandidates: pyImportCandidates,
   dependencies: pyDependencies,
+  crashHeaders: ['Traceback ', 'AssertionError', 'assert '],
+  dependencyPaths: ['site-packages'],
   runners: [pytest],
   checkers: [mypy, pyright, ruff],
 } as const satisfies Language;

@@ -9,6 +9,8 @@ export const rust = {
   testPlaces: [/(?:^|\/)tests?\/.*\.rs$/],
   testDeclarations: [/^\s*#\[test\]/],
   skipMarkers: [/#\[ignore\]/],
+  crashHeaders: ["thread '"],
+  dependencyPaths: ['/.cargo/'],
   runners: [cargo],
   checkers: [],
 } as const satisfies Language;
