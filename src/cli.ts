@@ -15,6 +15,7 @@ import { startScriptedModel } from './scripted/server.js';
 import { parseScript } from './scripted/script.js';
 import { DIALECTS, isDialect, type Dialect } from './scripted/dialects.js';
 import { readSettings } from './settings/inputs.js';
+import { resolveSettings } from './settings/resolve.js';
 import type { Settings } from './settings/types.js';
 import type { Wording } from './settings/wording.js';
 import type { RunReport } from './fix/types.js';
@@ -82,7 +83,7 @@ function settingsFrom(values: Record<string, string | boolean | undefined>, env:
     return s(flag(name).slice(2)) ?? '';
   };
   try {
-    return readSettings(input, { requireGithubToken: false, name: (n) => (n === 'api-key' ? 'OPENAI_API_KEY (or --api-key)' : flag(n)) });
+    return resolveSettings(readSettings(input, { requireGithubToken: false, name: (n) => (n === 'api-key' ? 'OPENAI_API_KEY (or --api-key)' : flag(n)) }));
   } catch (e) {
     throw new UsageError(errorMessage(e));
   }

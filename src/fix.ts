@@ -10,65 +10,62 @@
  * from those values (fix/report.ts). Publishing (branch, PR, comment) is the callers'.
  */
 import type { Task } from './task/types.js';
-import type { FixDeps, FixEvent, FixResult } from './fix/types.js';
-import { ACTION_WORDING } from './settings/wording.js';
+import type { FixDeps, FixResult } from './fix/types.js';
 import { FIX_FROM_CHECKOUT, type FixPlan } from './fix/plan.js';
-import { checkModel, commandRunner, findCommands, openWorkbench, runSetup, sandboxRefusal } from './fix/workbench.js';
+import { openRun } from './fix/run.js';
+import { checkModel, findCommands, openWorkbench, readyCommands, runSetup, sandboxRefusal } from './fix/workbench.js';
 import { judgeBaseline, runBaseline } from './fix/baseline.js';
 import { prepareFixContext } from './fix/context.js';
 import { runLoop } from './fix/loop.js';
-import { publishableChange, refuseChange } from './fix/change.js';
+import { checkChange, publishableChange } from './fix/change.js';
 import { explainOutcome } from './fix/explain.js';
-import { fixResult, type Phases } from './fix/report.js';
+import { findingsOf, fixResult, type Ending, type Phases } from './fix/report.js';
+import { changedExpectationCount } from './fix/findings.js';
 import { isStop } from './fix/stop.js';
-import type { ProgressSink } from './fix/progress.js';
 
 export type { FixDeps, FixResult } from './fix/types.js';
 export type { FixPlan } from './fix/plan.js';
 export { composeChange } from './fix/compose.js';
 
 export async function runFix(task: Task, deps: FixDeps, plan: FixPlan = FIX_FROM_CHECKOUT): Promise<FixResult> {
-  const settings = plan.maxCostUsd ? { ...deps.settings, budget: { ...deps.settings.budget, maxCostUsd: plan.maxCostUsd } } : deps.settings;
-  const emit: (e: FixEvent) => void = deps.emit ?? (() => undefined);
-  const progress: ProgressSink = deps.progress ?? (() => undefined);
-  const words = deps.wording ?? ACTION_WORDING;
-  const bench = await openWorkbench(deps, settings);
-  const end = (p: Phases, outcome: Parameters<typeof fixResult>[5]) => fixResult(task, plan, deps, settings, p, outcome);
+  // The run value: task, plan, ports, the effective settings (the plan's raised budget applied), events.
+  const run = openRun(task, deps, plan);
+  const bench = await openWorkbench(run);
+  const end = (p: Phases, ending: Ending) => fixResult(run, p, ending);
 
-  const refused = sandboxRefusal(bench, deps.parentEnv);
+  const refused = sandboxRefusal(run, bench);
   if (refused) return end({ bench }, { outcome: refused.stop });
-  const found = await findCommands(deps.git.root, settings, words, deps.log);
+  const found = await findCommands(run);
   if (isStop(found)) return end({ bench }, { outcome: found.stop });
-  const commands = { ...found, run: commandRunner(deps, settings, bench), scratch: bench.box.scratch, exportFile: bench.box.exportFile };
-  const noModel = await checkModel(deps, progress);
+  const commands = readyCommands(run, bench, found);
+  const noModel = await checkModel(run);
   if (noModel) return end({ bench, commands }, { outcome: noModel.stop });
-  const setupFailed = await runSetup(commands.setup, commands.run, deps, progress, emit);
+  const setupFailed = await runSetup(run, commands);
   if (setupFailed) return end({ bench, commands }, { outcome: setupFailed.stop });
 
-  const baseline = await runBaseline(task, commands, deps, settings, progress, emit);
-  const gate = judgeBaseline(task, plan, baseline, commands.test, settings, words, deps.log);
+  const baseline = await runBaseline(run, commands);
+  const gate = judgeBaseline(run, baseline, commands.test);
   if (isStop(gate)) return end({ bench, commands, baseline }, { outcome: gate.stop });
-  baseline.intel.session.gate = gate;
-  const b = { ...baseline, gate };
 
-  const ctx = await prepareFixContext(task, plan, deps, settings, bench, b, emit);
-  const loop = await runLoop(task, plan, deps, settings, bench, b, ctx, progress);
-  const change = await publishableChange(plan, deps, bench, b, ctx, loop);
-  const phases: Phases = { bench, commands, baseline, loop, change };
-  const refusal = await refuseChange(plan, bench, b, loop, change, words);
-  if (refusal) return end(phases, { outcome: refusal.stop });
+  const ctx = await prepareFixContext(run, bench, baseline, gate);
+  const loop = await runLoop(run, bench, baseline, gate, ctx);
+  const change = await publishableChange(run, bench, baseline, ctx, loop);
+  const checked = await checkChange(run, bench, baseline, loop, change);
+  const phases: Phases = { bench, commands, baseline, loop, change, checked };
+  if (checked.refusal) return end(phases, { outcome: checked.refusal.stop });
 
-  const outcome = explainOutcome(loop, {
+  const verified = loop.output.reason === 'verified';
+  const outcome = explainOutcome(loop.output, {
     testCommand: commands.test,
-    baseline: b.baseline,
+    baseline: baseline.baseline,
     changes: change.changes.length,
     candidate: plan.change.by === 'candidate',
     followUp: plan.followUp,
     proof: change.proof,
-    changedExpectations: loop.reason === 'verified' ? (b.intel.data.original?.changedExpectations?.length ?? 0) : 0,
-    nothingPublished: words.nothingPublished,
-    testEditsAlone: (p) => b.intel.testEditsAlone(p),
-    gaming: b.intel.data.gaming ?? [],
+    changedExpectations: verified ? changedExpectationCount(findingsOf(run, phases)) : 0,
+    nothingPublished: run.words.nothingPublished,
+    testEditsAlone: (p) => baseline.intel.testEditsAlone(p),
+    gaming: checked.gaming,
   });
   const { publish, keep, ...said } = outcome;
   return end(phases, { outcome: said, ...(publish ? { publish: change.tree } : {}), ...(keep && change.changes.length > 0 ? { keep: change.tree } : {}) });

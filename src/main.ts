@@ -14,7 +14,8 @@ import { openPatchGit } from './adapters/patch.js';
 import { candidateSampling } from './bundle/candidate.js';
 import type { SandboxProbe } from './sandbox/sandbox.js';
 import type { Identity } from './ports/git.js';
-import type { Settings } from './settings/types.js';
+import type { SettingsInput } from './settings/types.js';
+import { resolveSettings } from './settings/resolve.js';
 import { readSettings } from './settings/inputs.js';
 import { loadPolicy, type LoadedPolicy } from './policy/load.js';
 import { applyPolicy } from './policy/apply.js';
@@ -73,25 +74,25 @@ export async function run(rt: ActionsRuntime = actionsRuntime(), env: NodeJS.Pro
 }
 
 async function action(rt: ActionsRuntime, env: NodeJS.ProcessEnv, overrides: RunOverrides, finish: (o: Outputs) => void): Promise<Outputs> {
-  let settings: Settings;
+  let input: SettingsInput;
   try {
-    settings = readSettings((name) => rt.getInput(name));
+    input = readSettings((name) => rt.getInput(name));
   } catch (e) {
     return { status: 'error', reason: 'invalid-settings', failed: errorMessage(e) };
   }
-  const secrets = [settings.githubToken, settings.apiKey, ...secretsFromEnv(env)];
+  const secrets = [input.githubToken, input.apiKey, ...secretsFromEnv(env)];
   for (const s of new Set(secrets.filter(Boolean))) [s, Buffer.from(s).toString('base64'), Buffer.from(`x-access-token:${s}`).toString('base64')].forEach((v) => rt.setSecret(v));
   const redactor = new Redactor(secrets);
   const say = (m: string) => rt.info(redactor.redact(m));
   const skip = (note: string, reason?: string): Outputs => (say(note), { status: 'skipped', ...(reason ? { reason } : {}), note: redactor.redact(note) });
-  const read = readTrigger(rt.eventName, rt.payload, settings);
+  const read = readTrigger(rt.eventName, rt.payload, input);
   if (read.trigger.kind === 'skip') {
     // A bot's run is not reported on: agent-fix ignores bots unless the policy allows them.
-    const client = () => makeGitHub({ token: settings.githubToken, baseUrl: rt.apiUrl, owner: rt.owner, repo: rt.repo, log: say });
+    const client = () => makeGitHub({ token: input.githubToken, baseUrl: rt.apiUrl, owner: rt.owner, repo: rt.repo, log: say });
     if (rt.eventName === 'workflow_run' && !read.bot) await rt.appendSummary(redactor.redact(await ciSkipReport(rt.payload, read.trigger.reason, client, rt.repo)));
     return skip(`agent-fix skipped: ${read.trigger.reason}`, 'not-triggered');
   }
-  const github = makeGitHub({ token: settings.githubToken, baseUrl: rt.apiUrl, owner: rt.owner, repo: rt.repo, log: say, ...overrides.github });
+  const github = makeGitHub({ token: input.githubToken, baseUrl: rt.apiUrl, owner: rt.owner, repo: rt.repo, log: say, ...overrides.github });
   // The policy comes from the default branch through the API, never from the working tree.
   let loaded: LoadedPolicy;
   let defaultBranch: string;
@@ -103,9 +104,10 @@ async function action(rt: ActionsRuntime, env: NodeJS.ProcessEnv, overrides: Run
   }
   const trigger = confirmBot(read, loaded.policy.triggers['allowed-bots']);
   if (trigger.kind === 'skip') return skip(`agent-fix skipped: ${trigger.reason}`, 'not-triggered');
-  settings = applyPolicy(settings, loaded.policy, loaded.source);
+  // The effective settings of the run: the inputs narrowed by the policy, every default applied once.
+  const settings = resolveSettings(applyPolicy(input, loaded.policy, loaded.source));
   say(`Policy: ${loaded.source}`);
-  const mode = settings.mode ?? 'run';
+  const { mode } = settings;
   const tempDir = env.RUNNER_TEMP || os.tmpdir();
   const meta = { event: rt.eventName, repository: `${rt.owner}/${rt.repo}`, runUrl: rt.runUrl, ...(mode !== 'run' ? { mode } : {}), ...(settings.candidate ? { candidate: settings.candidate } : {}) };
   // publish: the trigger's kind ends its PR body, comment and summary with the candidates

@@ -18,7 +18,8 @@ import { candidateSampling } from '../src/bundle/candidate.js';
 import { writeBundle, type WrittenBundle } from '../src/bundle/write.js';
 import { MANIFEST_FILE, PATCH_FILE } from '../src/bundle/schema.js';
 import { createHash } from 'node:crypto';
-import type { Settings } from '../src/settings/types.js';
+import type { Settings, SettingsInput } from '../src/settings/types.js';
+import { resolveSettings } from '../src/settings/resolve.js';
 import type { Task } from '../src/task/types.js';
 import { cloneShallow } from './git-fixture.js';
 
@@ -27,8 +28,8 @@ export const BUNDLE_API_KEY = 'sk-bundle-test-key-0123456789abcdef';
 /** The ADDER task of test-support/run-main.ts. */
 export const ADDER_TASK: Task = { key: 'issue-7', title: 'add is wrong', goal: 'add(2, 3) returns -1', issueNumber: 7 };
 
-export function bundleSettings(over: Partial<Settings> = {}): Settings {
-  return {
+export function bundleSettings(over: Partial<SettingsInput> = {}): Settings {
+  return resolveSettings({
     githubToken: '',
     apiKey: BUNDLE_API_KEY,
     baseUrl: 'http://127.0.0.1:1/v1',
@@ -50,7 +51,7 @@ export function bundleSettings(over: Partial<Settings> = {}): Settings {
     workflows: [],
     budget: { maxTokens: 0, maxCostUsd: 0, maxWallMs: 0, prices: {} },
     ...over,
-  };
+  });
 }
 
 export interface ProposeOptions {
@@ -59,7 +60,7 @@ export interface ProposeOptions {
   candidate: string;
   outDir: string;
   task?: Task;
-  settings?: Partial<Settings>;
+  settings?: Partial<SettingsInput>;
 }
 
 export interface Proposed {

@@ -11,7 +11,8 @@ import type { FileChange } from '../../src/ports/git.js';
 import type { GamingFinding, TestProof, TestRun, TestStatus, Verdict } from '../../src/verify/types.js';
 import { runOfTests } from '../../test-support/builders.js';
 import type { IntegrityFinding } from '../../src/guard/test-integrity.js';
-import type { Settings } from '../../src/settings/types.js';
+import type { SettingsInput } from '../../src/settings/types.js';
+import { DEFAULT_BUDGET } from '../../src/budget/budget.js';
 
 const run = (tests: [string, TestStatus][]): TestRun => runOfTests(tests);
 const ok = (summary = '1 passing'): Verdict => ({ ok: true, newlyFailing: [], nowPassing: [], stillFailing: [], summary });
@@ -107,14 +108,14 @@ test('a passing baseline needs the proof: without a proven test the attempt is r
 });
 
 test('policy: gate.changed-expectations sets the settings; a changed expectation keeps the pull request a draft unless ready', () => {
-  const base = { draft: false, protectedPaths: [], maxIterations: 5, maxChangedFiles: 10, maxChangedLines: 400 } as unknown as Settings;
+  const base = { draft: false, protectedPaths: [], maxIterations: 5, maxChangedFiles: 10, maxChangedLines: 400, budget: DEFAULT_BUDGET } as unknown as SettingsInput;
   expect(applyPolicy(base, parsePolicy(''), 'p').changedExpectations).toBe('draft');
   expect(applyPolicy(base, parsePolicy('gate:\n  changed-expectations: forbid\n'), 'p').changedExpectations).toBe('forbid');
   expect(() => parsePolicy('gate:\n  changed-expectations: sometimes\n')).toThrow(/field "gate\.changed-expectations"/);
   const changed = { tests: { runner: 'jest', commands: [], refusals: [], original: { ok: true, testFiles: [], missing: [], failing: [], passing: [], detail: '', counts: { passed: 1, failed: 0, skipped: 0 }, exitCode: 0, changedExpectations: [{ test: 'a', before: '1', now: '2' }] } } };
   expect(draftFor({ draft: false, changedExpectations: 'draft' }, changed)).toBe(true);
   expect(draftFor({ draft: false, changedExpectations: 'ready' }, changed)).toBe(false);
-  expect(draftFor({ draft: false }, {})).toBe(false);
+  expect(draftFor({ draft: false, changedExpectations: 'draft' }, {})).toBe(false);
   expect(draftFor({ draft: true, changedExpectations: 'ready' }, changed)).toBe(true);
 });
 
@@ -212,7 +213,7 @@ test('policy gate.gaming: refuse refuses a gaming attempt every time; no finding
   const again = await strict(attempt);
   expect(again.outcome === 'refused' && again.message).toMatch(/gate\.gaming: refuse/);
   expect((await createJudge(deps({ gaming: { find: async () => [], policy: 'refuse' } }))(attempt)).outcome).toBe('accepted');
-  const base = { draft: false, protectedPaths: [], maxIterations: 5, maxChangedFiles: 10, maxChangedLines: 400 } as unknown as Settings;
+  const base = { draft: false, protectedPaths: [], maxIterations: 5, maxChangedFiles: 10, maxChangedLines: 400, budget: DEFAULT_BUDGET } as unknown as SettingsInput;
   expect(applyPolicy(base, parsePolicy(''), 'p').gaming).toBe('draft');
   expect(applyPolicy(base, parsePolicy('gate:\n  gaming: refuse\n'), 'p').gaming).toBe('refuse');
   expect(() => parsePolicy('gate:\n  gaming: sometimes\n')).toThrow(/field "gate\.gaming"/);

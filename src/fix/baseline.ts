@@ -2,30 +2,25 @@
  * The fix's second phase, the baseline: the tests on the untouched code, judged by the plan
  * (CI repair: it must reproduce the failure), and the gate rule every attempt is held to.
  */
-import type { Task } from '../task/types.js';
-import type { Settings } from '../settings/types.js';
 import type { TestRun } from '../verify/types.js';
 import { createTestIntel, type Intel } from '../verify/intel.js';
 import { taskTargets, type GateRule } from '../verify/compare.js';
-import type { FixDeps, FixEvent } from './types.js';
-import type { FixPlan } from './plan.js';
+import type { Run } from './run.js';
 import type { Commands } from './workbench.js';
-import type { ProgressSink } from './progress.js';
-import type { Wording } from '../settings/wording.js';
 import { stop, tail, type Stop } from './stop.js';
 
 export interface Baseline {
-  /** The test session of the run and what it records for the report (verify/intel.ts). */
+  /** The test session of the run (verify/intel.ts); the report reads its record once. */
   intel: Intel;
   baseline: TestRun;
   /** The tree the baseline ran on: the model's change is measured against it. */
   baselineTree: string;
-  gate: GateRule;
 }
 
 /** The baseline run and its session, made before the run may stop on it (the report shows the run either way). */
-export async function runBaseline(task: Task, commands: Commands, deps: FixDeps, settings: Settings, progress: ProgressSink, emit: (e: FixEvent) => void): Promise<Omit<Baseline, 'gate'>> {
-  const { git, redactor } = deps;
+export async function runBaseline(run: Run, commands: Commands): Promise<Baseline> {
+  const { task, settings, progress, emit } = run;
+  const { git, redactor } = run.ports;
   progress({ type: 'phase', phase: { kind: 'baseline' }, state: 'running', detail: commands.test });
   progress({ type: 'waiting', on: 'the tests (baseline, untouched code)' });
   const baselineTree = await git.snapshot();
@@ -37,7 +32,9 @@ export async function runBaseline(task: Task, commands: Commands, deps: FixDeps,
 }
 
 /** The gate rule of the run, or why the baseline is no start (the command cannot run; the plan refuses it). */
-export function judgeBaseline(task: Task, plan: FixPlan, b: Omit<Baseline, 'gate'>, testCommand: string, settings: Settings, words: Wording, log: (m: string) => void): GateRule | Stop {
+export function judgeBaseline(run: Run, b: Baseline, testCommand: string): GateRule | Stop {
+  const { task, plan, settings, words } = run;
+  const { log } = run.ports;
   const { baseline } = b;
   if (notRunnable(baseline)) {
     return stop('error', 'not-applicable', `The test command \`${testCommand}\` could not be run (exit 127: command not found). Set ${words.setting('test-command')}. Output:\n${tail(baseline.outputTail, 800)}`);

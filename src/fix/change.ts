@@ -4,14 +4,14 @@
  * and no secret in it.
  */
 import type { FileChange } from '../ports/git.js';
-import type { LoopOutput } from '../agent/loop.js';
-import type { TestProof } from '../verify/types.js';
-import type { FixDeps } from './types.js';
-import { madeByModel, type FixPlan } from './plan.js';
+import type { GamingFinding, TestProof } from '../verify/types.js';
+import type { TestFinding } from '../verify/intel.js';
+import { madeByModel } from './plan.js';
+import type { Run } from './run.js';
 import type { Workbench } from './workbench.js';
 import type { Baseline } from './baseline.js';
 import type { Context } from './context.js';
-import type { Wording } from '../settings/wording.js';
+import type { Loop } from './loop.js';
 import { composeChange } from './compose.js';
 import { stop, type Stop } from './stop.js';
 import { gamingKinds } from '../guard/gaming/index.js';
@@ -28,10 +28,20 @@ export interface Change {
   carriesSecret: boolean;
   /** The accepted attempt's proof, made in the loop: the report's (one proof, made once). */
   proof?: TestProof;
+  /** What this phase found about the tests: the change's comment-only hunks, the accepted attempt's proof. */
+  findings: TestFinding[];
 }
 
-export async function publishableChange(plan: FixPlan, deps: FixDeps, bench: Workbench, b: Baseline, ctx: Context, loop: LoopOutput): Promise<Change> {
-  const { git, redactor } = deps;
+/** What the guards said of exactly what would be published: the change's gaming (for the report), and why it may not be published. */
+export interface Checked {
+  gaming: GamingFinding[];
+  findings: TestFinding[];
+  refusal: Stop | null;
+}
+
+export async function publishableChange(run: Run, bench: Workbench, b: Baseline, ctx: Context, { output: loop }: Loop): Promise<Change> {
+  const { plan } = run;
+  const { git, redactor } = run.ports;
   // Publish exactly the files the model wrote, on top of the checkout as it was: whatever setup
   // or the test runs left in the working tree stays out of the change.
   // The published tree is HEAD's tree plus those files: untracked files that earlier workflow
@@ -47,21 +57,24 @@ export async function publishableChange(plan: FixPlan, deps: FixDeps, bench: Wor
   const diff = redactor.redact(rawDiff);
   const proof = loop.reason === 'verified' ? loop.attempts[loop.attempts.length - 1]?.proof : undefined;
   // A candidate or a start other than the checkout (a rebase) carries the base's own changes: the test-integrity guard judges the model's edits, not those.
-  if (loop.reason === 'verified' && madeByModel(plan)) await b.intel.flagComments(bench.pristineTree, workTree, changes);
+  const hunks = loop.reason === 'verified' && madeByModel(plan) ? await b.intel.flagComments(bench.pristineTree, workTree, changes) : [];
   await b.intel.session.dispose();
-  return { tree, workTree, changes, diff, carriesSecret: diff !== rawDiff, ...(proof ? { proof } : {}) };
+  const findings: TestFinding[] = [{ kind: 'comment-only', hunks }, ...(proof ? [{ kind: 'proof' as const, proof }] : [])];
+  return { tree, workTree, changes, diff, carriesSecret: diff !== rawDiff, ...(proof ? { proof } : {}), findings };
 }
 
 /** Why the change may not be published whatever the loop says: the guard on exactly what would be published, a secret in it. */
-export async function refuseChange(plan: FixPlan, bench: Workbench, b: Baseline, loop: LoopOutput, change: Change, words: Wording): Promise<Stop | null> {
-  const refusal = loop.reason === 'verified' && madeByModel(plan) ? await b.intel.guardPublished(bench.pristineTree, change.workTree) : null;
-  if (refusal) return stop('not-fixed', 'tests-still-failing', `The test-integrity guard refused the change; ${words.nothingPublished}.\n${refusal}`);
+export async function checkChange(run: Run, bench: Workbench, b: Baseline, { output: loop, cleared }: Loop, change: Change): Promise<Checked> {
+  const { plan, words } = run;
+  const checked = (gaming: GamingFinding[], refusal: Stop | null): Checked => ({ gaming, findings: [{ kind: 'gaming', found: gaming }], refusal });
+  const refusal = loop.reason === 'verified' && madeByModel(plan) ? await b.intel.guardPublished(bench.pristineTree, change.workTree, cleared) : null;
+  if (refusal) return checked([], stop('not-fixed', 'tests-still-failing', `The test-integrity guard refused the change; ${words.nothingPublished}.\n${refusal}`));
   // A change that games the tests (guard/gaming/): recorded for the report; refused outright where the policy says so.
   const gaming = loop.reason === 'verified' && madeByModel(plan) ? await b.intel.gamingPublished(bench.pristineTree, change.workTree) : [];
   if (gaming.length && b.intel.gamingPolicy === 'refuse') {
-    return stop('not-fixed', 'games-the-tests', `The tests pass, but the change games them instead of fixing the code, (${gamingKinds(gaming)}), and the repository policy refuses such a change (gate.gaming: refuse); ${words.nothingPublished}.`);
+    return checked(gaming, stop('not-fixed', 'games-the-tests', `The tests pass, but the change games them instead of fixing the code, (${gamingKinds(gaming)}), and the repository policy refuses such a change (gate.gaming: refuse); ${words.nothingPublished}.`));
   }
   // Defense in depth: a change that carries a secret (in any encoding the redactor knows) is never published.
-  if (change.carriesSecret) return stop('not-fixed', 'secret-in-change', 'The change contains a secret value (a token or key of this run, possibly encoded); it was not published.');
-  return null;
+  if (change.carriesSecret) return checked(gaming, stop('not-fixed', 'secret-in-change', 'The change contains a secret value (a token or key of this run, possibly encoded); it was not published.'));
+  return checked(gaming, null);
 }

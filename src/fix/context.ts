@@ -5,18 +5,18 @@
  */
 import type { GitPort } from '../ports/git.js';
 import type { Task } from '../task/types.js';
-import type { Settings } from '../settings/types.js';
 import type { TestRun } from '../verify/types.js';
 import type { LoopStart } from '../agent/loop.js';
 import { ToolBox } from '../agent/tools.js';
-import { DEFAULT_CONTEXT_TOKENS } from '../agent/prompt.js';
 import { prepareContext, type RepoContext } from '../context/index.js';
 import { createDiagnostics, type DiagnosticsWatcher } from '../diagnostics/watch.js';
 import { allowListAsProtected } from '../policy/apply.js';
 import { repoStateProtections } from '../workspace/repo-state.js';
 import { errorMessage } from '../errors.js';
-import type { FixDeps, FixEvent } from './types.js';
+import type { GateRule } from '../verify/compare.js';
+import type { FixEvent } from './types.js';
 import type { FixPlan } from './plan.js';
+import type { Run } from './run.js';
 import type { Workbench } from './workbench.js';
 import type { Baseline } from './baseline.js';
 import { changedPaths, composeChange } from './compose.js';
@@ -33,14 +33,15 @@ export interface Context {
   diagnostics: DiagnosticsWatcher | null;
 }
 
-export async function prepareFixContext(task: Task, plan: FixPlan, deps: FixDeps, settings: Settings, bench: Workbench, b: Baseline, emit: (e: FixEvent) => void): Promise<Context> {
-  const { git, log } = deps;
+export async function prepareFixContext(run: Run, bench: Workbench, b: Baseline, gate: GateRule): Promise<Context> {
+  const { task, plan, settings, emit } = run;
+  const { git, log } = run.ports;
   const { startFiles, loopTree } = await startPoint(git, plan, bench.baseSha, b.baselineTree);
   // The test run may itself leave files behind; the model's change is measured against the baseline's tree.
-  const extraProtected = [...allowListAsProtected(settings.allowedPaths ?? []), ...(await repoStateProtections(git.root))];
-  const repoContext = await prepareRepoContext(git.root, task, b.baseline, settings.contextTokens ?? DEFAULT_CONTEXT_TOKENS, log);
+  const extraProtected = [...allowListAsProtected(settings.allowedPaths), ...(await repoStateProtections(git.root))];
+  const repoContext = await prepareRepoContext(git.root, task, b.baseline, settings.contextTokens, log);
   const focus = (rel: string) => repoContext?.localization.regions.filter((r) => r.file === rel) ?? [];
-  const diagnostics = plan.change.by === 'candidate' ? null : typeAndLintFeedback(deps, bench);
+  const diagnostics = plan.change.by === 'candidate' ? null : typeAndLintFeedback(run, bench);
   if (diagnostics) log(`Type and lint feedback after edits: ${diagnostics.stats.checkers.join(' and ')}`);
   const tools = new ToolBox({
     root: git.root,
@@ -50,7 +51,7 @@ export async function prepareFixContext(task: Task, plan: FixPlan, deps: FixDeps
     focus,
     ...(diagnostics ? { beforeWrite: (rel: string) => diagnostics.beforeWrite(rel) } : {}),
   });
-  const start = plan.change.by === 'model' && plan.change.from === 'attempt' ? await resumeAttempt(git, plan.change, bench.baseSha, b, emit, log) : undefined;
+  const start = plan.change.by === 'model' && plan.change.from === 'attempt' ? await resumeAttempt(git, plan.change, bench.baseSha, b, gate, emit, log) : undefined;
   return { startFiles, loopTree, ...(start ? { start } : {}), repoContext, tools, diagnostics };
 }
 
@@ -63,11 +64,11 @@ async function startPoint(git: GitPort, plan: FixPlan, baseSha: string, baseline
 }
 
 /** `/agent-fix continue`: the earlier best attempt on top of the checkout as the tests left it, tested once. */
-async function resumeAttempt(git: GitPort, from: { tree: string; note: string }, baseSha: string, b: Baseline, emit: (e: FixEvent) => void, log: (m: string) => void): Promise<LoopStart> {
+async function resumeAttempt(git: GitPort, from: { tree: string; note: string }, baseSha: string, b: Baseline, gate: GateRule, emit: (e: FixEvent) => void, log: (m: string) => void): Promise<LoopStart> {
   const paths = changedPaths(await git.changes(`${baseSha}^{tree}`, from.tree));
   await git.restore(from.tree);
   const startTree = await composeChange(git, b.baselineTree, paths);
-  const { run, verdict } = await b.intel.session.runForLoop();
+  const { run, verdict } = await b.intel.session.runForLoop(gate);
   emit({ type: 'test-run', purpose: 'verify', iteration: 0, run, verdict });
   log(`Resumed from the best attempt (${paths.length} file(s)): ${verdict.summary}`);
   const state = run.succeeded ? 'The test command succeeds on it.' : `The test run on it (by the harness, now): ${verdict.summary}\n\n${b.intel.feedback(run, verdict)}`;
@@ -75,8 +76,8 @@ async function resumeAttempt(git: GitPort, from: { tree: string; note: string },
 }
 
 /** The repository's own tsc/ESLint, run like its tests (environment, sandbox, memory limit), with their own timeout. */
-function typeAndLintFeedback(deps: FixDeps, bench: Workbench): DiagnosticsWatcher | null {
-  const { git, shell } = deps;
+function typeAndLintFeedback(run: Run, bench: Workbench): DiagnosticsWatcher | null {
+  const { git, shell } = run.ports;
   return createDiagnostics({
     root: git.root,
     scratch: bench.box.scratch,

@@ -4,42 +4,51 @@
  * once as the only attempt.
  */
 import type { FileChange, GitPort } from '../ports/git.js';
-import type { Task } from '../task/types.js';
-import type { Settings } from '../settings/types.js';
 import type { JudgedRun, TestProof, TestRun, Verdict } from '../verify/types.js';
 import type { GateRule } from '../verify/compare.js';
-import type { Intel } from '../verify/intel.js';
+import type { Intel, TestFinding } from '../verify/intel.js';
+import type { IntegrityFinding } from '../guard/test-integrity.js';
 import type { Budget } from '../budget/budget.js';
 import { createJudge, type AttemptJudge } from '../verify/judge.js';
 import { runAgentLoop, type LoopEvent, type LoopOutput } from '../agent/loop.js';
-import { DEFAULT_CONTEXT_TOKENS } from '../agent/prompt.js';
 import { judgeFollowUp } from './follow-up-gate.js';
-import { loopProgress, type ProgressSink } from './progress.js';
+import { loopProgress } from './progress.js';
 import { changedPaths, composeChange } from './compose.js';
-import type { FixDeps } from './types.js';
-import type { FixPlan } from './plan.js';
+import type { FixEvent } from './types.js';
+import type { Run } from './run.js';
 import type { Workbench } from './workbench.js';
 import type { Baseline } from './baseline.js';
 import type { Context } from './context.js';
 
 type FollowUpCheck = (run: TestRun, changed: string[]) => string | null;
 
-export async function runLoop(task: Task, plan: FixPlan, deps: FixDeps, settings: Settings, bench: Workbench, b: Baseline, ctx: Context, progress: ProgressSink): Promise<LoopOutput> {
+/** What the loop phase returns: the loop's output and what its judge found about the tests. */
+export interface Loop {
+  output: LoopOutput;
+  /** The judge's test findings (refusals, the original-test gate's runs), in order. */
+  findings: TestFinding[];
+  /** Guard findings the accepted attempts cleared by what their tests did: the published change's guard passes them. */
+  cleared: IntegrityFinding[];
+}
+
+export async function runLoop(run: Run, bench: Workbench, b: Baseline, gate: GateRule, ctx: Context): Promise<Loop> {
+  const { task, plan, settings, emit, progress } = run;
+  const deps = run.ports;
   const { git, redactor } = deps;
   const { intel, baseline } = b;
-  const emit = deps.emit ?? (() => undefined);
   const attempts = loopProgress(progress);
   const loopEmit = (e: LoopEvent) => {
-    deps.emit?.(e);
+    emit(e);
     attempts.onLoop(e);
   };
+  const found: { findings: TestFinding[]; cleared: IntegrityFinding[] } = { findings: [], cleared: [] };
   const followUp: FollowUpCheck | undefined = plan.followUp ? (run, changed) => judgeFollowUp(baseline, run, changed, plan.followUp!) : undefined;
   const change = plan.change;
   const limits = { maxIterations: settings.maxIterations, maxChangedFiles: settings.maxChangedFiles, maxChangedLines: settings.maxChangedLines, maxTurns: settings.maxIterations * 25, maxTokens: 0 };
-  const runTests = (): Promise<JudgedRun> => intel.session.runForLoop();
+  const runTests = (): Promise<JudgedRun> => intel.session.runForLoop(gate);
   const loop =
     change.by === 'candidate'
-      ? await checkCandidate(change, { git, baseTree: `${bench.baseSha}^{tree}`, runGate: () => intel.session.runGate(), followUp, emit })
+      ? await checkCandidate(change, { git, baseTree: `${bench.baseSha}^{tree}`, runGate: () => intel.session.runGate(gate), followUp, emit })
       : await runAgentLoop(task, {
           model: deps.model,
           tools: ctx.tools,
@@ -47,15 +56,15 @@ export async function runLoop(task: Task, plan: FixPlan, deps: FixDeps, settings
           runTests,
           baseline,
           baselineTree: ctx.loopTree,
-          judge: attemptJudge({ git, intel, limits, baseline, baselineTree: b.baselineTree, gate: b.gate, runTests, budget: bench.budget, emit: loopEmit, followUp, fromCheckout: change.from !== 'tree' }),
-          gate: b.gate,
+          judge: attemptJudge({ git, intel, limits, baseline, baselineTree: b.baselineTree, gate, runTests, budget: bench.budget, emit: loopEmit, followUp, fromCheckout: change.from !== 'tree', found }),
+          gate,
           limits,
           redact: (t) => redactor.redact(t),
           emit: loopEmit,
           budget: bench.budget,
           feedback: intel.feedback,
           context: ctx.repoContext ?? undefined,
-          contextTokens: settings.contextTokens ?? DEFAULT_CONTEXT_TOKENS,
+          contextTokens: settings.contextTokens,
           ...(settings.maxInputTokens ? { maxInputTokens: settings.maxInputTokens } : {}),
           ...(settings.maxOutputTokens ? { maxOutputTokens: settings.maxOutputTokens } : {}),
           diagnostics: ctx.diagnostics ?? undefined,
@@ -63,7 +72,7 @@ export async function runLoop(task: Task, plan: FixPlan, deps: FixDeps, settings
           start: ctx.start,
         }).finally(() => ctx.diagnostics?.dispose());
   attempts.end(`stopped: ${loop.reason}${loop.stopDetail ? ` (${redactor.redact(loop.stopDetail)})` : ''}`);
-  return loop;
+  return { output: loop, findings: found.findings, cleared: found.cleared };
 }
 
 /**
@@ -85,7 +94,11 @@ function attemptJudge(c: {
   emit: (e: LoopEvent) => void;
   followUp?: FollowUpCheck;
   fromCheckout: boolean;
+  /** Where the judge's findings go while the loop runs (the loop phase returns them). */
+  found: { findings: TestFinding[]; cleared: IntegrityFinding[] };
 }): AttemptJudge {
+  const { findings, cleared } = c.found;
+  const refused = (line: string) => findings.push({ kind: 'refusal', line });
   const { git, intel } = c;
   /**
    * The fail-to-pass proof of an attempt: its change composed on the tree the baseline ran on
@@ -107,19 +120,27 @@ function attemptJudge(c: {
     runTests: c.runTests,
     budget: c.budget,
     onRun: (iteration, run, verdict) => c.emit({ type: 'test-run', purpose: 'verify', iteration, run, ...(verdict ? { verdict } : {}) }),
-    guard: (tree, changedFiles) => intel.guard(tree, changedFiles),
-    refusedFindings: (findings) => {
-      for (const f of findings) intel.refused(`[${f.category}] ${f.reason}`);
+    guard: async (tree, changedFiles) => {
+      const g = await intel.guard(tree, changedFiles);
+      g.refusals.forEach(refused);
+      return g;
+    },
+    refusedFindings: (list) => {
+      for (const f of list) refused(`[${f.category}] ${f.reason}`);
     },
     ...(c.fromCheckout
       ? {
           prove,
           testEditsAlone: (proof: TestProof) => {
             const why = intel.testEditsAlone(proof);
-            if (why) intel.refused(`[test-edits-alone] ${why}`);
+            if (why) refused(`[test-edits-alone] ${why}`);
             return why;
           },
-          originalTests: (tree: string, run: TestRun, verdict: Verdict, proof: () => Promise<TestProof | undefined>) => intel.originalTests(tree, run, verdict, c.gate, proof),
+          originalTests: async (tree: string, run: TestRun, verdict: Verdict, proof: () => Promise<TestProof | undefined>) => {
+            const r = await intel.originalTests(tree, run, verdict, c.gate, proof);
+            findings.push(...r.findings);
+            return r;
+          },
           gaming: { find: (tree: string, changedFiles: string[]) => intel.gaming(tree, changedFiles), policy: intel.gamingPolicy },
         }
       : {}),
@@ -128,7 +149,7 @@ function attemptJudge(c: {
   // What the tests cleared of the guard's findings (a changed snapshot proven, a skip marker that skips nothing) passes the published change's guard too.
   return async (a) => {
     const j = await judge(a);
-    if (j.outcome === 'accepted') intel.cleared(j.cleared);
+    if (j.outcome === 'accepted') cleared.push(...j.cleared);
     return j;
   };
 }
@@ -140,7 +161,7 @@ function attemptJudge(c: {
  */
 async function checkCandidate(
   candidate: { tree: string; summary: string },
-  c: { git: GitPort; baseTree: string; runGate: () => Promise<JudgedRun>; followUp?: FollowUpCheck; emit: NonNullable<FixDeps['emit']> },
+  c: { git: GitPort; baseTree: string; runGate: () => Promise<JudgedRun>; followUp?: FollowUpCheck; emit: (e: FixEvent) => void },
 ): Promise<LoopOutput> {
   const changes = await c.git.changes(c.baseTree, candidate.tree);
   const touched = changedPaths(changes);

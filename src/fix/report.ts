@@ -2,25 +2,26 @@
  * The fix's report, made once from what the phases returned (values, never a report edited
  * along the way); every end of the pipeline, early or not, goes through `fixResult`.
  */
-import type { Task } from '../task/types.js';
-import type { Settings } from '../settings/types.js';
-import type { LoopOutput } from '../agent/loop.js';
-import type { TestIntel } from '../verify/types.js';
+import type { TestFinding } from '../verify/intel.js';
 import { treeLine } from '../workspace/tree-guard.js';
-import type { FixDeps, FixResult, RunReport } from './types.js';
-import { proofNotAsked, type FixPlan } from './plan.js';
+import type { FixResult, RunReport } from './types.js';
+import { proofNotAsked } from './plan.js';
+import type { Run } from './run.js';
 import type { Workbench } from './workbench.js';
 import type { Baseline } from './baseline.js';
-import type { Change } from './change.js';
+import type { Loop } from './loop.js';
+import type { Change, Checked } from './change.js';
 import type { Stop } from './stop.js';
+import { foldTests } from './findings.js';
 
 /** What the phases returned, as far as the fix went. */
 export interface Phases {
   bench: Workbench;
   commands?: { setup: string | null; test: string };
-  baseline?: Omit<Baseline, 'gate'>;
-  loop?: LoopOutput;
+  baseline?: Baseline;
+  loop?: Loop;
   change?: Change;
+  checked?: Checked;
 }
 
 /** The end of the fix: its outcome, and the trees to publish or keep. */
@@ -32,8 +33,11 @@ export interface Ending {
   keep?: string;
 }
 
-export function fixResult(task: Task, plan: FixPlan, deps: FixDeps, settings: Settings, p: Phases, end: Ending): FixResult {
-  const { bench, loop } = p;
+export function fixResult(run: Run, p: Phases, end: Ending): FixResult {
+  const { task, settings } = run;
+  const deps = run.ports;
+  const { bench } = p;
+  const loop = p.loop?.output;
   const { status, reason, detail } = end.outcome;
   const { redactor } = deps;
   const sb = bench.sandbox;
@@ -52,14 +56,14 @@ export function fixResult(task: Task, plan: FixPlan, deps: FixDeps, settings: Se
     iterations: loop?.iterations ?? 0,
     maxIterations: settings.maxIterations,
     attempts: loop?.attempts ?? [],
-    ...(p.baseline ? { tests: testsOf(p.baseline.intel.data, plan, p.change) } : {}),
+    ...(p.baseline ? { tests: foldTests(p.baseline.intel.record(), findingsOf(run, p)) } : {}),
     ...(loop?.diagnostics ? { diagnostics: loop.diagnostics } : {}),
     changes: p.change?.changes ?? [],
     diff: p.change?.diff ?? '',
     usage: loop?.usage ?? { promptTokens: 0, completionTokens: 0, requests: 0 },
     durationMs: Date.now() - bench.started,
     safety: {
-      policy: settings.policySource ?? 'the action inputs (no repository policy was read)',
+      policy: settings.policySource,
       isolation: [bench.setupIso.line, bench.testIso.line, ...(sb.memoryMb > 0 ? [`memory: ${sb.memoryMb} MiB address space per command`] : []), ...treeLine(bench.touchedByTests)],
       budget: bench.budget.describe(),
       costUsd: bench.budget.costUsd,
@@ -69,8 +73,8 @@ export function fixResult(task: Task, plan: FixPlan, deps: FixDeps, settings: Se
   return { report, tree: end.publish ?? null, baseSha: bench.baseSha, pristineTree: bench.pristineTree, ...(end.keep ? { bestAttempt: { tree: end.keep } } : {}) };
 }
 
-/** The test session's record with what the plan and the change add: why no proof was asked, the accepted attempt's proof. */
-function testsOf(recorded: TestIntel, plan: FixPlan, change: Change | undefined): TestIntel {
-  const notAsked = proofNotAsked(plan);
-  return { ...recorded, ...(notAsked ? { proofNotAsked: notAsked } : {}), ...(change?.proof ? { proof: change.proof } : {}) };
+/** What the plan and each phase found about the tests, in order: the report folds them once. */
+export function findingsOf(run: Pick<Run, 'plan'>, p: Pick<Phases, 'loop' | 'change' | 'checked'>): TestFinding[] {
+  const notAsked = proofNotAsked(run.plan);
+  return [...(notAsked ? [{ kind: 'proof-not-asked' as const, why: notAsked }] : []), ...(p.loop?.findings ?? []), ...(p.change?.findings ?? []), ...(p.checked?.findings ?? [])];
 }

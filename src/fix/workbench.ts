@@ -5,8 +5,8 @@
  */
 import type { CommandResult } from '../ports/shell.js';
 import type { Settings } from '../settings/types.js';
-import type { FixDeps, FixEvent } from './types.js';
-import { Budget, DEFAULT_BUDGET } from '../budget/budget.js';
+import type { Run } from './run.js';
+import { Budget } from '../budget/budget.js';
 import { isolationFor, openSandbox, probeSandbox, sandboxRefused, type SandboxProbe } from '../sandbox/sandbox.js';
 import { credentialFiles } from '../sandbox/credentials.js';
 import { treeKept } from '../workspace/tree-guard.js';
@@ -14,8 +14,6 @@ import { childEnv } from '../verify/env.js';
 import { detectCommands } from '../verify/detect.js';
 import { toTestRun } from '../verify/test-run.js';
 import { isCheckable } from '../ports/llm.js';
-import type { ProgressSink } from './progress.js';
-import type { Wording } from '../settings/wording.js';
 import { stop, tail, type Stop } from './stop.js';
 
 /** The setup command's output kept (its head and tail): what a reader of a failed setup needs. */
@@ -29,7 +27,7 @@ export const SETUP_OUTPUT_CAP = 400_000;
  */
 export const TEST_OUTPUT_CAP = 8_000_000;
 
-type SandboxSettings = NonNullable<Settings['sandbox']>;
+type SandboxSettings = Settings['sandbox'];
 type Isolation = ReturnType<typeof isolationFor>;
 
 /** The bench every later phase works on. */
@@ -50,12 +48,16 @@ export interface Workbench {
   env: Record<string, string>;
 }
 
-/** The commands found and ready: the setup ran. */
-export interface Commands {
+/** The test and setup commands, as set or detected. */
+export interface Found {
   setup: string | null;
   test: string;
   /** Why these commands, when they were detected. */
   detection?: string;
+}
+
+/** The commands found and ready to run. */
+export interface Commands extends Found {
   /** Runs a repository command in the sandbox; after a test run the working tree is put back (workspace/tree-guard.ts). */
   run: (command: string, kind?: 'setup' | 'tests') => Promise<CommandResult>;
   /** Where agent-fix puts files the commands write for it (RunSandbox.scratch). */
@@ -64,12 +66,17 @@ export interface Commands {
   exportFile: (rel: string) => string;
 }
 
-export async function openWorkbench(deps: FixDeps, settings: Settings): Promise<Workbench> {
-  const { git, log } = deps;
+/** The caps of the run: the effective settings' budget (a `continue budget=$N` raise included), priced for the run's model. */
+export function runBudget(run: Pick<Run, 'settings' | 'ports'>, now?: () => number): Budget {
+  return new Budget(run.settings.budget, run.ports.model.model, now);
+}
+
+export async function openWorkbench(run: Run): Promise<Workbench> {
+  const { git, log } = run.ports;
   const started = Date.now();
-  const budget = new Budget(settings.budget ?? DEFAULT_BUDGET, deps.model.model);
-  const probe = deps.sandbox ?? probeSandbox(log);
-  const sb = settings.sandbox ?? { setupNetwork: true, testNetwork: false, requireIsolation: false, memoryMb: 0 };
+  const budget = runBudget(run);
+  const probe = run.ports.sandbox ?? probeSandbox(log);
+  const sb = run.settings.sandbox;
   // One sandbox for the run's commands (sandbox/sandbox.ts): private HOME and temp, the checkout's credential covered.
   const box = openSandbox(probe, git.root, credentialFiles(git.root), process.env.HOME, log);
   const setupIso = isolationFor('setup', sb.setupNetwork, probe, box);
@@ -77,23 +84,27 @@ export async function openWorkbench(deps: FixDeps, settings: Settings): Promise<
   if (probe.mode === 'none') log(`Sandbox: ${probe.description}`);
   const baseSha = await git.headSha();
   const pristineTree = await git.snapshot();
-  return { started, budget, probe, sandbox: sb, box, setupIso, testIso, touchedByTests: new Set(), baseSha, pristineTree, env: box.env(childEnv(deps.parentEnv)) };
+  return { started, budget, probe, sandbox: sb, box, setupIso, testIso, touchedByTests: new Set(), baseSha, pristineTree, env: box.env(childEnv(run.ports.parentEnv)) };
 }
 
 /** The policy's demands on the sandbox that this runner cannot meet: nothing runs. */
-export function sandboxRefusal(bench: Workbench, parentEnv: NodeJS.ProcessEnv): Stop | null {
+export function sandboxRefusal(run: Run, bench: Workbench): Stop | null {
+  const { parentEnv } = run.ports;
   const { sandbox: sb, probe } = bench;
   if (sb.requireIsolation && (bench.setupIso.unavailable || bench.testIso.unavailable)) {
     return stop('error', 'not-applicable', `The policy requires network isolation (sandbox.require-isolation) but none is available here: ${probe.description}. Nothing was run.`);
   }
-  if (sandboxRefused(sb.requireSandbox ?? 'github-hosted', probe.mode, parentEnv.RUNNER_ENVIRONMENT === 'github-hosted')) {
-    return stop('error', 'not-applicable', `The policy requires a sandbox for the repository's commands (sandbox.require-sandbox: ${sb.requireSandbox ?? 'github-hosted'}) but this runner cannot give one: ${probe.description}. Nothing was run.`);
+  if (sandboxRefused(sb.requireSandbox, probe.mode, parentEnv.RUNNER_ENVIRONMENT === 'github-hosted')) {
+    return stop('error', 'not-applicable', `The policy requires a sandbox for the repository's commands (sandbox.require-sandbox: ${sb.requireSandbox}) but this runner cannot give one: ${probe.description}. Nothing was run.`);
   }
   return null;
 }
 
 /** The test and setup commands: the settings', or detected from the repository. */
-export async function findCommands(root: string, settings: Settings, words: Wording, log: (m: string) => void): Promise<{ setup: string | null; test: string; detection?: string } | Stop> {
+export async function findCommands(run: Run): Promise<Found | Stop> {
+  const { settings, words } = run;
+  const { log } = run.ports;
+  const root = run.ports.git.root;
   if (settings.testCommand) return { setup: settings.setupCommand, test: settings.testCommand };
   const detected = await detectCommands(root);
   if (!detected.test) return stop('error', 'not-applicable', `No test command: ${detected.reason}; set ${words.setting('test-command')} (and ${words.setting('setup-command')} if dependencies must be installed).`);
@@ -102,8 +113,15 @@ export async function findCommands(root: string, settings: Settings, words: Word
   return { setup, test: detected.test, detection: detected.reason };
 }
 
+/** The commands made ready to run: sandboxed, capped, within the budget. */
+export function readyCommands(run: Run, bench: Workbench, found: Found): Commands {
+  return { ...found, run: commandRunner(run, bench), scratch: bench.box.scratch, exportFile: bench.box.exportFile };
+}
+
 /** The model endpoint answers before anything runs: a wrong URL, key or model costs no test run. */
-export async function checkModel(deps: FixDeps, progress: ProgressSink): Promise<Stop | null> {
+export async function checkModel(run: Run): Promise<Stop | null> {
+  const { progress } = run;
+  const deps = run.ports;
   const { model, redactor } = deps;
   if (!isCheckable(model)) return null;
   progress({ type: 'phase', phase: { kind: 'model' }, state: 'running' });
@@ -120,8 +138,9 @@ export async function checkModel(deps: FixDeps, progress: ProgressSink): Promise
 }
 
 /** Runs a repository command the way every command of the run is run: sandboxed, capped, within the budget. */
-export function commandRunner(deps: FixDeps, settings: Settings, bench: Workbench): Commands['run'] {
-  const { git, shell } = deps;
+function commandRunner(run: Run, bench: Workbench): Commands['run'] {
+  const { settings } = run;
+  const { git, shell } = run.ports;
   const runIn = (command: string, kind: 'setup' | 'tests') =>
     shell.run(command, {
       cwd: git.root,
@@ -137,7 +156,9 @@ export function commandRunner(deps: FixDeps, settings: Settings, bench: Workbenc
 }
 
 /** The setup command, once; a failure ends the fix before anything changed. */
-export async function runSetup(setup: string | null, run: Commands['run'], deps: FixDeps, progress: ProgressSink, emit: (e: FixEvent) => void): Promise<Stop | null> {
+export async function runSetup(fix: Run, commands: Commands): Promise<Stop | null> {
+  const { progress, emit } = fix;
+  const { setup, run } = commands;
   if (!setup) {
     progress({ type: 'phase', phase: { kind: 'setup' }, state: 'skipped', detail: 'no setup command' });
     return null;
@@ -145,7 +166,7 @@ export async function runSetup(setup: string | null, run: Commands['run'], deps:
   progress({ type: 'phase', phase: { kind: 'setup' }, state: 'running', detail: setup });
   progress({ type: 'waiting', on: 'the setup command' });
   const r = await run(setup, 'setup');
-  const setupRun = toTestRun(r, deps.redactor);
+  const setupRun = toTestRun(r, fix.ports.redactor);
   const { output: _output, ...meta } = r;
   emit({ type: 'command', purpose: 'setup', result: { ...meta, outputTail: setupRun.outputTail } });
   if (r.exitCode !== 0 || r.timedOut) {

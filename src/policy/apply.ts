@@ -7,14 +7,13 @@
  * - forbidden paths are added to the protected paths; allowed paths come from the policy;
  * - prices: the policy's override the inputs', which override the built-in table.
  */
-import type { Settings } from '../settings/types.js';
-import { DEFAULT_BUDGET } from '../budget/budget.js';
+import type { SettingsInput } from '../settings/types.js';
 import type { Policy } from './schema.js';
 
 const stricter = (a: number, b: number | undefined): number => (b === undefined ? a : a > 0 ? Math.min(a, b) : b);
 
-export function applyPolicy(settings: Settings, policy: Policy, source: string): Settings {
-  const budget = settings.budget ?? DEFAULT_BUDGET;
+export function applyPolicy(settings: SettingsInput, policy: Policy, source: string): SettingsInput {
+  const budget = settings.budget;
   const b = policy.budgets;
   const l = policy.limits;
   const forbidden = policy.paths.forbidden.filter((g) => !settings.protectedPaths.includes(g));

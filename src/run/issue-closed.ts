@@ -40,7 +40,7 @@ export function issueClosedKind(trigger: IssueClosedTrigger, o: { defaultBranch:
       renderStoppedSummary('Skipped', `Issue #${n} was ${closedHow(trigger)}, but agent-fix closes its pull request only for someone with write permission: ${reason}`, `agent-fix's pull request for #${n} (branch \`${branch}\`), if there is one, stays open.`),
     async act(world) {
       const github = world.github!;
-      if (world.settings.closeOnIssueClose === false) {
+      if (!world.settings.closeOnIssueClose) {
         const note = `issue #${n} was ${closedHow(trigger)}; input close-on-issue-close is false, so agent-fix's pull request for it (branch ${branch}), if any, stays open.`;
         return { reason: 'close-on-issue-close-off', note, summary: renderStoppedSummary('Skipped', `Issue #${n} was ${closedHow(trigger)}.`, `The input \`close-on-issue-close\` is \`false\`: agent-fix's pull request for it (branch \`${branch}\`), if there is one, stays open.`) };
       }

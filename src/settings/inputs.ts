@@ -10,7 +10,7 @@
  */
 import { z } from 'zod';
 import { parse as parseYaml } from 'yaml';
-import type { Mode, Settings } from './types.js';
+import type { Mode, SettingsInput } from './types.js';
 import { ALWAYS_PROTECTED } from '../workspace/paths.js';
 import { CandidateIdSchema } from '../bundle/schema.js';
 import { defaultInputTokens, defaultOutputTokens, defaultRequestsPerMinute } from '../budget/rate.js';
@@ -250,7 +250,7 @@ export interface ReadOptions {
  * The one settings reader, for the action (`getInput` = @actions/core.getInput) and for the CLI
  * (`getInput` = a lookup in the parsed flags and the environment, with the CLI's defaults).
  */
-export function readSettings(getInput: (name: string) => string, opts: ReadOptions = {}): Settings {
+export function readSettings(getInput: (name: string) => string, opts: ReadOptions = {}): SettingsInput {
   const problems: string[] = [];
   const named = opts.name ?? ((input: string) => `Input "${input}"`);
   const read = (name: string): string => {
@@ -302,7 +302,7 @@ export function readSettings(getInput: (name: string) => string, opts: ReadOptio
   const baseUrl = parse(fields.baseUrl, DEFAULTS.baseUrl);
   const model = parse(fields.model, DEFAULTS.model);
   const maxInputTokens = parse(fields.maxInputTokens, defaultInputTokens(baseUrl, model));
-  const settings: Settings = {
+  const settings: SettingsInput = {
     githubToken,
     // publish runs no model: no key is needed, and the token is not handed to one
     apiKey: mode === 'publish' ? '' : apiKey === '' ? githubToken : apiKey,

@@ -1,5 +1,9 @@
-/** The settings of a run: read once (settings/inputs.ts), narrowed by the policy (policy/apply.ts). */
-export interface Settings {
+/**
+ * What the reader (settings/inputs.ts), the CLI and the policy (policy/apply.ts) give: an absent
+ * optional field is "not said". A run never sees this: `resolveSettings` (settings/resolve.ts)
+ * applies every default once and returns `Settings`.
+ */
+export interface SettingsInput {
   githubToken: string;
   apiKey: string;
   baseUrl: string;
@@ -72,6 +76,35 @@ export interface Settings {
 }
 
 export type Mode = 'run' | 'propose' | 'publish';
+
+/**
+ * The effective settings of a run: every default applied once (`resolveSettings`), no optional
+ * field. A run holds exactly one (fix/run.ts: a `continue budget=$N` raise is applied there, and
+ * the phases see only that value).
+ */
+export interface Settings extends Omit<SettingsInput, OptionalKeys<SettingsInput> | 'sandbox'> {
+  /** The input tokens one model request may take; 0: no per-request limit. */
+  maxInputTokens: number;
+  /** The reply's cap per request; 0: the endpoint's default. */
+  maxOutputTokens: number;
+  /** Requests per minute to pace to without rate-limit headers; 0: none. */
+  requestsPerMinute: number;
+  changedExpectations: 'draft' | 'ready' | 'forbid';
+  gaming: 'draft' | 'refuse';
+  closeOnIssueClose: boolean;
+  mode: Mode;
+  /** The candidate id of a propose job; null: none. */
+  candidate: string | null;
+  /** Directory of the bundles; null: propose's default. */
+  bundles: string | null;
+  /** When non-empty, the only globs the model may change. */
+  allowedPaths: string[];
+  sandbox: Required<SandboxSettings>;
+  /** Which policy applied, for the report. */
+  policySource: string;
+}
+
+type OptionalKeys<T> = { [K in keyof T]-?: undefined extends T[K] ? K : never }[keyof T];
 
 /** Hard caps of one run; 0 means no cap. */
 export interface BudgetLimits {

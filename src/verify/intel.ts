@@ -2,14 +2,15 @@
  * Test intelligence for one fix, assembled for the story (fix.ts): the test session
  * (structured runs, baseline differential, related tests first, flaky re-runs), the
  * test-integrity guard on each attempt, the concise feedback for the model, the
- * fail-to-pass proof, and the data the report renders.
+ * fail-to-pass proof. It edits no record: what it finds is returned (`TestFinding`s), and the
+ * report folds them once (fix/findings.ts).
  */
 import type { FileChange, GitPort } from '../ports/git.js';
 import type { CommandResult } from '../ports/shell.js';
 import type { Redactor } from '../redact.js';
 import type { Settings } from '../settings/types.js';
 import type { Task } from '../task/types.js';
-import type { GamingFinding, TestIntel, TestProof, TestRun, Verdict } from './types.js';
+import type { CommentHunk, GamingFinding, TestIntel, TestProof, TestRun, Verdict } from './types.js';
 import { addedLines, detectGaming, type ChangedSource, type TestText } from '../guard/gaming/index.js';
 import {
   allowedCategories,
@@ -25,7 +26,7 @@ import { changedTexts } from '../guard/diff-texts.js';
 import { isTestFile } from './test-files.js';
 import { judgeExpectations, type ChangedExpectation } from './expectation.js';
 import type { ChangedExpectationPolicy } from './expectation.js';
-import { DEFAULT_FEEDBACK_TOKENS, packFeedback } from './feedback.js';
+import { packFeedback } from './feedback.js';
 import { proveFailToPass } from './proof.js';
 import { judgeOriginal, requiredTests, runOriginalTests } from './original.js';
 import type { GateRule } from './compare.js';
@@ -49,11 +50,34 @@ export interface IntelDeps {
   exportFile?: (rel: string) => string;
 }
 
+/**
+ * What a phase found about the tests, for the report: returned by the phase that found it, folded
+ * once, in order, by the report (fix/findings.ts `foldTests`). A later `original` or `gaming`
+ * finding replaces an earlier one (the last original-test gate run, the published change's gaming).
+ */
+export type TestFinding =
+  /** An attempt refused by a check (the test-integrity guard, the original-test gate, the judge's own). */
+  | { kind: 'refusal'; line: string }
+  /** The original-test gate's last run; null: the change touched no test-ish file. */
+  | { kind: 'original'; original: NonNullable<TestIntel['original']> | null }
+  /** Hunks of the published change that only touch comments or whitespace. */
+  | { kind: 'comment-only'; hunks: CommentHunk[] }
+  /** What in the published change games the tests. */
+  | { kind: 'gaming'; found: GamingFinding[] }
+  /** Why the plan asks no fail-to-pass proof. */
+  | { kind: 'proof-not-asked'; why: string }
+  /** The accepted attempt's proof. */
+  | { kind: 'proof'; proof: TestProof };
+
+/** What the session itself records (its runner, why its command, every command it ran), read once by the report. */
+export type SessionRecord = Pick<TestIntel, 'runner' | 'commands' | 'detection'>;
+
 export interface Intel {
   session: TestSession;
-  data: TestIntel;
-  /** The test-integrity guard on an attempt: a refusal, and the findings the tests decide (skip markers, updated snapshots; verify/judge.ts). */
-  guard: (tree: string, changedFiles: string[]) => Promise<{ refusal: string | null; deferred: IntegrityFinding[]; vacuous: VacuousTest[]; testDelta?: number }>;
+  /** The session's own record at this moment (a copy). */
+  record: () => SessionRecord;
+  /** The test-integrity guard on an attempt: a refusal (and its lines for the report), and the findings the tests decide (skip markers, updated snapshots; verify/judge.ts). */
+  guard: (tree: string, changedFiles: string[]) => Promise<{ refusal: string | null; refusals: string[]; deferred: IntegrityFinding[]; vacuous: VacuousTest[]; testDelta?: number }>;
   feedback: (run: TestRun, verdict?: Verdict) => string;
   /**
    * The fail-to-pass proof (proof.ts) of the change `baseTree -> fixTree` (the working tree must be
@@ -64,11 +88,9 @@ export interface Intel {
    * The original-test gate on an attempt the model's own run verified (original.ts): null when
    * no test-ish file changed or the original tests agree; otherwise the refusal for the model.
    */
-  originalTests: (tree: string, run: TestRun, verdict: Verdict, gate: GateRule, proof?: () => Promise<TestProof | undefined>) => Promise<{ refusal: string | null; changedExpectations: ChangedExpectation[] }>;
-  /** Guard findings a judged attempt cleared by what its tests did (a changed snapshot proven, a skip marker that skips nothing): the published change's guard passes them. */
-  cleared: (findings: IntegrityFinding[]) => void;
-  /** Flags the hunks of the change (fromTree -> toTree, the working tree) that only touch comments or whitespace; the working tree is left at toTree. */
-  flagComments: (fromTree: string, toTree: string, changes: FileChange[]) => Promise<void>;
+  originalTests: (tree: string, run: TestRun, verdict: Verdict, gate: GateRule, proof?: () => Promise<TestProof | undefined>) => Promise<{ refusal: string | null; changedExpectations: ChangedExpectation[]; findings: TestFinding[] }>;
+  /** The hunks of the change (fromTree -> toTree, the working tree) that only touch comments or whitespace; the working tree is left at toTree. */
+  flagComments: (fromTree: string, toTree: string, changes: FileChange[]) => Promise<CommentHunk[]>;
   /**
    * Tests that failed at baseline and pass on the ORIGINAL code with only the change's test
    * edits applied (the proof's "before" run, `passingOnOriginal`): the test edits alone made
@@ -76,13 +98,15 @@ export interface Intel {
    * a maintainer allowed test changes for this task). Pure: the caller records the refusal.
    */
   testEditsAlone: (proof: TestProof) => string | null;
-  /** Records why an attempt was refused by a check outside this module (verify/judge.ts), in the order it happened. */
-  refused: (line: string) => void;
-  /** The guard on the change about to be published (pristine checkout -> fix): a refusal, or null. */
-  guardPublished: (fromTree: string, toTree: string) => Promise<string | null>;
+  /**
+   * The guard on the change about to be published (pristine checkout -> fix): a refusal, or null.
+   * `cleared`: guard findings the accepted attempt cleared by what its tests did (a changed snapshot
+   * proven, a skip marker that skips nothing), which pass here too.
+   */
+  guardPublished: (fromTree: string, toTree: string, cleared: readonly IntegrityFinding[]) => Promise<string | null>;
   /** What in an attempt's source change games the tests (guard/gaming/); the working tree must be at `tree`. */
   gaming: (tree: string, changedFiles: string[]) => Promise<GamingFinding[]>;
-  /** The same on the change about to be published (the working tree at `toTree`), recorded for the report (`data.gaming`). */
+  /** The same on the change about to be published (the working tree at `toTree`). */
   gamingPublished: (fromTree: string, toTree: string) => Promise<GamingFinding[]>;
   /** The policy on such a change (`gate.gaming`): `draft` or `refuse`. */
   gamingPolicy: 'draft' | 'refuse';
@@ -110,18 +134,16 @@ export async function createTestIntel(deps: IntelDeps): Promise<Intel> {
     scratch: deps.scratch,
     exportFile: deps.exportFile,
     redactor: deps.redactor,
-    relatedFirst: settings.relatedTestsFirst !== false,
+    relatedFirst: settings.relatedTestsFirst,
     changedFiles: async () =>
       (await git.changes(deps.baselineTree, await git.snapshot())).filter((c) => c.status !== 'deleted').map((c) => c.path),
     listFiles: () => git.listFiles(),
   });
-  const data: TestIntel = { runner: session.info.runner, commands: session.commands, refusals: [] };
-  if (deps.detection) data.detection = deps.detection;
+  const record = (): SessionRecord => ({ runner: session.info.runner, commands: [...session.commands], ...(deps.detection ? { detection: deps.detection } : {}) });
   const taskText = `${task.title}\n${task.goal}`;
   const allowed = allowedCategories(policyCategories(settings.testIntegrityAllow), taskText);
-  const expectationPolicy: ChangedExpectationPolicy = settings.changedExpectations ?? 'draft';
+  const expectationPolicy: ChangedExpectationPolicy = settings.changedExpectations;
   const key = (f: IntegrityFinding) => `${f.category}\0${f.file}\0${f.line ?? ''}`;
-  const clearedKeys = new Set<string>();
   /** The change's test files test by test (moved, weakened, vacuous tests); the working tree must be at the change. */
   const testsOf = async (diff: string, only?: string[]): Promise<TestChangeAnalysis> => {
     const texts = await changedTexts(
@@ -159,15 +181,10 @@ export async function createTestIntel(deps: IntelDeps): Promise<Intel> {
 
   return {
     session,
-    data,
-    gamingPolicy: settings.gaming ?? 'draft',
+    record,
+    gamingPolicy: settings.gaming,
     gaming: async (tree, changedFiles) => gamingOf(await git.diff(deps.baselineTree, tree), changedFiles),
-    gamingPublished: async (fromTree, toTree) => {
-      const found = await gamingOf(await git.diff(fromTree, toTree));
-      if (found.length) data.gaming = found;
-      else delete data.gaming;
-      return found;
-    },
+    gamingPublished: async (fromTree, toTree) => gamingOf(await git.diff(fromTree, toTree)),
     guard: async (tree, changedFiles) => {
       const diff = await git.diff(deps.baselineTree, tree);
       const files = parseUnifiedDiff(diff).filter((f) => changedFiles.includes(f.path) || changedFiles.includes(f.oldPath));
@@ -176,32 +193,23 @@ export async function createTestIntel(deps: IntelDeps): Promise<Intel> {
       const now = findings.filter((f) => !f.judgedBy);
       const deferred = findings.filter((f) => f.judgedBy);
       const seen = { vacuous: tests.vacuous, ...(tests.testDelta === undefined ? {} : { testDelta: tests.testDelta }) };
-      if (now.length === 0) return { refusal: null, deferred, ...seen };
-      for (const f of now) data.refusals.push(`[${f.category}] ${f.reason}`);
-      return { refusal: renderRefusal(now), deferred, ...seen };
-    },
-    refused: (line) => {
-      data.refusals.push(line);
-    },
-    cleared: (findings) => {
-      for (const f of findings) clearedKeys.add(key(f));
+      if (now.length === 0) return { refusal: null, refusals: [], deferred, ...seen };
+      return { refusal: renderRefusal(now), refusals: now.map((f) => `[${f.category}] ${f.reason}`), deferred, ...seen };
     },
     feedback: (run, verdict) =>
-      packFeedback(run, { baseline: session.baseline, verdict, budgetTokens: settings.feedbackTokens ?? DEFAULT_FEEDBACK_TOKENS }),
-    guardPublished: async (fromTree, toTree) => {
+      packFeedback(run, { baseline: session.baseline, verdict, budgetTokens: settings.feedbackTokens }),
+    guardPublished: async (fromTree, toTree, cleared) => {
+      const clearedKeys = new Set(cleared.map(key));
       const diff = await git.diff(fromTree, toTree);
       const findings = checkTestIntegrity(diff, allowed, await testsOf(diff)).filter((f) => !(f.judgedBy && clearedKeys.has(key(f))));
       return findings.length ? renderRefusal(findings) : null;
     },
     originalTests: async (tree, fixRun, verdict, gate, proof) => {
       const baseline = session.baseline;
-      if (!baseline) return { refusal: null, changedExpectations: [] };
+      if (!baseline) return { refusal: null, changedExpectations: [], findings: [] };
       const changes = await git.changes(deps.baselineTree, tree);
       const result = await runOriginalTests({ git, session, baselineTree: deps.baselineTree, fixTree: tree, changes });
-      if (!result) {
-        delete data.original;
-        return { refusal: null, changedExpectations: [] };
-      }
+      if (!result) return { refusal: null, changedExpectations: [], findings: [{ kind: 'original', original: null }] };
       const relaxed = allowed.length ? `the policy (test-integrity-allow) allows ${allowed.join(', ')} changes and the task asks for them` : undefined;
       const required = requiredTests(baseline, verdict, gate);
       // Failures of tests that passed before any edit may be changed expectations: the proof's run of the edited tests on the original code decides.
@@ -211,16 +219,15 @@ export async function createTestIntel(deps: IntelDeps): Promise<Intel> {
       const judged = judgeOriginal(result.run, required, verdict, result.testFiles, relaxed, (candidates) =>
         judgeExpectations({ candidates, baseline, original: result.run, withoutFix, fixRun, testDiff, taskText, targets: gate.preexisting === 'allow' ? (gate.targets ?? []) : [], policy: expectationPolicy }),
       );
-      data.original = { ...judged, counts: result.run.counts, exitCode: result.run.exitCode };
+      const original: TestFinding = { kind: 'original', original: { ...judged, counts: result.run.counts, exitCode: result.run.exitCode } };
       const changedExpectations = judged.changedExpectations ?? [];
-      if (judged.ok) return { refusal: null, changedExpectations };
+      if (judged.ok) return { refusal: null, changedExpectations, findings: [original] };
       const message = [
         'REFUSED by the original-test gate: your change passes only with your changes to the tests.',
         judged.detail,
         'Fix the code under test so that the existing tests pass as they are; new tests may be added next to them.',
       ].join('\n');
-      data.refusals.push(`[original-tests] ${judged.detail}`);
-      return { refusal: message, changedExpectations: [] };
+      return { refusal: message, changedExpectations: [], findings: [original, { kind: 'refusal', line: `[original-tests] ${judged.detail}` }] };
     },
     testEditsAlone: (proof) => {
       const hits = proof.passingOnOriginal ?? [];
@@ -231,7 +238,7 @@ export async function createTestIntel(deps: IntelDeps): Promise<Intel> {
     },
     flagComments: async (fromTree, toTree, changes) => {
       const files = changes.filter((c) => c.status === 'modified' && /\.[cm]?[jt]sx?$/.test(c.path)).map((c) => c.path);
-      if (!files.length) return;
+      if (!files.length) return [];
       const read = (f: string) => readFile(path.join(git.root, f), 'utf8').catch(() => null);
       const after = new Map<string, string | null>();
       for (const f of files) after.set(f, await read(f));
@@ -242,8 +249,7 @@ export async function createTestIntel(deps: IntelDeps): Promise<Intel> {
       } finally {
         await git.restore(toTree);
       }
-      const hunks = files.flatMap((f) => commentOnlyHunks(f, before.get(f) ?? null, after.get(f) ?? null));
-      if (hunks.length) data.commentOnly = hunks;
+      return files.flatMap((f) => commentOnlyHunks(f, before.get(f) ?? null, after.get(f) ?? null));
     },
     prove: (baseTree, fixTree, changes, finalRun) => proveFailToPass({ git, session, pristineTree: baseTree, fixTree, changes, finalRun, baselineRun: session.baseline }),
   };

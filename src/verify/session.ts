@@ -146,7 +146,7 @@ export class TestSession {
   readonly commands: CommandRecord[] = [];
   private baselineRun: TestRun | null = null;
   private seq = 0;
-  /** How the gate treats failures that predate the change (set once the baseline is accepted). */
+  /** How the gate treats failures that predate the change, when a run is not given its rule (a session used on its own, benchmarks). */
   gate: GateRule = STRICT_GATE;
 
   private constructor(
@@ -312,9 +312,9 @@ export class TestSession {
    * related-test selection (jest, vitest: one related run on the changed files) and the
    * repository's import graph. Attached to the run, so the gate decides from the run alone.
    */
-  async attachLinks(run: TestRun): Promise<TestRun> {
+  async attachLinks(run: TestRun, gate: GateRule = this.gate): Promise<TestRun> {
     const baseline = this.baselineRun;
-    if (this.gate.preexisting !== 'allow' || run.succeeded || !baseline || !this.deps.changedFiles) return run;
+    if (gate.preexisting !== 'allow' || run.succeeded || !baseline || !this.deps.changedFiles) return run;
     const files = stillFailingFiles(baseline, run);
     if (files.length === 0) return run;
     const changed = (await this.deps.changedFiles()).filter((p) => !p.startsWith('..'));
@@ -358,22 +358,22 @@ export class TestSession {
    * The verdict on a run (compare.ts, the one judge), against the baseline. Without a baseline
    * (a session used on its own) against an empty passing one: every failing test counts.
    */
-  private judge(run: TestRun): JudgedRun {
+  private judge(run: TestRun, gate: GateRule): JudgedRun {
     const baseline: TestRun = this.baselineRun ?? { command: run.command, exitCode: 0, timedOut: false, durationMs: 0, succeeded: true, tests: [], counts: { passed: 0, failed: 0, skipped: 0 }, parsedFrom: run.parsedFrom, outputTail: '' };
-    return { run, verdict: compareRuns(baseline, run, this.gate) };
+    return { run, verdict: compareRuns(baseline, run, gate) };
   }
 
   /**
    * The full command (the gate), re-run once when tests newly fail, to tell flaky tests from
    * real ones; with the verdict on the run it returns (callers use it as is, never judge again).
    */
-  async runGate(): Promise<JudgedRun> {
-    const first = this.judge(await this.attachLinks(await this.execute(this.fullPlan(), 'full', 'gate')));
+  async runGate(gate: GateRule = this.gate): Promise<JudgedRun> {
+    const first = this.judge(await this.attachLinks(await this.execute(this.fullPlan(), 'full', 'gate'), gate), gate);
     const baseline = this.baselineRun;
     if (!baseline || first.run.timedOut || first.verdict.ok || first.verdict.newlyFailing.length === 0) return first;
     const second = await this.execute(this.fullPlan(), 'full', 'gate-rerun');
     const flaky = [...new Set([...differingTests(first.run, second), ...(baseline.flaky ?? [])])];
-    return flaky.length ? this.judge({ ...first.run, flaky }) : first;
+    return flaky.length ? this.judge({ ...first.run, flaky }, gate) : first;
   }
 
   /**
@@ -382,7 +382,7 @@ export class TestSession {
    * only the way the gate tolerates), the full gate. When the runner's own selection finds no test, test files named after the
    * changed files are tried.
    */
-  async runForLoop(): Promise<JudgedRun> {
+  async runForLoop(gate: GateRule = this.gate): Promise<JudgedRun> {
     this.selection = null;
     if (this.deps.relatedFirst !== false && this.deps.changedFiles && !this.structuredOff) {
       const changed = (await this.deps.changedFiles()).filter((p) => !p.startsWith('..'));
@@ -392,21 +392,21 @@ export class TestSession {
       const selection = [...new Set([...changed, ...importers, ...failingTestFiles(this.baselineRun, all)])];
       const plan = planRelated(this.info, selection, all, this.reportPath());
       let related: TestRun | null = plan ? await this.execute(plan, 'related', 'related') : null;
-      if (related) related = await this.attachLinks(related);
+      if (related) related = await this.attachLinks(related, gate);
       const ranNothing = (r: TestRun | null) => !r || (r.counts.passed + r.counts.failed === 0 && !(r.loadErrors?.length) && r.succeeded);
       if (ranNothing(related)) {
         const named = testFilesNamedAfter(changed, all);
         const byName = named.length ? planFiles(this.info, named, this.reportPath()) : null;
-        if (byName) related = await this.attachLinks(await this.execute(byName, 'related', 'related'));
+        if (byName) related = await this.attachLinks(await this.execute(byName, 'related', 'related'), gate);
       }
       // The related tests decide the attempt when they already show it cannot pass the gate
       // (judged like the gate, so failures that predate the change count as the gate counts them).
       if (related && !related.succeeded && this.baselineRun) {
-        const judged = this.judge(related);
+        const judged = this.judge(related, gate);
         if (!judged.verdict.ok) return judged;
       }
     }
-    return this.runGate();
+    return this.runGate(gate);
   }
 
   /** Runs only the given test files with the current working tree; null when the runner cannot select files. */
