@@ -62,15 +62,4 @@ export default tseslint.config(
     },
   },
   { files: ['src/adapters/**/*.ts'], rules: { 'no-restricted-imports': 'off' } },
-  // ALLOW-LIST, temporary: what broke the size rules when they came in (issue #30, items 5 and 7),
-  // in files being rewritten elsewhere. Each entry names its file and function; the integrator
-  // empties this list as those rewrites land. Nothing new goes here.
-  ...[
-    // runStory: 295 lines (engineer "pipeline")
-    { files: ['src/run/story.ts'], rules: { 'local/max-function-lines': ['error', { max: 150, allow: ['runStory'] }] } },
-    // 576 lines (engineer "lang")
-    { files: ['src/verify/runners/index.ts'], rules: { 'max-lines': 'off' } },
-    // 503 lines (engineer "lang")
-    { files: ['src/guard/gaming/source.ts'], rules: { 'max-lines': 'off' } },
-  ],
 );
