@@ -33,7 +33,7 @@ import { toTestRun, failureFeedback } from '../src/verify/test-run.js';
 import { parseJestJson } from '../src/verify/runners/jest.js';
 import { extractFailure } from '../src/ci/log-extract.js';
 import type { TestRun } from '../src/verify/types.js';
-import { isTestFile } from '../src/guard/test-integrity.js';
+import { isTestFile } from '../src/lang/index.js';
 import { arg, type DevTask } from './dev-task.js';
 
 /** A task of the corpus, or one built from a repository's own history (no runner, no test list). */

@@ -6,7 +6,7 @@
  * Real tree-sitter parsing and real git (makeRepo).
  */
 import { prepareContext } from '../../src/context/index.js';
-import { knownFiles, resolveImport } from '../../src/context/rank.js';
+import { knownFiles, resolveImport } from '../../src/lang/index.js';
 import { pythonModules } from '../../src/lang/python/imports.js';
 import { pythonTestSubject } from '../../src/lang/python/files.js';
 import { testName } from '../../src/context/signals.js';

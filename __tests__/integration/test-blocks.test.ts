@@ -10,7 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { analyseTestChanges, testBlocks } from '../../src/guard/test-blocks.js';
 import { changedTexts } from '../../src/guard/diff-texts.js';
-import { checkTestIntegrity, isTestFile } from '../../src/guard/test-integrity.js';
+import { checkTestIntegrity } from '../../src/guard/test-integrity.js';
+import { isTestFile } from '../../src/lang/index.js';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));

@@ -1,6 +1,9 @@
 import type { TestRun, TestStatus } from '../../src/verify/types.js';
 import { testRun } from '../../test-support/builders.js';
-import { ImportGraph, jsSpecifiers, pySpecifiers, goImports } from '../../src/verify/imports.js';
+import { ImportGraph } from '../../src/verify/imports.js';
+import { jsSpecifiers } from '../../src/lang/javascript/imports.js';
+import { pySpecifiers } from '../../src/lang/python/imports.js';
+import { goImports } from '../../src/lang/go/imports.js';
 import { isTestSupport, judgeOriginal, requiredTests, splitChange } from '../../src/verify/original.js';
 import { commentOnlyHunks } from '../../src/verify/comments.js';
 

@@ -1,5 +1,5 @@
-import { isSnapshotFile, isTestFile, isTestFileByName } from '../../src/verify/test-files.js';
-import { isTestFile as guardIsTestFile } from '../../src/guard/test-integrity.js';
+import { isSnapshotFile, isTestFile, isTestFileByName } from '../../src/lang/index.js';
+import { checkTestIntegrity } from '../../src/guard/test-integrity.js';
 
 describe('one test-file classifier', () => {
   test.each([
@@ -34,7 +34,10 @@ describe('one test-file classifier', () => {
     }
   });
 
-  test('the guard asks the same classifier', () => {
-    expect(guardIsTestFile).toBe(isTestFile);
+  test('the guard asks the same classifier: deleting a file is deleting a test exactly when the registry says it is one', () => {
+    const deleting = (p: string) => `diff --git a/${p} b/${p}\ndeleted file mode 100644\n--- a/${p}\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n`;
+    for (const p of ['tests/test_cart.py', 'internal/cart/cart_test.go', 'src/math.spec.ts', 'src/cart.py', 'lib/util.mjs']) {
+      expect(checkTestIntegrity(deleting(p)).some((f) => f.category === 'delete-test')).toBe(isTestFile(p));
+    }
   });
 });

@@ -9,7 +9,7 @@
  */
 import type { GamingFinding, GamingKind } from '../../src/verify/types.js';
 import { detectGaming } from '../../src/guard/gaming/index.js';
-import { isTestFile } from '../../src/verify/test-files.js';
+import { isTestFile } from '../../src/lang/index.js';
 
 export type Framework = 'jest' | 'vitest' | 'node-test' | 'mocha' | 'pytest' | 'unittest';
 

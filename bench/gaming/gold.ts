@@ -18,7 +18,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import os from 'node:os';
 import path from 'node:path';
 import { addedLines, detectGaming, expectationsFor, gamingLine, type TestText } from '../../src/guard/gaming/index.js';
-import { isTestFile } from '../../src/verify/test-files.js';
+import { isTestFile } from '../../src/lang/index.js';
 import { languageOf } from '../../src/code/parser.js';
 import { arg } from '../dev-task.js';
 

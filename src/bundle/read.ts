@@ -79,7 +79,7 @@ export type CheckedBundle = AcceptedBundle | RefusedBundle;
 
 /** The protected globs of publish: the settings', the allow-list's complement, LFS files and submodules of the checkout. */
 export async function publishProtections(settings: Pick<Settings, 'protectedPaths' | 'allowedPaths'>, root: string): Promise<string[]> {
-  return [...new Set([...ALWAYS_PROTECTED, ...settings.protectedPaths, ...allowListAsProtected(settings.allowedPaths ?? []), ...(await repoStateProtections(root))])];
+  return [...new Set([...ALWAYS_PROTECTED, ...settings.protectedPaths, ...allowListAsProtected(settings.allowedPaths), ...(await repoStateProtections(root))])];
 }
 
 /**

@@ -174,14 +174,14 @@ export function recordSettings(s: Settings, report: Pick<RunReport, 'testCommand
     maxChangedLines: s.maxChangedLines,
     commandTimeoutMs: s.commandTimeoutMs,
     protectedPaths: [...s.protectedPaths],
-    allowedPaths: [...(s.allowedPaths ?? [])],
-    ...(s.preexistingFailures ? { preexistingFailures: s.preexistingFailures } : {}),
-    ...(s.relatedTestsFirst !== undefined ? { relatedTestsFirst: s.relatedTestsFirst } : {}),
-    ...(s.feedbackTokens !== undefined ? { feedbackTokens: s.feedbackTokens } : {}),
-    ...(s.testIntegrityAllow ? { testIntegrityAllow: [...s.testIntegrityAllow] } : {}),
-    ...(s.budget ? { budget: { maxTokens: s.budget.maxTokens, maxCostUsd: s.budget.maxCostUsd, maxWallMs: s.budget.maxWallMs } } : {}),
-    ...(s.sandbox ? { sandbox: { ...s.sandbox } } : {}),
-    ...(s.policySource ? { policySource: s.policySource } : {}),
+    allowedPaths: [...s.allowedPaths],
+    preexistingFailures: s.preexistingFailures,
+    relatedTestsFirst: s.relatedTestsFirst,
+    feedbackTokens: s.feedbackTokens,
+    testIntegrityAllow: [...s.testIntegrityAllow],
+    budget: { maxTokens: s.budget.maxTokens, maxCostUsd: s.budget.maxCostUsd, maxWallMs: s.budget.maxWallMs },
+    sandbox: { ...s.sandbox },
+    policySource: s.policySource,
   };
 }
 

@@ -3,7 +3,7 @@
  * inside them, the regions (whole functions) that matter; and the failing tests' own code.
  * Pure over the map, the signals and a reader of file lines.
  */
-import { isTestFile } from '../guard/test-integrity.js';
+import { isTestFile } from '../lang/index.js';
 import { declaredTestSpan } from '../lang/index.js';
 import type { Definition } from './extract.js';
 import type { RepoMap } from './map.js';

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import type { MapFile, RepoMap } from './map.js';
 import type { Signals } from './signals.js';
-import { isTestFile } from '../guard/test-integrity.js';
+import { isTestFile } from '../lang/index.js';
 import { knownFiles, languageOfFile, resolveImport, testSubject } from '../lang/index.js';
 
 export interface RankedFile {
@@ -15,9 +15,6 @@ export interface RankedFile {
   /** Why it ranks where it does (for the bench and the transcript). */
   why: string[];
 }
-
-// Import resolution is each language's (src/lang/); re-exported for the callers of localization.
-export { knownFiles, resolveImport } from '../lang/index.js';
 
 /** A stub (`.pyi`) next to its module: the module speaks for it. */
 const shadowedStub = (p: string, known: Set<string>) => p.endsWith('.pyi') && known.has(p.slice(0, -1));

@@ -20,7 +20,7 @@
  */
 import type { RunReport } from './types.js';
 import type { TestRun } from '../verify/types.js';
-import { isTestFile } from '../guard/test-integrity.js';
+import { isTestFile } from '../lang/index.js';
 
 export interface FollowUpGate {
   /** Tests of the original fix: those passing at the PR head must be present and pass after the follow-up. */

@@ -79,12 +79,6 @@ export function parseUnifiedDiff(diff: string): FileDiff[] {
   return files;
 }
 
-// One classifier for the whole harness (verify/test-files.ts); re-exported for the guard's callers.
-export { isSnapshotFile, isTestFile };
-
-// Which files configure the test run: each language's (src/lang/); re-exported for the guard's callers.
-export { isTestConfig };
-
 /** A test case declared on the line (each language's declarations, src/lang/), with its name. */
 function testName(line: string): string | null {
   for (const re of testDeclarations()) {

@@ -5,7 +5,7 @@
 import type { GitPort } from '../ports/git.js';
 import type { PullRequestDetails, ReviewGitHubPort } from '../ports/review.js';
 import { BRANCH_PREFIX, isAgentBranch } from '../publish/branch.js';
-import { isTestFile } from '../guard/test-integrity.js';
+import { isTestFile } from '../lang/index.js';
 import { parseProofMarker, type FollowUpGate } from '../fix/follow-up-gate.js';
 
 /** The pull request when it is agent-fix's own and open (head `agent-fix/*` of this repository); otherwise why not. */

@@ -16,7 +16,7 @@
  */
 import type { ChangedExpectation, TestRun, TestStatus } from './types.js';
 import type { FileDiff } from '../guard/test-integrity.js';
-import { isSnapshotFile } from './test-files.js';
+import { isSnapshotFile } from '../lang/index.js';
 
 export type { ChangedExpectation } from './types.js';
 

@@ -10,10 +10,6 @@
  */
 import { languageOfFile, languages, type Dependencies, type GraphFiles } from '../lang/index.js';
 
-export { jsSpecifiers } from '../lang/javascript/imports.js';
-export { pySpecifiers } from '../lang/python/imports.js';
-export { goImports } from '../lang/go/imports.js';
-
 export interface GraphSource {
   /** Every tracked file of the repository (repo-relative, `/` separators). */
   files: string[];

@@ -23,7 +23,7 @@ import {
 } from '../guard/test-integrity.js';
 import { analyseTestChanges, type TestChangeAnalysis, type VacuousTest } from '../guard/test-blocks.js';
 import { changedTexts } from '../guard/diff-texts.js';
-import { isTestFile } from './test-files.js';
+import { isTestFile } from '../lang/index.js';
 import { judgeExpectations, type ChangedExpectation } from './expectation.js';
 import type { ChangedExpectationPolicy } from './expectation.js';
 import { packFeedback } from './feedback.js';

@@ -17,7 +17,7 @@
 import type { FileChange } from '../ports/git.js';
 import type { GamingFinding, JudgedRun, TestProof, TestRun, Verdict } from './types.js';
 import { GAMING_TITLE, gamingRefusal } from '../guard/gaming/index.js';
-import { isTestFile } from './test-files.js';
+import { isTestFile } from '../lang/index.js';
 import { parserTells } from './runners/index.js';
 import { newlySkipped, renderRefusal, type IntegrityFinding } from '../guard/test-integrity.js';
 import { snapshotOwner, type ChangedExpectation } from './expectation.js';

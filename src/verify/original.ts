@@ -14,7 +14,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { FileChange, GitPort } from '../ports/git.js';
 import type { OriginalTestsResult, TestRun, Verdict } from './types.js';
-import { isSnapshotFile, isTestConfig, isTestFile } from '../guard/test-integrity.js';
+import { isSnapshotFile, isTestConfig, isTestFile } from '../lang/index.js';
 import type { TestSession } from './session.js';
 import type { ExpectationJudgement } from './expectation.js';
 import { isTestSupportFile } from '../lang/index.js';

@@ -8,7 +8,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { GitPort } from '../ports/git.js';
 import type { TestProof, TestRun, TestStatus } from './types.js';
-import { isSnapshotFile, isTestFile } from './test-files.js';
+import { isSnapshotFile, isTestFile } from '../lang/index.js';
 import { snapshotOwner } from './expectation.js';
 import type { TestSession } from './session.js';
 import { errorMessage } from '../errors.js';

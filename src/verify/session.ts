@@ -6,7 +6,7 @@
  * flaky test does not block a fix; each run the loop gets comes with its verdict (compare.ts),
  * judged here once; the runs of the fail-to-pass proof of tests the model wrote.
  */
-import { isTestFileByName } from './test-files.js';
+import { isTestFileByName } from '../lang/index.js';
 import { languageOfFile, stemOfTest } from '../lang/index.js';
 import { copyFile, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';

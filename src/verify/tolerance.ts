@@ -14,7 +14,7 @@
  */
 import type { TestCase, TestLinks, TestRun, ToleranceDecision } from './types.js';
 import { stripAnsi } from './runners/text.js';
-import { isTestFile } from '../guard/test-integrity.js';
+import { isTestFile } from '../lang/index.js';
 
 // The data types live with the run they describe (types.ts); re-exported for the callers.
 export type { FileLink, TestLinks, ToleranceDecision } from './types.js';

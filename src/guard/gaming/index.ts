@@ -11,7 +11,7 @@
  */
 import { languageOf, parseCode } from '../../code/parser.js';
 import type { GamingFinding, GamingKind } from '../../verify/types.js';
-import { isSnapshotFile, isTestFile } from '../../verify/test-files.js';
+import { isSnapshotFile, isTestFile } from '../../lang/index.js';
 import { expectationsOf, isNamed, testCasePaths, type Expectation } from './tests.js';
 import { gamingInSource, type ChangedSource } from './source.js';
 
