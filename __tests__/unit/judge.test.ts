@@ -12,7 +12,8 @@ import type { GamingFinding, TestProof, TestRun, TestStatus, Verdict } from '../
 import { runOfTests } from '../../test-support/builders.js';
 import type { IntegrityFinding } from '../../src/guard/test-integrity.js';
 import type { SettingsInput } from '../../src/settings/types.js';
-import { DEFAULT_BUDGET } from '../../src/budget/budget.js';
+
+const BUDGET = { maxTokens: 2_000_000, maxCostUsd: 5, maxWallMs: 60 * 60_000, prices: {} };
 
 const run = (tests: [string, TestStatus][]): TestRun => runOfTests(tests);
 const ok = (summary = '1 passing'): Verdict => ({ ok: true, newlyFailing: [], nowPassing: [], stillFailing: [], summary });
@@ -108,7 +109,7 @@ test('a passing baseline needs the proof: without a proven test the attempt is r
 });
 
 test('policy: gate.changed-expectations sets the settings; a changed expectation keeps the pull request a draft unless ready', () => {
-  const base = { draft: false, protectedPaths: [], maxIterations: 5, maxChangedFiles: 10, maxChangedLines: 400, budget: DEFAULT_BUDGET } as unknown as SettingsInput;
+  const base = { draft: false, protectedPaths: [], maxIterations: 5, maxChangedFiles: 10, maxChangedLines: 400, budget: BUDGET } as unknown as SettingsInput;
   expect(applyPolicy(base, parsePolicy(''), 'p').changedExpectations).toBe('draft');
   expect(applyPolicy(base, parsePolicy('gate:\n  changed-expectations: forbid\n'), 'p').changedExpectations).toBe('forbid');
   expect(() => parsePolicy('gate:\n  changed-expectations: sometimes\n')).toThrow(/field "gate\.changed-expectations"/);
@@ -213,7 +214,7 @@ test('policy gate.gaming: refuse refuses a gaming attempt every time; no finding
   const again = await strict(attempt);
   expect(again.outcome === 'refused' && again.message).toMatch(/gate\.gaming: refuse/);
   expect((await createJudge(deps({ gaming: { find: async () => [], policy: 'refuse' } }))(attempt)).outcome).toBe('accepted');
-  const base = { draft: false, protectedPaths: [], maxIterations: 5, maxChangedFiles: 10, maxChangedLines: 400, budget: DEFAULT_BUDGET } as unknown as SettingsInput;
+  const base = { draft: false, protectedPaths: [], maxIterations: 5, maxChangedFiles: 10, maxChangedLines: 400, budget: BUDGET } as unknown as SettingsInput;
   expect(applyPolicy(base, parsePolicy(''), 'p').gaming).toBe('draft');
   expect(applyPolicy(base, parsePolicy('gate:\n  gaming: refuse\n'), 'p').gaming).toBe('refuse');
   expect(() => parsePolicy('gate:\n  gaming: sometimes\n')).toThrow(/field "gate\.gaming"/);

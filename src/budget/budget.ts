@@ -31,7 +31,6 @@ export const DEFAULT_PRICES: Record<string, Price> = {
   'o4-mini': { input: 1.1, output: 4.4 },
 };
 
-export const DEFAULT_BUDGET: BudgetLimits = { maxTokens: 2_000_000, maxCostUsd: 5, maxWallMs: 60 * 60_000, prices: {} };
 
 /** The price of `model`: overrides first (exact name, then without provider prefix), then the table by longest prefix. */
 export function priceOf(model: string, overrides: Record<string, Price> = {}): Price | null {
