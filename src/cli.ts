@@ -15,7 +15,7 @@ import { startScriptedModel } from './scripted/server.js';
 import { parseScript } from './scripted/script.js';
 import { DIALECTS, isDialect, type Dialect } from './scripted/dialects.js';
 import { readSettings } from './settings/inputs.js';
-import { resolveSettings } from './settings/resolve.js';
+import { CLI_DEFAULTS, DEFAULTS, resolveSettings, type Defaults } from './settings/resolve.js';
 import type { Settings } from './settings/types.js';
 import type { Wording } from './settings/wording.js';
 import type { RunReport } from './fix/types.js';
@@ -73,17 +73,24 @@ export const CLI_WORDING: Wording = {
   keyHelp: 'check `OPENAI_API_KEY` (or `--api-key`), and that `--base-url` is the endpoint the key belongs to',
 };
 
-/** The flags and the environment through the one settings reader (settings/inputs.ts), with the CLI's defaults. */
+/**
+ * The flags and the environment (inputs: OPENAI_API_KEY, OPENAI_BASE_URL, AGENT_FIX_MODEL) through
+ * the one settings reader (settings/inputs.ts), resolved with the CLI's defaults (settings/resolve.ts).
+ */
 function settingsFrom(values: Record<string, string | boolean | undefined>, env: NodeJS.ProcessEnv): Settings {
   const s = (k: string) => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
+  const baseUrl = s('base-url') ?? env.OPENAI_BASE_URL;
+  const model = s('model') ?? env.AGENT_FIX_MODEL;
   const input = (name: string): string => {
     if (name === 'api-key') return s('api-key') ?? env.OPENAI_API_KEY ?? '';
-    if (name === 'base-url') return s('base-url') ?? env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1';
-    if (name === 'model') return s('model') ?? env.AGENT_FIX_MODEL ?? 'gpt-4.1';
+    if (name === 'base-url') return baseUrl ?? '';
+    if (name === 'model') return model ?? '';
     return s(flag(name).slice(2)) ?? '';
   };
+  // As before: an empty --base-url/OPENAI_BASE_URL (--model/AGENT_FIX_MODEL) selects the action's default, an unset one the CLI's.
+  const defaults: Defaults = { ...CLI_DEFAULTS, ...(baseUrl !== undefined ? { baseUrl: DEFAULTS.baseUrl } : {}), ...(model !== undefined ? { model: DEFAULTS.model } : {}) };
   try {
-    return resolveSettings(readSettings(input, { requireGithubToken: false, name: (n) => (n === 'api-key' ? 'OPENAI_API_KEY (or --api-key)' : flag(n)) }));
+    return resolveSettings(readSettings(input, { requireGithubToken: false, name: (n) => (n === 'api-key' ? 'OPENAI_API_KEY (or --api-key)' : flag(n)) }), defaults);
   } catch (e) {
     throw new UsageError(errorMessage(e));
   }

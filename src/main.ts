@@ -85,7 +85,8 @@ async function action(rt: ActionsRuntime, env: NodeJS.ProcessEnv, overrides: Run
   const redactor = new Redactor(secrets);
   const say = (m: string) => rt.info(redactor.redact(m));
   const skip = (note: string, reason?: string): Outputs => (say(note), { status: 'skipped', ...(reason ? { reason } : {}), note: redactor.redact(note) });
-  const read = readTrigger(rt.eventName, rt.payload, input);
+  // The trigger is read before the policy is loaded: its label and workflows, which no policy sets, as resolved.
+  const read = readTrigger(rt.eventName, rt.payload, resolveSettings(input));
   if (read.trigger.kind === 'skip') {
     // A bot's run is not reported on: agent-fix ignores bots unless the policy allows them.
     const client = () => makeGitHub({ token: input.githubToken, baseUrl: rt.apiUrl, owner: rt.owner, repo: rt.repo, log: say });

@@ -45,6 +45,8 @@ export function bundleSettings(over: Partial<SettingsInput> = {}): Settings {
     protectedPaths: [...ALWAYS_PROTECTED],
     feedbackTokens: 3000,
     contextTokens: 8000,
+    // no per-request input limit (by hand only: the endpoint's default would be the model's window)
+    maxInputTokens: 0,
     relatedTestsFirst: true,
     preexistingFailures: 'allow',
     testIntegrityAllow: [],

@@ -11,13 +11,17 @@ import { makeChatModel, type ChatModelOptions } from '../../src/adapters/openai.
 import { limitFromMessage, parseDurationMs, readRateHeaders, RequestPacer, RESET_MARGIN_MS } from '../../src/adapters/rate-limit.js';
 import { defaultInputTokens, defaultOutputTokens, defaultRequestsPerMinute, quotaStopMessage } from '../../src/budget/rate.js';
 import { fitToBudget, messagesTokens } from '../../src/context/compact.js';
-import { readSettings, SettingsError } from '../../src/settings/inputs.js';
+import { readSettings as readInputs, SettingsError } from '../../src/settings/inputs.js';
+import { resolveSettings } from '../../src/settings/resolve.js';
 import { startScriptedModel, type EndpointLimits } from '../../src/scripted/server.js';
 import { parseScript } from '../../src/scripted/script.js';
 import { cleanupFixtures } from '../../test-support/git-fixture.js';
 import { openLoopWorld } from '../../test-support/loop-world.js';
 import { PERCENT, QUANTITY, RATES_JS, READER } from '../../test-support/limits-task.js';
 import type { ChatMessage } from '../../src/ports/llm.js';
+
+/** The effective settings of the inputs: read (only what was given), then every default applied once. */
+const readSettings = (...a: Parameters<typeof readInputs>) => resolveSettings(readInputs(...a));
 
 afterAll(() => cleanupFixtures());
 

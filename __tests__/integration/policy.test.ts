@@ -4,6 +4,7 @@ import { authorizeByPolicy } from '../../src/policy/authorize.js';
 import { loadPolicy } from '../../src/policy/load.js';
 import { makeGitHub } from '../../src/adapters/github.js';
 import { readSettings } from '../../src/settings/inputs.js';
+import { resolveSettings } from '../../src/settings/resolve.js';
 import { startFakeGitHub } from '../../test-support/fake-github.js';
 import { FakeGitHubPort } from '../../test-support/fake-github-port.js';
 
@@ -91,7 +92,7 @@ describe('applyPolicy', () => {
   const base = readSettings((n) => (n === 'github-token' ? 'ghs_x1234567890' : ''));
 
   test('the stricter limit and budget win; commands: inputs first; forbidden paths added', () => {
-    const s = applyPolicy(base, parsePolicy(EXAMPLE), 'test');
+    const s = resolveSettings(applyPolicy(base, parsePolicy(EXAMPLE), 'test'));
     expect(s.maxChangedFiles).toBe(5);
     expect(s.maxIterations).toBe(3);
     expect(s.budget).toEqual({ maxTokens: 500000, maxCostUsd: 2, maxWallMs: 30 * 60_000, prices: { 'my-model': { input: 1, output: 4 } } });
@@ -100,16 +101,16 @@ describe('applyPolicy', () => {
     expect(s.allowedPaths).toEqual(['src/**', 'test/**']);
     expect(s.sandbox).toEqual({ setupNetwork: true, testNetwork: false, requireIsolation: true, memoryMb: 4096, requireSandbox: 'github-hosted' });
     expect(s.policySource).toBe('test');
-    const explicit = applyPolicy({ ...base, testCommand: 'make test', maxChangedFiles: 2 }, parsePolicy(EXAMPLE), 'test');
+    const explicit = resolveSettings(applyPolicy({ ...base, testCommand: 'make test', maxChangedFiles: 2 }, parsePolicy(EXAMPLE), 'test'));
     expect(explicit.testCommand).toBe('make test');
     expect(explicit.maxChangedFiles).toBe(2);
   });
 
   test('a policy cannot loosen the inputs; an input cap of 0 (none) takes the policy cap', () => {
-    const s = applyPolicy({ ...base, budget: { maxTokens: 0, maxCostUsd: 1, maxWallMs: 0, prices: {} } }, parsePolicy('limits:\n  max-changed-files: 1000\nbudgets:\n  max-tokens: 9000\n  max-cost-usd: 50\n'), 'p');
-    expect(s.maxChangedFiles).toBe(base.maxChangedFiles);
-    expect(s.budget!.maxTokens).toBe(9000);
-    expect(s.budget!.maxCostUsd).toBe(1);
+    const s = resolveSettings(applyPolicy({ ...base, budget: { maxTokens: 0, maxCostUsd: 1, maxWallMs: 0, prices: {} } }, parsePolicy('limits:\n  max-changed-files: 1000\nbudgets:\n  max-tokens: 9000\n  max-cost-usd: 50\n'), 'p'));
+    expect(s.maxChangedFiles).toBe(resolveSettings(base).maxChangedFiles);
+    expect(s.budget.maxTokens).toBe(9000);
+    expect(s.budget.maxCostUsd).toBe(1);
   });
 
   test('allow-list as one negated glob', () => {

@@ -1,6 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { readSettings, SettingsError, parseGlobList } from '../../src/settings/inputs.js';
+import { readSettings as readInputs, SettingsError, parseGlobList } from '../../src/settings/inputs.js';
+import { resolveSettings } from '../../src/settings/resolve.js';
 import { ALWAYS_PROTECTED as GUARDED } from '../../src/workspace/paths.js';
+
+/** The effective settings of the inputs: read (only what was given), then every default applied once. */
+const readSettings = (...a: Parameters<typeof readInputs>) => resolveSettings(readInputs(...a));
 
 /** The protected glob every settings object names (the path guard adds `.git/**` too). */
 const ALWAYS_PROTECTED = GUARDED[0];
@@ -73,7 +77,24 @@ describe('readSettings', () => {
       testIntegrityAllow: [],
       workflows: [],
       closeOnIssueClose: true,
+      // what only the resolved settings hold (the policy's, the mode's): their defaults
+      changedExpectations: 'draft',
+      gaming: 'draft',
+      mode: 'run',
+      candidate: null,
+      bundles: null,
+      allowedPaths: [],
+      sandbox: { setupNetwork: true, testNetwork: false, requireIsolation: false, memoryMb: 0, requireSandbox: 'github-hosted' },
+      policySource: 'the action inputs (no repository policy was read)',
     });
+  });
+
+  test('the reader gives only what was given: no default (resolveSettings applies them)', () => {
+    // only the token given (as the CLI, which passes no action.yml defaults)
+    const only = (given: Record<string, string>) => (name: string) => ({ 'github-token': SECRET, ...given })[name] ?? '';
+    expect(readInputs(only({}))).toEqual({ githubToken: SECRET, apiKey: SECRET, protectedPaths: [ALWAYS_PROTECTED] });
+    expect(resolveSettings(readInputs(only({})))).toEqual(readSettings(inputs()));
+    expect(readInputs(only({ 'max-tokens': '0', 'base-url': 'https://api.openai.com/v1/' }))).toEqual({ githubToken: SECRET, apiKey: SECRET, protectedPaths: [ALWAYS_PROTECTED], baseUrl: 'https://api.openai.com/v1', budget: { maxTokens: 0 } });
   });
 
   test('budget inputs: caps and a price table, with errors naming the input', () => {
@@ -221,7 +242,8 @@ describe('readSettings', () => {
 describe('mode, candidate, bundles', () => {
   test('run is the default and adds nothing; propose and publish are read in any case', () => {
     const s = readSettings(inputs({ mode: 'run' }));
-    expect(s.mode).toBeUndefined();
+    expect(s.mode).toBe('run');
+    expect(readInputs(inputs()).mode).toBeUndefined();
     expect(readSettings(inputs({ mode: 'Propose', candidate: '3' }))).toMatchObject({ mode: 'propose', candidate: '3', apiKey: SECRET });
     expect(readSettings(inputs({ mode: 'publish', bundles: 'bundles' }))).toMatchObject({ mode: 'publish', bundles: 'bundles' });
   });

@@ -5,7 +5,11 @@ import { claimMarker, parseStops, stopMarker, takeoverIn } from '../../src/publi
 import { claimedComments } from '../../src/run/stop.js';
 import { attemptBranch, parseAttemptMessage, renderAttemptMessage } from '../../src/run/continue.js';
 import { closedHow, renderClosingNote } from '../../src/run/issue-closed.js';
-import { readSettings } from '../../src/settings/inputs.js';
+import { readSettings as readInputs } from '../../src/settings/inputs.js';
+import { resolveSettings } from '../../src/settings/resolve.js';
+
+/** The effective settings of the inputs: read (only what was given), then every default applied once. */
+const readSettings = (...a: Parameters<typeof readInputs>) => resolveSettings(readInputs(...a));
 
 const MARKER = '<!-- agent-fix:issue-7 -->';
 let nextId = 1;

@@ -4,7 +4,9 @@
  * phase can see, and they reach the budget the loop enforces (fix/workbench.ts `runBudget`).
  */
 import { readSettings } from '../../src/settings/inputs.js';
-import { resolveSettings } from '../../src/settings/resolve.js';
+import { CLI_DEFAULTS, resolveSettings } from '../../src/settings/resolve.js';
+import { applyPolicy } from '../../src/policy/apply.js';
+import { parsePolicy } from '../../src/policy/schema.js';
 import { effectiveSettings, openRun } from '../../src/fix/run.js';
 import { runBudget } from '../../src/fix/workbench.js';
 import { Budget } from '../../src/budget/budget.js';
@@ -38,9 +40,39 @@ describe('settings resolved once', () => {
     for (const s of [fromInputs, byHand]) {
       for (const [key, value] of Object.entries(s)) expect([key, value]).not.toEqual([key, undefined]);
     }
-    expect(byHand).toMatchObject({ maxInputTokens: 0, mode: 'run', candidate: null, changedExpectations: 'draft', gaming: 'draft', closeOnIssueClose: true, allowedPaths: [] });
+    // an absent input cap is the endpoint's default (GitHub Models: 8,000), by hand as from the inputs; 0 (no limit) is said explicitly
+    expect(byHand).toMatchObject({ maxInputTokens: 8000, mode: 'run', candidate: null, changedExpectations: 'draft', gaming: 'draft', closeOnIssueClose: true, allowedPaths: [] });
     expect(byHand.sandbox).toEqual({ setupNetwork: true, testNetwork: false, requireIsolation: false, memoryMb: 0, requireSandbox: 'github-hosted' });
     expect(resolveSettings({ ...readSettings(inputs()), sandbox: { setupNetwork: false, testNetwork: true, requireIsolation: true, memoryMb: 512 } }).sandbox).toEqual({ setupNetwork: false, testNetwork: true, requireIsolation: true, memoryMb: 512, requireSandbox: 'github-hosted' });
+  });
+});
+
+describe('every default applied in one place (resolveSettings), after the policy', () => {
+  const read = readSettings(inputs());
+
+  test('a policy cap meets the default of an input not given, not a default the reader applied', () => {
+    const capped = (yaml: string, given = read) => resolveSettings(applyPolicy(given, parsePolicy(yaml), 'p'));
+    expect(capped('limits:\n  max-iterations: 3\n').maxIterations).toBe(3);
+    expect(capped('limits:\n  max-iterations: 10\n').maxIterations).toBe(5);
+    expect(capped('budgets:\n  max-tokens: 9000\n').budget.maxTokens).toBe(9000);
+    expect(capped('budgets:\n  max-tokens: 9000\n', readSettings(inputs({ 'max-tokens': '0' }))).budget.maxTokens).toBe(9000);
+    expect(capped('budgets:\n  max-minutes: 90\n').budget.maxWallMs).toBe(60 * 60_000);
+  });
+
+  test('the endpoint defaults and the feedback budget come from the final base URL, model and input cap', () => {
+    // The policy has no endpoint field today; whatever sets these between reading and resolving, resolve sees the final values.
+    const gh = resolveSettings(read);
+    expect([gh.maxInputTokens, gh.maxOutputTokens, gh.requestsPerMinute, gh.feedbackTokens]).toEqual([8000, 4000, 10, 2000]);
+    const moved = resolveSettings({ ...read, baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o' });
+    expect([moved.maxInputTokens, moved.maxOutputTokens, moved.requestsPerMinute, moved.feedbackTokens]).toEqual([128_000, 0, 0, 3000]);
+    const tight = resolveSettings({ ...read, maxInputTokens: 4000 });
+    expect([tight.maxInputTokens, tight.maxOutputTokens, tight.feedbackTokens]).toEqual([4000, 4000, 1000]);
+    expect(resolveSettings({ ...read, maxInputTokens: 4000, feedbackTokens: 2500 }).feedbackTokens).toBe(2500);
+  });
+
+  test("the CLI's table differs only in the endpoint and model", () => {
+    const cli = resolveSettings(readSettings(inputs()), CLI_DEFAULTS);
+    expect(cli).toEqual({ ...resolveSettings(read), baseUrl: 'https://api.openai.com/v1', model: 'gpt-4.1', maxInputTokens: 1_047_576, maxOutputTokens: 0, requestsPerMinute: 0, feedbackTokens: 3000 });
   });
 });
 

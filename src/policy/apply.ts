@@ -1,8 +1,11 @@
 /**
- * Settings (action inputs) + policy -> the effective settings of a run. Pure.
+ * Settings input (action inputs) + policy -> the settings input of a run, which
+ * `resolveSettings` (settings/resolve.ts) turns into the effective settings. Pure; no default is
+ * applied here.
  *
- * - limits and budgets: the stricter of the two wins (a cap of 0 in the inputs means "none",
- *   so the policy's cap applies);
+ * - limits and budgets: the policy's are caps (`policyCaps`); resolveSettings applies the stricter
+ *   of each cap and the setting, its default when not given (a setting of 0 means "none", so the
+ *   policy's cap applies);
  * - commands: an explicit workflow input wins, else the policy's, else detection;
  * - forbidden paths are added to the protected paths; allowed paths come from the policy;
  * - prices: the policy's override the inputs', which override the built-in table.
@@ -10,28 +13,25 @@
 import type { SettingsInput } from '../settings/types.js';
 import type { Policy } from './schema.js';
 
-const stricter = (a: number, b: number | undefined): number => (b === undefined ? a : a > 0 ? Math.min(a, b) : b);
-
 export function applyPolicy(settings: SettingsInput, policy: Policy, source: string): SettingsInput {
-  const budget = settings.budget;
   const b = policy.budgets;
   const l = policy.limits;
   const forbidden = policy.paths.forbidden.filter((g) => !settings.protectedPaths.includes(g));
   return {
     ...settings,
-    testCommand: settings.testCommand ?? policy.commands.test ?? null,
-    setupCommand: settings.setupCommand ?? policy.commands.setup ?? null,
-    maxIterations: stricter(settings.maxIterations, l['max-iterations']),
-    maxChangedFiles: stricter(settings.maxChangedFiles, l['max-changed-files']),
-    maxChangedLines: stricter(settings.maxChangedLines, l['max-changed-lines']),
+    testCommand: settings.testCommand ?? policy.commands.test,
+    setupCommand: settings.setupCommand ?? policy.commands.setup,
     protectedPaths: [...settings.protectedPaths, ...forbidden],
     allowedPaths: [...policy.paths.allowed],
-    budget: {
-      maxTokens: stricter(budget.maxTokens, b['max-tokens']),
-      maxCostUsd: stricter(budget.maxCostUsd, b['max-cost-usd']),
-      maxWallMs: stricter(budget.maxWallMs, b['max-minutes'] === undefined ? undefined : b['max-minutes'] * 60_000),
-      prices: { ...budget.prices, ...b.prices },
+    policyCaps: {
+      maxIterations: l['max-iterations'],
+      maxChangedFiles: l['max-changed-files'],
+      maxChangedLines: l['max-changed-lines'],
+      maxTokens: b['max-tokens'],
+      maxCostUsd: b['max-cost-usd'],
+      maxWallMs: b['max-minutes'] === undefined ? undefined : b['max-minutes'] * 60_000,
     },
+    budget: { ...settings.budget, prices: { ...settings.budget?.prices, ...b.prices } },
     sandbox: {
       setupNetwork: policy.sandbox['setup-network'],
       testNetwork: policy.sandbox['test-network'],

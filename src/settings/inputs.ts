@@ -1,9 +1,10 @@
 /**
- * Reads and validates the action inputs (see action.yml) into one typed `Settings`.
+ * Reads and validates the action inputs (see action.yml) into one typed `SettingsInput`.
  *
  * `getInput` is injected (in the action it is `@actions/core.getInput`, in the CLI a
  * lookup in the parsed flags), so this module stays pure. An empty string means "not
- * given" and selects the documented default, exactly as action.yml does.
+ * given": the field stays absent, and `resolveSettings` (settings/resolve.ts) applies the
+ * documented default, exactly as action.yml does. No default is applied here.
  *
  * Every problem is reported at once, each naming the input, the bad value (never the
  * value of a secret input) and what is expected.
@@ -13,7 +14,6 @@ import { parse as parseYaml } from 'yaml';
 import type { Mode, SettingsInput } from './types.js';
 import { ALWAYS_PROTECTED } from '../workspace/paths.js';
 import { CandidateIdSchema } from '../bundle/schema.js';
-import { defaultInputTokens, defaultOutputTokens, defaultRequestsPerMinute } from '../budget/rate.js';
 
 export class SettingsError extends Error {
   /** One sentence per invalid input. */
@@ -28,25 +28,6 @@ export class SettingsError extends Error {
 
 /** Named in the settings (and so in the report); the path guard adds `.git/**` too (workspace/paths.ts ALWAYS_PROTECTED). */
 const WORKFLOWS = ALWAYS_PROTECTED[0];
-
-export const DEFAULTS = {
-  baseUrl: 'https://models.github.ai/inference',
-  model: 'openai/gpt-4.1',
-  label: 'agent-fix',
-  maxIterations: 5,
-  maxChangedFiles: 10,
-  maxChangedLines: 200,
-  draft: true,
-  commandTimeoutMinutes: 15,
-  maxTokens: 2_000_000,
-  maxCostUsd: 5,
-  maxRunMinutes: 60,
-  feedbackTokens: 3000,
-  contextTokens: 8000,
-  relatedTestsFirst: true,
-  preexistingFailures: 'allow',
-  closeOnIssueClose: true,
-} as const;
 
 /** Categories of test changes the test-integrity guard refuses (see docs/test-intelligence.md). */
 export const TEST_INTEGRITY_CATEGORIES = ['delete-test', 'remove-test', 'skip', 'assertion', 'snapshot', 'timeout', 'config'] as const;
@@ -258,16 +239,18 @@ export function readSettings(getInput: (name: string) => string, opts: ReadOptio
     return typeof v === 'string' ? v.trim() : '';
   };
 
-  function parse<T>(field: Field<T>, fallback: T, input = field.input): T {
+  /** The parsed value; undefined when not given (or invalid: then a problem is recorded). */
+  function parse<T>(field: Field<T>, input = field.input): T | undefined {
     const raw = read(input);
-    if (raw === '') return fallback;
+    if (raw === '') return undefined;
     const result = field.schema.safeParse(raw);
     if (result.success) return result.data;
     problems.push(`${named(input)} must be ${field.expected} (${describeValue(input, raw)}).`);
-    return fallback;
+    return undefined;
   }
+  const minutes = (m: number | undefined) => (m === undefined ? undefined : m * 60_000);
 
-  const mode = parse<Mode>(fields.mode, 'run');
+  const mode = parse<Mode>(fields.mode);
   // Secrets: validated without ever echoing them.
   let githubToken = read('github-token');
   if (githubToken === '' && opts.requireGithubToken !== false) {
@@ -285,60 +268,76 @@ export function readSettings(getInput: (name: string) => string, opts: ReadOptio
     apiKey = '';
   }
 
-  const commandField = (input: string): string | null => {
-    const v = parse<string>(fields.command, '', input);
-    return v === '' ? null : v;
-  };
-
-  const candidate = parse<string>(fields.candidate, '');
-  const bundles = parse<string>(fields.bundles, '');
-  if (mode === 'publish' && bundles === '') {
+  const candidate = parse<string>(fields.candidate);
+  const bundles = parse<string>(fields.bundles);
+  if (mode === 'publish' && bundles === undefined) {
     problems.push(
       'Input "bundles" is required with mode: publish: the directory the propose jobs\' bundles were downloaded to ' +
         '(actions/download-artifact with `pattern: agent-fix-bundle-*`, `merge-multiple: true` and the same `path`).',
     );
   }
 
-  const baseUrl = parse(fields.baseUrl, DEFAULTS.baseUrl);
-  const model = parse(fields.model, DEFAULTS.model);
-  const maxInputTokens = parse(fields.maxInputTokens, defaultInputTokens(baseUrl, model));
-  const settings: SettingsInput = {
+  // Parsed in the order the problems are listed.
+  const baseUrl = parse(fields.baseUrl);
+  const model = parse(fields.model);
+  const maxInputTokens = parse(fields.maxInputTokens);
+  const testCommand = parse(fields.command, 'test-command');
+  const setupCommand = parse(fields.command, 'setup-command');
+  const label = parse(fields.label);
+  const maxIterations = parse(fields.maxIterations);
+  const maxChangedFiles = parse(fields.maxChangedFiles);
+  const maxChangedLines = parse(fields.maxChangedLines);
+  const draft = parse(fields.draft);
+  const commandTimeoutMs = minutes(parse(fields.commandTimeoutMinutes));
+  const protectedPaths = [WORKFLOWS, ...parseGlobList(read('protected-paths')).filter((g) => g !== WORKFLOWS)];
+  const budget = { maxTokens: parse(fields.maxTokens), maxCostUsd: parse(fields.maxCostUsd), maxWallMs: minutes(parse(fields.maxRunMinutes)), prices: parse(fields.modelPrices) };
+  const contextTokens = parse(fields.contextTokens);
+  const feedbackTokens = parse(fields.feedbackTokens);
+  const maxOutputTokens = parse(fields.maxOutputTokens);
+  const requestsPerMinute = parse(fields.requestsPerMinute);
+  const relatedTestsFirst = parse(fields.relatedTestsFirst);
+  const preexistingFailures = parse<'allow' | 'block'>(fields.preexistingFailures);
+  const testIntegrityAllow = parse<string[]>(fields.testIntegrityAllow)?.filter((c) => c !== 'none');
+  const workflows = read('workflows');
+  const closeOnIssueClose = parse(fields.closeOnIssueClose);
+  const given: SettingsInput = {
     githubToken,
     // publish runs no model: no key is needed, and the token is not handed to one
     apiKey: mode === 'publish' ? '' : apiKey === '' ? githubToken : apiKey,
     baseUrl,
     model,
-    testCommand: commandField('test-command'),
-    setupCommand: commandField('setup-command'),
-    label: parse(fields.label, DEFAULTS.label),
-    maxIterations: parse(fields.maxIterations, DEFAULTS.maxIterations),
-    maxChangedFiles: parse(fields.maxChangedFiles, DEFAULTS.maxChangedFiles),
-    maxChangedLines: parse(fields.maxChangedLines, DEFAULTS.maxChangedLines),
-    draft: parse(fields.draft, DEFAULTS.draft),
-    commandTimeoutMs: parse(fields.commandTimeoutMinutes, DEFAULTS.commandTimeoutMinutes) * 60_000,
-    protectedPaths: [WORKFLOWS, ...parseGlobList(read('protected-paths')).filter((g) => g !== WORKFLOWS)],
-    budget: {
-      maxTokens: parse(fields.maxTokens, DEFAULTS.maxTokens),
-      maxCostUsd: parse(fields.maxCostUsd, DEFAULTS.maxCostUsd),
-      maxWallMs: parse(fields.maxRunMinutes, DEFAULTS.maxRunMinutes) * 60_000,
-      prices: parse(fields.modelPrices, {}),
-    },
-    contextTokens: parse(fields.contextTokens, DEFAULTS.contextTokens),
+    testCommand,
+    setupCommand,
+    label,
+    maxIterations,
+    maxChangedFiles,
+    maxChangedLines,
+    draft,
+    commandTimeoutMs,
+    protectedPaths,
+    budget,
+    contextTokens,
     maxInputTokens,
-    // the failure context given to the model is part of requests that must fit the input limit: a quarter of it at most by default
-    feedbackTokens: parse(fields.feedbackTokens, Math.max(200, Math.min(DEFAULTS.feedbackTokens, Math.floor(maxInputTokens / 4)))),
-    maxOutputTokens: parse(fields.maxOutputTokens, defaultOutputTokens(baseUrl)),
-    requestsPerMinute: parse(fields.requestsPerMinute, defaultRequestsPerMinute(baseUrl)),
-    relatedTestsFirst: parse(fields.relatedTestsFirst, DEFAULTS.relatedTestsFirst),
-    preexistingFailures: parse<'allow' | 'block'>(fields.preexistingFailures, DEFAULTS.preexistingFailures),
-    testIntegrityAllow: parse<string[]>(fields.testIntegrityAllow, []).filter((c) => c !== 'none'),
-    workflows: parseNameList(read('workflows')),
-    closeOnIssueClose: parse(fields.closeOnIssueClose, DEFAULTS.closeOnIssueClose),
-    ...(mode !== 'run' ? { mode } : {}),
-    ...(candidate !== '' ? { candidate } : {}),
-    ...(bundles !== '' ? { bundles } : {}),
+    feedbackTokens,
+    maxOutputTokens,
+    requestsPerMinute,
+    relatedTestsFirst,
+    preexistingFailures,
+    testIntegrityAllow,
+    workflows: workflows === '' ? undefined : parseNameList(workflows),
+    closeOnIssueClose,
+    mode,
+    candidate,
+    bundles,
   };
 
   if (problems.length > 0) throw new SettingsError(problems);
-  return settings;
+  return withoutAbsent(given);
+}
+
+/** Drops the fields (and budget caps) that were not given, so an absent input is absent, not `undefined`. */
+function withoutAbsent(input: SettingsInput): SettingsInput {
+  const drop = <T extends object>(o: T): T => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+  const budget = input.budget && drop(input.budget);
+  return drop({ ...input, budget: budget && Object.keys(budget).length > 0 ? budget : undefined });
 }

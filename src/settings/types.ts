@@ -1,33 +1,34 @@
 /**
  * What the reader (settings/inputs.ts), the CLI and the policy (policy/apply.ts) give: an absent
  * optional field is "not said". A run never sees this: `resolveSettings` (settings/resolve.ts)
- * applies every default once and returns `Settings`.
+ * applies every default once (the `DEFAULTS` table and the endpoint's defaults) and returns `Settings`.
  */
 export interface SettingsInput {
   githubToken: string;
+  /** The model's key: the api-key input, or the github-token when it is empty ('' in a publish job, which asks no model). */
   apiKey: string;
-  baseUrl: string;
-  model: string;
-  /** null: detect from the repository. */
-  testCommand: string | null;
-  setupCommand: string | null;
-  label: string;
-  maxIterations: number;
-  maxChangedFiles: number;
-  maxChangedLines: number;
-  draft: boolean;
+  baseUrl?: string;
+  model?: string;
+  /** null or absent: detect from the repository. */
+  testCommand?: string | null;
+  setupCommand?: string | null;
+  label?: string;
+  maxIterations?: number;
+  maxChangedFiles?: number;
+  maxChangedLines?: number;
+  draft?: boolean;
   /** Timeout of one setup or test command. */
-  commandTimeoutMs: number;
+  commandTimeoutMs?: number;
   /** Glob patterns the model may never edit (always includes .github/workflows/**). */
   protectedPaths: string[];
-  /** Token budget of the failure context given to the model (default 3,000). */
-  feedbackTokens: number;
+  /** Token budget of the failure context given to the model (default 3,000, or a quarter of the input cap when that is less). */
+  feedbackTokens?: number;
   /** Token budget of the whole first model request (system prompt, tool schemas, task, repository context); 0: no repository context. Default 8,000. */
-  contextTokens: number;
+  contextTokens?: number;
   /**
    * The input tokens one model request may take (everything the endpoint counts: system prompt,
    * tool schemas, messages, tool calls). Default: 8,000 on GitHub Models, the model's context
-   * window elsewhere when known, else 100,000. Absent (settings built by hand): no per-request limit.
+   * window elsewhere when known, else 100,000. 0 (only by hand): no per-request limit.
    */
   maxInputTokens?: number;
   /** The reply's cap per request (`max_tokens`); default 4,000 on GitHub Models; 0: the endpoint's default. */
@@ -35,11 +36,11 @@ export interface SettingsInput {
   /** Requests per minute to pace to when the endpoint sends no rate-limit headers; default 10 on GitHub Models; 0: none. */
   requestsPerMinute?: number;
   /** Run the tests related to the changed files first inside the loop (absent: true). */
-  relatedTestsFirst: boolean;
+  relatedTestsFirst?: boolean;
   /** Tests failing before any edit, which the task is not about: `allow` (default) lets them still fail at the gate, `block` requires the command to succeed. */
-  preexistingFailures: 'allow' | 'block';
+  preexistingFailures?: 'allow' | 'block';
   /** Test-integrity categories a maintainer allows when the issue explicitly asks (default none). */
-  testIntegrityAllow: string[];
+  testIntegrityAllow?: string[];
   /**
    * A fix that changes an existing test's expectation, proven by the tests (verify/expectation.ts):
    * `draft` (default) accepted, listed, the pull request a draft; `ready` accepted and listed;
@@ -52,8 +53,8 @@ export interface SettingsInput {
    * every attempt and never published. From the policy's `gate.gaming`.
    */
   gaming?: 'draft' | 'refuse';
-  /** CI repair: names of the workflows whose failed runs count (empty: all). */
-  workflows: string[];
+  /** CI repair: names of the workflows whose failed runs count (empty or absent: all). */
+  workflows?: string[];
   /** Close agent-fix's open pull request for an issue when the issue is closed without it being merged (absent: true). */
   closeOnIssueClose?: boolean;
   /**
@@ -65,9 +66,11 @@ export interface SettingsInput {
   candidate?: string;
   /** Directory of the bundles: written by propose, read by publish (absent: propose's default). */
   bundles?: string;
-  /** Caps of one run (see docs/security.md). */
-  budget: BudgetLimits;
+  /** Caps of one run (see docs/security.md); an absent cap: its default. */
+  budget?: Partial<BudgetLimits>;
   // Set only by the repository's policy (policy/apply.ts); absent: the action inputs alone apply.
+  /** The policy's caps (limits and budgets): the stricter of each and the setting (its default when absent) applies. */
+  policyCaps?: PolicyCaps;
   /** When non-empty, the only globs the model may change (policy paths.allowed). */
   allowedPaths?: string[];
   sandbox?: SandboxSettings;
@@ -82,7 +85,25 @@ export type Mode = 'run' | 'propose' | 'publish';
  * field. A run holds exactly one (fix/run.ts: a `continue budget=$N` raise is applied there, and
  * the phases see only that value).
  */
-export interface Settings extends Omit<SettingsInput, OptionalKeys<SettingsInput> | 'sandbox'> {
+export interface Settings extends Omit<SettingsInput, OptionalKeys<SettingsInput>> {
+  baseUrl: string;
+  model: string;
+  /** null: detect from the repository. */
+  testCommand: string | null;
+  setupCommand: string | null;
+  label: string;
+  maxIterations: number;
+  maxChangedFiles: number;
+  maxChangedLines: number;
+  draft: boolean;
+  commandTimeoutMs: number;
+  feedbackTokens: number;
+  contextTokens: number;
+  relatedTestsFirst: boolean;
+  preexistingFailures: 'allow' | 'block';
+  testIntegrityAllow: string[];
+  workflows: string[];
+  budget: BudgetLimits;
   /** The input tokens one model request may take; 0: no per-request limit. */
   maxInputTokens: number;
   /** The reply's cap per request; 0: the endpoint's default. */
@@ -114,6 +135,16 @@ export interface BudgetLimits {
   maxWallMs: number;
   /** Model name -> USD per million tokens, overriding the built-in table. */
   prices: Record<string, { input: number; output: number }>;
+}
+
+/** Caps a repository policy sets (policy/apply.ts); 0 in a setting means no cap, so the policy's applies. */
+export interface PolicyCaps {
+  maxIterations?: number;
+  maxChangedFiles?: number;
+  maxChangedLines?: number;
+  maxTokens?: number;
+  maxCostUsd?: number;
+  maxWallMs?: number;
 }
 
 export interface SandboxSettings {
