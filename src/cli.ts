@@ -15,7 +15,7 @@ import { startScriptedModel } from './scripted/server.js';
 import { parseScript } from './scripted/script.js';
 import { DIALECTS, isDialect, type Dialect } from './scripted/dialects.js';
 import { readSettings } from './settings/inputs.js';
-import { CLI_DEFAULTS, DEFAULTS, resolveSettings, type Defaults } from './settings/resolve.js';
+import { CLI_DEFAULTS, resolveSettings } from './settings/resolve.js';
 import type { Settings } from './settings/types.js';
 import type { Wording } from './settings/wording.js';
 import type { RunReport } from './fix/types.js';
@@ -77,20 +77,19 @@ export const CLI_WORDING: Wording = {
  * The flags and the environment (inputs: OPENAI_API_KEY, OPENAI_BASE_URL, AGENT_FIX_MODEL) through
  * the one settings reader (settings/inputs.ts), resolved with the CLI's defaults (settings/resolve.ts).
  */
-function settingsFrom(values: Record<string, string | boolean | undefined>, env: NodeJS.ProcessEnv): Settings {
+export function settingsFrom(values: Record<string, string | boolean | undefined>, env: NodeJS.ProcessEnv): Settings {
   const s = (k: string) => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
-  const baseUrl = s('base-url') ?? env.OPENAI_BASE_URL;
-  const model = s('model') ?? env.AGENT_FIX_MODEL;
+  // An empty flag or variable is an unset one: the CLI's default (as --help says), not the action's.
+  const baseUrl = s('base-url') || env.OPENAI_BASE_URL || undefined;
+  const model = s('model') || env.AGENT_FIX_MODEL || undefined;
   const input = (name: string): string => {
     if (name === 'api-key') return s('api-key') ?? env.OPENAI_API_KEY ?? '';
     if (name === 'base-url') return baseUrl ?? '';
     if (name === 'model') return model ?? '';
     return s(flag(name).slice(2)) ?? '';
   };
-  // As before: an empty --base-url/OPENAI_BASE_URL (--model/AGENT_FIX_MODEL) selects the action's default, an unset one the CLI's.
-  const defaults: Defaults = { ...CLI_DEFAULTS, ...(baseUrl !== undefined ? { baseUrl: DEFAULTS.baseUrl } : {}), ...(model !== undefined ? { model: DEFAULTS.model } : {}) };
   try {
-    return resolveSettings(readSettings(input, { requireGithubToken: false, name: (n) => (n === 'api-key' ? 'OPENAI_API_KEY (or --api-key)' : flag(n)) }), defaults);
+    return resolveSettings(readSettings(input, { requireGithubToken: false, name: (n) => (n === 'api-key' ? 'OPENAI_API_KEY (or --api-key)' : flag(n)) }), CLI_DEFAULTS);
   } catch (e) {
     throw new UsageError(errorMessage(e));
   }

@@ -305,3 +305,14 @@ describe('action.yml', () => {
     expect(text).toMatch(/runs:\n  using: node24\n  main: dist\/index.js/);
   });
 });
+
+describe('the CLI reads its flags and environment as inputs and resolves them with its own defaults', () => {
+  test('an unset or empty endpoint and model are the CLI default (OpenAI), as --help says; a given one is taken', async () => {
+    const { settingsFrom } = await import('../../src/cli.js');
+    for (const env of [{}, { OPENAI_BASE_URL: '', AGENT_FIX_MODEL: '' }]) {
+      expect(settingsFrom({}, { OPENAI_API_KEY: 'k', ...env })).toMatchObject({ baseUrl: 'https://api.openai.com/v1', model: 'gpt-4.1' });
+    }
+    expect(settingsFrom({ 'base-url': '' }, { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' })).toMatchObject({ baseUrl: 'http://127.0.0.1:9/v1' });
+    expect(settingsFrom({ 'base-url': 'http://127.0.0.1:8/v1', model: 'm' }, { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' })).toMatchObject({ baseUrl: 'http://127.0.0.1:8/v1', model: 'm' });
+  });
+});
