@@ -359,21 +359,11 @@ describe('conversation compaction', () => {
 describe('compaction inside the loop', () => {
   test('past the budget, the model sees older reads summarised and the diff of its changes so far; the fix still verifies', async () => {
     const { runAgentLoop } = await import('../../src/agent/loop.js');
-    const { openGit } = await import('../../src/adapters/git.js');
-    const { makeShell } = await import('../../src/adapters/shell.js');
-    const { childEnv } = await import('../../src/verify/env.js');
-    const { toTestRun } = await import('../../src/verify/test-run.js');
-    const { compareRuns } = await import('../../src/verify/compare.js');
-    const { Redactor } = await import('../../src/redact.js');
+    const { openLoopWorld } = await import('../../test-support/loop-world.js');
     const { readFileSync } = await import('node:fs');
     const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
     const files = Object.fromEntries(['package.json', 'src/cart.js', 'test/cart.test.js'].map((f) => [f, readFileSync(path.join(root, 'demo', 'sample-repo', f), 'utf8')]));
-    const repo = makeRepo({ ...files, 'src/big.js': filler(60, 'bigHelper') });
-    const git = await openGit(repo.dir);
-    const shell = makeShell();
-    const redactor = new Redactor();
-    const runTests = async () => toTestRun(await shell.run('node --test', { cwd: repo.dir, timeoutMs: 60_000, env: childEnv(process.env), maxOutputChars: 100_000 }), redactor);
-    const baseline = await runTests();
+    const world = await openLoopWorld({ ...files, 'src/big.js': filler(60, 'bigHelper') });
     const turns: [string, Record<string, unknown>][][] = [
       [['read_file', { path: 'src/big.js' }]],
       [['edit_file', { path: 'src/cart.js', old_string: '(sum, item) => sum + item.price, 0)', new_string: '(sum, item) => sum + item.price * item.quantity, 0)' }]],
@@ -384,31 +374,15 @@ describe('compaction inside the loop', () => {
     ];
     const seen: ChatMessage[][] = [];
     let i = 0;
-    const out = await runAgentLoop(
-      { key: 'issue-1', title: 'cart total', goal: 'fix the cart total' },
-      {
-        model: {
-          model: 'replay',
-          async complete(messages) {
-            seen.push(structuredClone(messages));
-            const calls = (turns[i++] ?? []).map(([name, args], k) => ({ id: `c${i}_${k}`, name, arguments: JSON.stringify(args) }));
-            return { content: calls.length ? null : 'done', toolCalls: calls, finishReason: 'tool_calls', usage: { promptTokens: 10, completionTokens: 5 } };
-          },
-        },
-        tools: new ToolBox({ root: git.root, listFiles: () => git.listFiles(), protectedPaths: [] }),
-        git,
-        // the gate's verdict comes with the run (the test session judges; here compareRuns directly)
-        runTests: async () => {
-          const run = await runTests();
-          return { run, verdict: compareRuns(baseline, run) };
-        },
-        baseline,
-        baselineTree: await git.snapshot(),
-        limits: { maxIterations: 2, maxChangedFiles: 10, maxChangedLines: 200, maxTurns: 20, maxTokens: 0 },
-        redact: (t) => redactor.redact(t),
-        compactTokens: 1500,
+    const model = {
+      model: 'replay',
+      async complete(messages: ChatMessage[]) {
+        seen.push(structuredClone(messages));
+        const calls = (turns[i++] ?? []).map(([name, args], k) => ({ id: `c${i}_${k}`, name, arguments: JSON.stringify(args) }));
+        return { content: calls.length ? null : 'done', toolCalls: calls, finishReason: 'tool_calls' as const, usage: { promptTokens: 10, completionTokens: 5 } };
       },
-    );
+    };
+    const out = await runAgentLoop({ key: 'issue-1', title: 'cart total', goal: 'fix the cart total' }, world.deps(model, { maxIterations: 2 }, { compactTokens: 1500 }));
     expect(out.reason).toBe('verified');
     const compactedAt = seen.findIndex((msgs) => msgs.some((m) => m.role === 'user' && m.content.startsWith('Older tool results were summarised')));
     expect(compactedAt).toBeGreaterThan(0);
